@@ -1,0 +1,1 @@
+"""Stage 3: aligned pairs -> findings, through the check registry."""

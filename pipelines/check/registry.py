@@ -1,0 +1,20 @@
+"""The check registry: each check is a function with a stable code and its metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..registry import Registry
+from ..rules import define
+
+CHECKS: Registry[Callable] = Registry("check", package="pipelines.check.checks")
+
+
+def check(code: str, *, category: str, severity: str, scope: str = "pair") -> Callable:
+    """Register a check; its docstring is the explanation ``rulings rules`` prints."""
+
+    def decorate(function: Callable) -> Callable:
+        define(code, category, severity, function.__doc__ or "", stage="check", function=function)
+        return CHECKS.register(code, category=category, severity=severity, scope=scope)(function)
+
+    return decorate

@@ -1,0 +1,48 @@
+"""Give every ruling its language (``lang``), mixed runs (``spans``) and ``doc_lang``."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from ..model import Ruling
+from .langid import LanguageIdentifier, weighted_letters
+
+
+def assign_languages(rulings: list[Ruling], identifier: LanguageIdentifier) -> None:
+    """Fill ``lang``/``spans`` (unless the reader knew them), then ``doc_lang`` per document.
+
+    A document's language is its title's language when some of its rulings share it (a
+    Chinese document may hold English rulings), else the language of most of its text. A
+    ruling that mixes the document's language with another is a half-done translation into
+    the document's language, so its ``lang`` is the document's.
+    """
+    identifier.prefetch(r.text for r in rulings if r.lang is None)
+    identifier.prefetch({r.doc_title for r in rulings if r.doc_title})
+    for item in rulings:
+        if item.lang is None:
+            found = identifier.identify(item.text)
+            item.lang = found.lang
+            item.spans = [{"lang": lang, "start": s, "end": e} for lang, s, e in found.spans]
+    by_doc: dict[str, list[Ruling]] = defaultdict(list)
+    for item in rulings:
+        by_doc[item.doc].append(item)
+    for members in by_doc.values():
+        doc_lang = _document_language(members, identifier)
+        for item in members:
+            item.doc_lang = item.doc_lang or doc_lang
+            span_langs = {span["lang"] for span in item.spans}
+            if item.doc_lang in span_langs:
+                item.lang = item.doc_lang
+
+
+def _document_language(members: list[Ruling], identifier: LanguageIdentifier) -> str | None:
+    weight: Counter[str] = Counter()
+    for item in members:
+        if item.lang:
+            weight[item.lang] += weighted_letters(item.text)
+    title = members[0].doc_title
+    if title:
+        title_lang = identifier.identify(title).lang
+        if title_lang in weight:
+            return title_lang
+    return weight.most_common(1)[0][0] if weight else None

@@ -1,0 +1,286 @@
+"""Comprehensive Rules text: numbered rules, examples, ``*`` rulings, glossary, front matter.
+
+Reads the full Comprehensive Rules in any language (front matter, table of contents, rules,
+glossary, credits) as well as excerpts such as a file of new mechanics with ``* `` rulings
+under a rule and several languages separated by ``-----`` lines. Every non-blank line
+becomes a unit (kind ``rule``, ``example``, ``ruling``, ``heading``, ``contents``,
+``glossary`` or ``text``) or is carried as the document title, or is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ...model import Ruling
+from ...rules import emit
+from .. import dates
+from ..source import SourceFile
+from . import Output, reader
+from ._common import Block, blocks, is_blank, looks_like_title, normalize, ruling
+from ._rules import BULLET, RULE, SEPARATOR, heading_number
+
+FORMAT = "cr-text"
+
+
+def detect(doc: SourceFile) -> float:
+    """Numbered rule lines (``100.1.``, ``702.62a``) and ``*`` rulings under them."""
+    if doc.is_json or doc.encoding is None:
+        return 0.0
+    lines = [line.strip() for line in doc.lines if not is_blank(line)]
+    if not lines:
+        return 0.0
+    rules = sum(1 for line in lines if RULE.match(line))
+    if not rules:
+        return 0.0
+    bullets = sum(1 for line in lines if BULLET.match(line))
+    return 0.95 * min(1.0, 1.5 * (rules + bullets) / len(lines))
+
+
+@dataclass
+class _Part:
+    """A part of the file between separator lines: one document in one language."""
+
+    number: int
+    separator_line: int | None
+    lines: list[str]
+    offset: int
+    """Line number of the part's first line, minus one."""
+    blocks: list[Block] = field(default_factory=list)
+
+
+@reader(FORMAT, detect=detect, priority=40)
+def read_cr_text(doc: SourceFile) -> Iterator[Output]:
+    """Numbered rules and sub-rules, their examples and ``*`` rulings, headings, glossary.
+
+    Parts separated by ``-----`` lines are separate documents (``doc`` = ``file#part-N``);
+    a heading with nothing under it (for example at the end of the file) is reported.
+    """
+    parts = _split_parts(doc.lines)
+    file_title: tuple[int, str] | None = None
+    for part in parts:
+        found = blocks(part.lines)
+        for block in found:
+            block.lines = [(number + part.offset, text) for number, text in block.lines]
+        part.blocks = found
+        if part.number == 1:
+            file_title = _title(found)
+            if file_title:
+                part.blocks = found[1:]
+        yield from _read_part(doc, part, file_title)
+
+
+def _split_parts(lines: list[str]) -> list[_Part]:
+    parts = [_Part(1, None, [], 0)]
+    for number, line in enumerate(lines, 1):
+        if SEPARATOR.match(line.strip()):
+            parts.append(_Part(len(parts) + 1, number, [], number))
+        else:
+            parts[-1].lines.append(line)
+    return parts
+
+
+def _title(found: list[Block]) -> tuple[int, str] | None:
+    if len(found) >= 2 and len(found[0].lines) == 1:
+        line = found[0].first
+        if looks_like_title(line) and not RULE.match(line) and not heading_number(line):
+            return found[0].lines[0]
+    return None
+
+
+class _PartReader:
+    """Walks the blocks of one part, keeping the current rule, mode and pending heading."""
+
+    def __init__(self, doc: SourceFile, part: _Part, title: tuple[int, str] | None) -> None:
+        self.doc = doc
+        self.part = part
+        self.doc_id = doc.rel if part.number == 1 else f"{doc.rel}#part-{part.number}"
+        self.title = title[1] if title else None
+        self.carried = [title[0]] if (title and part.number == 1) else []
+        if part.separator_line:
+            self.carried.append(part.separator_line)
+        self.units: list[Ruling] = []
+        self.problems: list[Output] = []
+        self.rule: str | None = None
+        self.back_matter: list[str] = []
+        self.mode = "rules"
+        self.open_heading: Ruling | None = None
+
+    def unit(self, line: int, text: str, kind: str, **fields) -> Ruling:
+        made = ruling(
+            self.doc,
+            FORMAT,
+            line,
+            text,
+            doc_id=self.doc_id,
+            doc_title=self.title,
+            kind=kind,
+            position=len(self.units),
+            **fields,
+        )
+        self.units.append(made)
+        return made
+
+    def heading(self, line: int, text: str, section: str | None) -> None:
+        self.close_heading()
+        self.open_heading = self.unit(line, text, "heading", section=section)
+
+    def content(self) -> None:
+        self.open_heading = None
+
+    def close_heading(self, chapter_ok: bool = False) -> None:
+        """Report the open heading if nothing came under it."""
+        heading = self.open_heading
+        self.open_heading = None
+        if heading is None:
+            return
+        if chapter_ok and heading.section and len(heading.section) == 1:
+            return
+        self.units.remove(heading)
+        evidence = {"heading": heading.text}
+        self.problems.append(
+            emit(
+                "PARSE005",
+                f"The heading \u201c{heading.text}\u201d on line {heading.line} has no "
+                "content under it.",
+                file=self.doc.rel,
+                line=heading.line,
+                section=heading.section,
+                evidence=evidence,
+            )
+        )
+
+    def read(self) -> None:
+        for block in self.part.blocks:
+            self.block(block)
+        self.close_heading()
+        for position, unit in enumerate(self.units):
+            unit.position = position
+        self.attach_carried()
+
+    def attach_carried(self) -> None:
+        """Give the title and separator lines to the part's first unit, or to its first problem."""
+        if not self.carried:
+            return
+        if self.units:
+            first = self.units[0]
+            first.carried_lines = sorted(set(first.carried_lines) | set(self.carried))
+        elif self.problems:
+            self.problems[0].evidence["lines"] = self.carried
+        else:
+            self.problems.append(
+                emit(
+                    "PARSE004",
+                    f"Nothing follows the separator on line {self.part.separator_line}.",
+                    file=self.doc.rel,
+                    line=self.part.separator_line,
+                    evidence={"lines": self.carried},
+                )
+            )
+
+    def block(self, block: Block) -> None:
+        first = block.first
+        if RULE.match(first) or BULLET.match(first):
+            self.rules_block(block)
+        elif len(block.lines) > 1 and all(_heading_like(text) for _, text in block.lines):
+            self.contents_block(block)
+        elif len(block.lines) == 1 and (numbered := heading_number(first)):
+            self.close_heading(chapter_ok=len(numbered[0]) == 3)
+            self.rule = None
+            self.heading(block.start, numbered[1], numbered[0])
+        elif len(block.lines) == 1 and looks_like_title(first):
+            self.unnumbered_heading(block)
+        elif self.mode == "glossary" or (
+            self.mode == "rules"
+            and len(block.lines) > 1
+            and looks_like_title(first)
+            and self.rule is not None
+        ):
+            self.glossary_block(block)
+        else:
+            self.content()
+            self.unit(block.start, block.joined(), "text", end_line=block.end)
+
+    def unnumbered_heading(self, block: Block) -> None:
+        text = block.first
+        if text in self.back_matter:
+            self.mode = "glossary" if text == self.back_matter[0] else "text"
+        elif self.mode == "glossary":
+            self.close_heading()
+            self.problems.append(
+                emit(
+                    "PARSE005",
+                    f"The glossary entry \u201c{text}\u201d on line {block.start} has no "
+                    "definition.",
+                    file=self.doc.rel,
+                    line=block.start,
+                    evidence={"heading": text},
+                )
+            )
+            return
+        self.heading(block.start, text, None)
+
+    def rules_block(self, block: Block) -> None:
+        self.content()
+        current: Ruling | None = None
+        for number, text in block.lines:
+            if match := RULE.match(text):
+                self.rule = match["number"]
+                current = self.unit(number, match["text"] or "", "rule", section=self.rule)
+            elif match := BULLET.match(text):
+                current = self.unit(number, match["text"], "ruling", section=self.rule)
+            elif current is not None and current.kind == "ruling":
+                current.text = normalize(f"{current.text} {text}")
+                current.end_line = number
+            else:
+                current = self.unit(number, text, "example", section=self.rule)
+
+    def contents_block(self, block: Block) -> None:
+        self.content()
+        for number, text in block.lines:
+            numbered = heading_number(text)
+            if numbered:
+                self.unit(number, numbered[1], "contents", section=numbered[0])
+            else:
+                self.unit(number, text, "contents")
+        tail = []
+        for _, text in reversed(block.lines):
+            if heading_number(text):
+                break
+            tail.append(text)
+        self.back_matter = list(reversed(tail))
+
+    def glossary_block(self, block: Block) -> None:
+        self.content()
+        entry = self.unit(
+            block.lines[1][0],
+            block.joined(skip=1),
+            "glossary",
+            term=block.first,
+            end_line=block.end,
+        )
+        entry.carried_lines = [block.start]
+
+
+def _heading_like(line: str) -> bool:
+    return bool(heading_number(line)) or looks_like_title(line)
+
+
+def _read_part(doc: SourceFile, part: _Part, title: tuple[int, str] | None) -> Iterator[Output]:
+    walker = _PartReader(doc, part, title)
+    walker.read()
+    effective = _effective_date(walker.units)
+    for unit in walker.units:
+        unit.date_raw = effective
+    yield from walker.units
+    yield from walker.problems
+
+
+def _effective_date(units: list[Ruling]) -> str | None:
+    """The date of the front matter (``These rules are effective as of October 13, 2023.``)."""
+    for unit in units:
+        if unit.kind in ("rule", "contents", "ruling"):
+            return None
+        if unit.kind == "text" and (found := dates.search(unit.text)):
+            return found.raw
+    return None

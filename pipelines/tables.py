@@ -1,0 +1,95 @@
+"""The stage files in the output folder: JSON Lines in, JSON Lines out, byte-identical."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from .model import Alignment, Finding, Ruling, column_names, records_to_frame
+
+CORPUS = "corpus.jsonl"
+PARSE_FINDINGS = "parse-findings.jsonl"
+CARD_NAMES = "cards.jsonl"
+ALIGNMENT = "alignment.jsonl"
+FINDINGS = "findings.jsonl"
+
+T = TypeVar("T")
+
+
+class TableError(Exception):
+    """A stage file that is missing or malformed: the command exits 2."""
+
+
+def dumps(record: Any) -> str:
+    data = asdict(record) if hasattr(record, "__dataclass_fields__") else record
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def write_jsonl(path: Path, records: Iterable[Any]) -> Path:
+    """Write records one per line, atomically (a reader never sees half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
+        for record in records:
+            handle.write(dumps(record))
+            handle.write("\n")
+    os.replace(temporary, path)
+    return path
+
+
+def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.is_file():
+        raise TableError(f"{path} is missing: run the stage that writes it first")
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise TableError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+
+
+def read_records(path: Path, record_type: type[T]) -> list[T]:
+    names = set(column_names(record_type))
+    records = []
+    for number, row in enumerate(iter_jsonl(path), 1):
+        try:
+            records.append(record_type(**{k: v for k, v in row.items() if k in names}))
+        except TypeError as error:
+            raise TableError(f"{path}:{number}: not a {record_type.__name__} ({error})") from None
+    return records
+
+
+@dataclass
+class RunTables:
+    """Everything a run produced, as records and as pandas tables."""
+
+    rulings: list[Ruling]
+    alignment: list[Alignment] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def corpus(self) -> pd.DataFrame:
+        return records_to_frame(self.rulings, Ruling)
+
+    @property
+    def alignment_frame(self) -> pd.DataFrame:
+        return records_to_frame(self.alignment, Alignment)
+
+    @property
+    def findings_frame(self) -> pd.DataFrame:
+        return records_to_frame(self.findings, Finding)
+
+    @classmethod
+    def load(cls, out: Path, *, alignment: bool = True, findings: bool = True) -> RunTables:
+        return cls(
+            rulings=read_records(out / CORPUS, Ruling),
+            alignment=read_records(out / ALIGNMENT, Alignment) if alignment else [],
+            findings=read_records(out / FINDINGS, Finding) if findings else [],
+        )
