@@ -178,10 +178,7 @@ def discover(inputs: list[Path]) -> Iterator[SourceFile]:
     for root in inputs:
         if not root.exists():
             raise InputError(f"no such file or folder: {root}")
-        if root.is_file():
-            found = [(root.name, root)]
-        else:
-            found = list(_walk(root))
+        found = [(root.name, root)] if root.is_file() else list(_walk(root))
         for rel, path in sorted(found):
             if rel in seen:
                 rel = f"{root.resolve().name}/{rel}"

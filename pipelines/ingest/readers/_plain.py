@@ -13,9 +13,9 @@ def split_title(found: list[Block]) -> tuple[tuple[int, str] | None, list[Block]
     """
     if len(found) >= 2:
         first = found[0]
-        if len(first.lines) == 1 and looks_like_title(first.first):
-            if dates.leading(first.first) is None:
-                return first.lines[0], found[1:]
+        single = len(first.lines) == 1
+        if single and looks_like_title(first.first) and dates.leading(first.first) is None:
+            return first.lines[0], found[1:]
     return None, found
 
 
