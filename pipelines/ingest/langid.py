@@ -44,6 +44,7 @@ class LanguageIdentifier:
         """Warm the backend's cache for many texts (a backend may batch them)."""
 
     def _identify(self, text: str) -> Identification:
+        text = blank_symbols(text)
         letters = weighted_letters(text)
         if letters == 0:
             return Identification(None, ())
@@ -162,6 +163,17 @@ def _langdetect_profiles() -> str:
 
 
 CLAUSE = re.compile(r"[^,;:.!?()（），；：。！？“”\"«»]+[,;:.!?()（），；：。！？“”\"«»]*")
+
+
+NON_LINGUISTIC = re.compile(
+    r"\{[^{}\s]{1,8}\}|https?://[!-~]+|[A-Za-z0-9.-]+\.(?:com|org|net)\b(?:/[!-~]*)?", re.IGNORECASE
+)
+"""Mana and tap symbols ({G/W}, {T}) and web addresses: letters that belong to no language."""
+
+
+def blank_symbols(text: str) -> str:
+    """The text with symbols blanked out by spaces, so that offsets stay the same."""
+    return NON_LINGUISTIC.sub(lambda match: " " * len(match.group()), text)
 
 
 def script_of(char: str) -> str | None:

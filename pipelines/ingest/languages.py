@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from ..model import Ruling
-from .langid import LanguageIdentifier, weighted_letters
+from .langid import LanguageIdentifier, script_profile, weighted_letters
+
+SHORT_TEXT_LETTERS = 30
+"""Below this many letters a detector's guess between two languages of the same script is
+noise ("General", "Planes", "Ante" come out as Spanish); the document's language wins."""
+CJK_LANGS = {"zh", "ja", "ko"}
 
 
 def assign_languages(rulings: list[Ruling], identifier: LanguageIdentifier) -> None:
@@ -31,8 +36,20 @@ def assign_languages(rulings: list[Ruling], identifier: LanguageIdentifier) -> N
         for item in members:
             item.doc_lang = item.doc_lang or doc_lang
             span_langs = {span["lang"] for span in item.spans}
-            if item.doc_lang in span_langs:
+            if item.doc_lang in span_langs or _defer_to_document(item):
                 item.lang = item.doc_lang
+
+
+def _defer_to_document(item: Ruling) -> bool:
+    """A ruling with no letters, or a short one in the document's script, takes its language."""
+    if item.doc_lang is None or item.lang == item.doc_lang or item.spans:
+        return False
+    letters = weighted_letters(item.text)
+    if item.lang is None or letters == 0:
+        return True
+    han = bool(script_profile(item.text).get("han"))
+    same_script = han == (item.doc_lang in CJK_LANGS)
+    return same_script and letters < SHORT_TEXT_LETTERS
 
 
 def _document_language(members: list[Ruling], identifier: LanguageIdentifier) -> str | None:

@@ -44,6 +44,10 @@ class Block:
     def first(self) -> str:
         return self.lines[0][1]
 
+    @property
+    def texts(self) -> list[str]:
+        return [text for _, text in self.lines]
+
     def joined(self, skip: int = 0) -> str:
         return normalize(" ".join(text for _, text in self.lines[skip:]))
 

@@ -103,6 +103,8 @@ class _PartReader:
         self.problems: list[Output] = []
         self.rule: str | None = None
         self.back_matter: list[str] = []
+        self.contents_sections: set[str] = set()
+        self.in_contents = False
         self.mode = "rules"
         self.open_heading: Ruling | None = None
 
@@ -127,17 +129,20 @@ class _PartReader:
 
     def content(self) -> None:
         self.open_heading = None
+        self.in_contents = False
 
-    def close_heading(self, chapter_ok: bool = False) -> None:
-        """Report the open heading if nothing came under it."""
+    def close_heading(self, at_end: bool = False) -> None:
+        """Report the open heading if nothing came under it.
+
+        A numbered section followed by the next numbered section is an empty section (the
+        Comprehensive Rules have ``600. General``), not a loss; an unnumbered heading with
+        nothing under it, or any heading at the end of a part, is reported.
+        """
         heading = self.open_heading
         self.open_heading = None
-        if heading is None:
-            return
-        if chapter_ok and heading.section and len(heading.section) == 1:
+        if heading is None or (heading.section and not at_end):
             return
         self.units.remove(heading)
-        evidence = {"heading": heading.text}
         self.problems.append(
             emit(
                 "PARSE005",
@@ -146,14 +151,14 @@ class _PartReader:
                 file=self.doc.rel,
                 line=heading.line,
                 section=heading.section,
-                evidence=evidence,
+                evidence={"heading": heading.text},
             )
         )
 
     def read(self) -> None:
         for block in self.part.blocks:
             self.block(block)
-        self.close_heading()
+        self.close_heading(at_end=True)
         for position, unit in enumerate(self.units):
             unit.position = position
         self.attach_carried()
@@ -180,33 +185,45 @@ class _PartReader:
 
     def block(self, block: Block) -> None:
         first = block.first
+        single = len(block.lines) == 1
         if RULE.match(first) or BULLET.match(first):
             self.rules_block(block)
-        elif len(block.lines) > 1 and all(_heading_like(text) for _, text in block.lines):
+        elif not single and self.rule is None and all(map(_heading_like, block.texts)):
             self.contents_block(block)
-        elif len(block.lines) == 1 and (numbered := heading_number(first)):
-            self.close_heading(chapter_ok=len(numbered[0]) == 3)
-            self.rule = None
-            self.heading(block.start, numbered[1], numbered[0])
-        elif len(block.lines) == 1 and looks_like_title(first):
+        elif single and (numbered := heading_number(first)):
+            self.numbered_heading(block.start, *numbered)
+        elif single and looks_like_title(first):
             self.unnumbered_heading(block)
         elif self.mode == "glossary" or (
-            self.mode == "rules"
-            and len(block.lines) > 1
-            and looks_like_title(first)
-            and self.rule is not None
+            self.mode == "rules" and not single and looks_like_title(first) and self.rule
         ):
             self.glossary_block(block)
         else:
             self.content()
             self.unit(block.start, block.joined(), "text", end_line=block.end)
 
+    def numbered_heading(self, line: int, number: str, title: str) -> None:
+        if self.in_contents and number not in self.contents_sections:
+            self.contents_entry(line, title, number)
+            return
+        self.in_contents = False
+        self.rule = None
+        self.heading(line, title, number)
+
+    def contents_entry(self, line: int, text: str, section: str | None) -> None:
+        self.unit(line, text, "contents", section=section)
+        if section:
+            self.contents_sections.add(section)
+
     def unnumbered_heading(self, block: Block) -> None:
         text = block.first
+        if self.in_contents:
+            self.contents_entry(block.start, text, None)
+            self.back_matter.append(text)
+            return
         if text in self.back_matter:
             self.mode = "glossary" if text == self.back_matter[0] else "text"
         elif self.mode == "glossary":
-            self.close_heading()
             self.problems.append(
                 emit(
                     "PARSE005",
@@ -236,19 +253,15 @@ class _PartReader:
                 current = self.unit(number, text, "example", section=self.rule)
 
     def contents_block(self, block: Block) -> None:
+        """A table of contents: its unnumbered entries after the last numbered one name the
+        back matter (Glossary, Credits) that follows the rules."""
         self.content()
         for number, text in block.lines:
             numbered = heading_number(text)
-            if numbered:
-                self.unit(number, numbered[1], "contents", section=numbered[0])
-            else:
-                self.unit(number, text, "contents")
-        tail = []
-        for _, text in reversed(block.lines):
-            if heading_number(text):
-                break
-            tail.append(text)
-        self.back_matter = list(reversed(tail))
+            self.contents_entry(number, *(numbered[::-1] if numbered else (text, None)))
+            if not numbered:
+                self.back_matter.append(text)
+        self.in_contents = True
 
     def glossary_block(self, block: Block) -> None:
         self.content()

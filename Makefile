@@ -1,0 +1,17 @@
+# The README's two set-up commands, as make targets.
+PYTHON ?= python3
+VENV ?= .venv
+
+.PHONY: run test lint bench clean
+
+run:
+	$(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install -q . && $(VENV)/bin/rulings run
+
+test:
+	$(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install -q -e '.[test]' && $(VENV)/bin/python -m pytest
+
+lint:
+	$(VENV)/bin/ruff check pipelines tests benchmarks tools && $(VENV)/bin/ruff format --check pipelines tests benchmarks tools
+
+clean:
+	rm -rf reports build *.egg-info

@@ -1,0 +1,81 @@
+"""What the aligners share: the rulings, their embeddings, who is a source and who a target."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ..model import Ruling
+
+Encoder = Callable[[list[str]], np.ndarray]
+
+RULES_FORMATS = frozenset({"cr-text", "cr-summary"})
+
+
+def is_rules_unit(ruling: Ruling) -> bool:
+    """Rules text (aligned by rule number and order) as opposed to card rulings."""
+    return ruling.format in RULES_FORMATS or ruling.section is not None
+
+
+def is_stray_source_language(ruling: Ruling, source_lang: str) -> bool:
+    """A source-language ruling inside a translated document: text left untranslated."""
+    return ruling.lang == source_lang and ruling.doc_lang not in (None, source_lang)
+
+
+@dataclass
+class AlignContext:
+    rulings: list[Ruling]
+    encode: Encoder
+    source_lang: str = "en"
+    row: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.row = {r.id: i for i, r in enumerate(self.rulings)}
+
+    @cached_property
+    def vectors(self) -> np.ndarray:
+        """One L2-normalised embedding per ruling (the encoder de-duplicates texts)."""
+        if not self.rulings:
+            return np.zeros((0, 1), dtype=np.float32)
+        return np.asarray(self.encode([r.text for r in self.rulings]), dtype=np.float32)
+
+    def matrix(self, sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
+        """Cosine similarities, sources as rows and targets as columns."""
+        if not sources or not targets:
+            return np.zeros((len(sources), len(targets)), dtype=np.float32)
+        left = self.vectors[[self.row[r.id] for r in sources]]
+        right = self.vectors[[self.row[r.id] for r in targets]]
+        return np.clip(left @ right.T, -1.0, 1.0)
+
+    @cached_property
+    def documents(self) -> dict[str, list[Ruling]]:
+        by_doc: dict[str, list[Ruling]] = defaultdict(list)
+        for item in self.rulings:
+            by_doc[item.doc].append(item)
+        for members in by_doc.values():
+            members.sort(key=lambda r: r.position)
+        return dict(by_doc)
+
+    def is_source(self, ruling: Ruling) -> bool:
+        return ruling.lang == self.source_lang
+
+    def is_target(self, ruling: Ruling) -> bool:
+        """A translation: a ruling in a language other than the source language."""
+        return ruling.lang is not None and ruling.lang != self.source_lang
+
+
+_NUMBER = re.compile(r"(\d+)")
+
+
+def id_order(ruling_id: str | None) -> tuple:
+    """Natural sort key of a ruling id: file:12 before file:100."""
+    if ruling_id is None:
+        return ((1,),)
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part) for part in _NUMBER.split(ruling_id)
+    )

@@ -1,0 +1,106 @@
+"""Align a translated rules document with its English source, in order.
+
+Rule numbers pair units directly (method ``rule``); everything else (units without numbers,
+or a translation whose numbers were lost) is paired by order and cross-lingual similarity
+(``order+embedding``). Source units inside the stretch the translation covers that find no
+partner are missing translations; target units with no partner are extra.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..model import Alignment, Ruling
+from .calibration import calibrated
+from .context import AlignContext
+from .sequence import align_ordered
+
+METHODS = {
+    "key": "rule",
+    "anchor": "order+embedding",
+    "gap": "order+embedding",
+    "reorder": "embedding",
+}
+
+
+def unit_keys(members: list[Ruling]) -> dict[tuple, int]:
+    """(kind, section, n-th of that kind and section) -> position, for numbered units."""
+    seen: Counter[tuple] = Counter()
+    keys = {}
+    for position, item in enumerate(members):
+        if item.section is None:
+            continue
+        base = (item.kind, item.section)
+        keys[(*base, seen[base])] = position
+        seen[base] += 1
+    return keys
+
+
+def shared_keys(source: list[Ruling], target: list[Ruling]) -> int:
+    return len(unit_keys(source).keys() & unit_keys(target).keys())
+
+
+def depth(section: str | None) -> int:
+    if not section:
+        return 0
+    parts = section.split(".")
+    return len(parts) + (1 if parts[-1][-1:].isalpha() else 0)
+
+
+def align_document(
+    ctx: AlignContext, source: list[Ruling], target: list[Ruling], embedder: str
+) -> list[Alignment]:
+    lang = target[0].doc_lang
+    group = source[0].doc
+    source_keys, target_keys = unit_keys(source), unit_keys(target)
+    fixed = [
+        (source_keys[k], target_keys[k]) for k in sorted(source_keys.keys() & target_keys.keys())
+    ]
+    similarity = ctx.matrix(source, target)
+    pairs = align_ordered(similarity, fixed)
+    rows = []
+    paired_sources, paired_targets = set(), set()
+    for pair in pairs:
+        src, tgt = source[pair.source], target[pair.target]
+        paired_sources.add(pair.source)
+        paired_targets.add(pair.target)
+        method = METHODS[pair.anchored_by]
+        if tgt.lang == ctx.source_lang:
+            method = "untranslated"
+        rows.append(
+            Alignment(
+                source_id=src.id,
+                target_id=tgt.id,
+                lang=lang,
+                score=calibrated(pair.similarity, pair.margin, method, embedder),
+                method=method,
+                similarity=round(pair.similarity, 4),
+                group=group,
+            )
+        )
+    rows.extend(_missing(source, target, paired_sources, lang, group))
+    rows.extend(
+        Alignment(None, item.id, lang, 0.0, "no-source", None, group)
+        for position, item in enumerate(target)
+        if position not in paired_targets
+    )
+    return rows
+
+
+def _missing(
+    source: list[Ruling], target: list[Ruling], paired: set[int], lang: str | None, group: str
+) -> list[Alignment]:
+    """Source units the translation should have had: inside the covered stretch, of a kind
+    and rule depth the translation uses (a section summary does not miss sub-rules)."""
+    if not paired:
+        return []
+    first, last = min(paired), max(paired)
+    numbered = any(item.section for item in target)
+    expected = {(item.kind, depth(item.section)) for item in target}
+    return [
+        Alignment(item.id, None, lang, 0.0, "no-translation", None, group)
+        for position, item in enumerate(source)
+        if first <= position <= last
+        and position not in paired
+        and (not numbered or (item.kind, depth(item.section)) in expected)
+    ]
