@@ -90,6 +90,8 @@ def all_rules() -> list[Rule]:
     """Every code, after importing the modules that define them."""
     from . import check, ingest  # noqa: F401  (their imports fill RULES)
     from .check.registry import CHECKS
+    from .ingest.readers import READERS
 
     CHECKS.names()
+    READERS.names()
     return sorted(RULES.values(), key=lambda r: r.code)

@@ -40,8 +40,8 @@ def check_lossless(text: str) -> None:
     source = SourceFile.from_text("generated.txt", text)
     result = ingest_sources([source])
     assert not [f for f in result.findings if f.code == "PARSE007"], result.findings
-    if [f for f in result.findings if f.code == "PARSE001"]:
-        assert not result.rulings  # a binary file is skipped whole, and reported
+    if source.is_json or [f for f in result.findings if f.code == "PARSE001"]:
+        assert result.rulings or result.findings  # read by a JSON reader, or reported whole
         return
     covered = accounted_lines(result.rulings, result.findings)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -70,7 +70,7 @@ def test_plain_block_documents_are_read_exactly(blocks):
         (d, " ".join(s.split())) for d, s in blocks
     ]
     assert {r.format for r in result.rulings} == {"plain-block"}
-    assert not result.findings or {f.category for f in result.findings} == {"date"}
+    assert {f.category for f in result.findings} <= {"date", "card-name"}
 
 
 @settings(max_examples=60, deadline=None)

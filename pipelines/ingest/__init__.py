@@ -77,7 +77,16 @@ def _read_file(doc: SourceFile, result: IngestResult) -> None:
         )
         return
     name = choose(doc)
-    if name is None and not doc.problems:
+    if name is None and doc.is_json:
+        doc.problems.append(
+            emit(
+                "PARSE009",
+                f"{doc.rel} is JSON of a shape no reader knows (not MTGJSON or Scryfall).",
+                file=doc.rel,
+                evidence={"bytes": doc.size, "json_path": ""},
+            )
+        )
+    elif name is None and not doc.problems:
         doc.problems.append(
             emit("PARSE003", f"{doc.rel} has no text.", file=doc.rel, evidence={"bytes": doc.size})
         )

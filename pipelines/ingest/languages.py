@@ -22,7 +22,6 @@ def assign_languages(rulings: list[Ruling], identifier: LanguageIdentifier) -> N
     the document's language, so its ``lang`` is the document's.
     """
     identifier.prefetch(r.text for r in rulings if r.lang is None)
-    identifier.prefetch({r.doc_title for r in rulings if r.doc_title})
     for item in rulings:
         if item.lang is None:
             found = identifier.identify(item.text)
@@ -32,6 +31,8 @@ def assign_languages(rulings: list[Ruling], identifier: LanguageIdentifier) -> N
     for item in rulings:
         by_doc[item.doc].append(item)
     for members in by_doc.values():
+        if all(item.doc_lang for item in members):
+            continue
         doc_lang = _document_language(members, identifier)
         for item in members:
             item.doc_lang = item.doc_lang or doc_lang

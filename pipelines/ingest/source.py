@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import codecs
+import io
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import BinaryIO
 
 from ..model import Finding
 from ..rules import define, emit
@@ -16,6 +19,8 @@ MAX_LINE_CHARS = 20_000
 """Longer lines are not ruling text (a ruling is at most a few thousand characters)."""
 
 SNIFF_BYTES = 64 * 1024
+JSON_START = re.compile(r'[{\[]\s*(?:$|["{\[\]}\d-]|true|false|null)')
+"""An object or array whose first value looks like JSON (not "[Note] ..." text)."""
 
 define(
     "PARSE001",
@@ -89,8 +94,14 @@ class SourceFile:
     def is_json(self) -> bool:
         if self.encoding is None:
             return False
-        start = self.head.lstrip(codecs.BOM_UTF8).lstrip()
-        return start[:1] in (b"{", b"[")
+        start = self.head.decode(self.encoding, errors="ignore").lstrip("\ufeff \t\r\n")
+        return bool(JSON_START.match(start))
+
+    def open_binary(self) -> BinaryIO:
+        """The file's bytes as a stream (an in-memory document is encoded as UTF-8)."""
+        if self._text is not None:
+            return io.BytesIO(self._text.encode("utf-8"))
+        return open(self.path, "rb")
 
     @cached_property
     def text(self) -> str:
