@@ -11,7 +11,10 @@ import pytest
 
 from pipelines.ingest import ingest
 
-SPANISH = "Dicotomancia\n\n02/02/2024\n\nLas cartas exiliadas con suspender están exiliadas boca arriba.\n"
+SPANISH = (
+    "Dicotomancia\n\n02/02/2024\n\n"
+    "Las cartas exiliadas con suspender están exiliadas boca arriba.\n"
+)
 
 
 def write(path: Path, data: bytes) -> Path:

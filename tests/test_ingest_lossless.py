@@ -8,10 +8,11 @@ from hypothesis import strategies as st
 from pipelines.ingest import accounted_lines, ingest_sources
 from pipelines.ingest.source import SourceFile
 
-WORDS = st.sampled_from(
+VOCABULARY = (
     "la carta habilidad disparada suspender exiliar contador de tiempo the card triggered "
-    "ability suspend exile counter 延缓 放逐 计时指示物 触发式异能 {X} +1/+1 (1) “carta” «x» …".split()
+    "ability suspend exile counter 延缓 放逐 计时指示物 触发式异能 {X} +1/+1 (1) “carta” «x» …"
 )
+WORDS = st.sampled_from(VOCABULARY.split(" "))
 SENTENCE = st.lists(WORDS, min_size=1, max_size=12).map(lambda w: " ".join(w).capitalize() + ".")
 DATE = st.builds(
     lambda d, m, y: f"{d:02d}/{m:02d}/{y}",

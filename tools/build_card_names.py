@@ -1,8 +1,7 @@
 """Write pipelines/resources/card_names.tsv: the card names the package ships.
 
 Usage (from the repository root):
-    python tools/build_card_names.py ../shared/data/mtgjson/TSP.json ../shared/data/mtgjson/PLC.json \
-        ../shared/data/mtgjson/FUT.json
+    python tools/build_card_names.py ../shared/data/mtgjson/{TSP,PLC,FUT}.json
 
 Reads MTGJSON files with the project's own reader and keeps English, Spanish and Chinese
 names (the languages the shipped termbase covers); input card data adds the rest at run time.
