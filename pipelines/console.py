@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .ingest import IngestResult
+from .model import CATEGORIES, SEVERITIES, Alignment, Finding
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -48,3 +53,71 @@ def ingest_summary(result: IngestResult) -> None:
         stdout.print(f"Parse and date findings: {sum(parse.values())} ({listed}).")
     else:
         stdout.print("Parse and date findings: none.")
+
+
+TASK_LABELS = {"embed": "Embedding distinct texts", "check": "Running checks"}
+
+
+class StageProgress:
+    """Progress bars on stderr, one per task, shown only for work that takes a moment."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._tasks: dict[str, int] = {}
+
+    def update(self, task: str, done: int, total: int) -> None:
+        if task not in self._tasks:
+            label = TASK_LABELS.get(task, task)
+            self._tasks[task] = self._progress.add_task(label, total=total or None)
+        self._progress.update(self._tasks[task], completed=done, total=total or None)
+
+
+@contextmanager
+def progress() -> Iterator[StageProgress]:
+    bars = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=True,
+        disable=not stderr.is_terminal,
+    )
+    with bars:
+        yield StageProgress(bars)
+
+
+def alignment_summary(rows: list[Alignment]) -> None:
+    methods = Counter(row.method for row in rows)
+    stdout.print(
+        f"Aligned {len(rows)} units: "
+        + ", ".join(f"{n} {method}" for method, n in sorted(methods.items()))
+        + "."
+    )
+
+
+def findings_summary(findings: list[Finding], suppressed: list[Finding], out: Path) -> None:
+    """Findings by language, category and severity, and where the reports are."""
+    if not findings:
+        stdout.print("No findings.")
+    else:
+        langs = sorted({f.lang or "-" for f in findings})
+        table = Table(show_edge=False, pad_edge=False, title=None)
+        table.add_column("category")
+        for lang in langs:
+            table.add_column(lang, justify="right")
+        counts = Counter((f.category, f.lang or "-") for f in findings)
+        for category in CATEGORIES:
+            row = [str(counts.get((category, lang), "")) for lang in langs]
+            if any(row):
+                table.add_row(category, *row)
+        stdout.print(table)
+        severities = Counter(f.severity for f in findings)
+        stdout.print(
+            f"{len(findings)} findings: "
+            + ", ".join(f"{severities[s]} {s}" for s in SEVERITIES if severities[s])
+            + "."
+        )
+    if suppressed:
+        stdout.print(f"{len(suppressed)} findings accepted by the baseline were not reported.")
+    stdout.print(f"Reports are in {out}/.")

@@ -86,7 +86,13 @@ class Alignment:
     similarity: float | None = None
     """Raw cross-lingual cosine similarity of the two texts, when both exist."""
     group: str | None = None
-    """The card or rules section the pair was aligned within."""
+    """The card or rules document the pair was aligned within."""
+    family: str | None = None
+    """The ruling this translation belongs to across documents and languages: the id of an
+    English ruling with that text, or of the first translation when none is in the input."""
+    superseded_by: str | None = None
+    """A newer, reworded English version of the source that the translation does not follow
+    (it matches the older version better): the translation is outdated."""
 
 
 @dataclass(slots=True)

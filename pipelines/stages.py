@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import tables
-from .ingest import IngestResult, InputError, ingest
+from .align import align
+from .align.embed import EmbeddingCache, build_embedder, embed_texts
+from .check import CheckContext, run_checks, selected
+from .check.baseline import Baseline
+from .check.termbase import Termbase
+from .ingest import IngestResult, InputError, finding_order, ingest
+from .ingest.cards import CardIndex
+from .ingest.readers import CardName
+from .model import Alignment, Finding, Ruling
 from .settings import Settings
+
+Progress = Callable[[str, int, int], None]
+"""on_progress(task, done, total)"""
 
 
 class NoRulingsError(InputError):
@@ -15,8 +27,9 @@ class NoRulingsError(InputError):
 
 
 @dataclass
-class StageResult:
-    files: list[Path]
+class CheckResult:
+    findings: list[Finding]
+    suppressed: list[Finding]
 
 
 def ingest_stage(inputs: list[Path], out: Path, settings: Settings) -> IngestResult:
@@ -35,3 +48,58 @@ def ingest_stage(inputs: list[Path], out: Path, settings: Settings) -> IngestRes
             f"{len(result.findings)} parse findings in {out / tables.PARSE_FINDINGS})"
         )
     return result
+
+
+def align_stage(
+    out: Path, settings: Settings, on_progress: Progress | None = None
+) -> list[Alignment]:
+    """Read corpus.jsonl; write alignment.jsonl."""
+    rulings = tables.read_records(out / tables.CORPUS, Ruling)
+    embedder = build_embedder(settings.embedder)
+    cache = EmbeddingCache(settings.cache_dir)
+
+    def encode(texts: list[str]):
+        report = (lambda done, total: on_progress("embed", done, total)) if on_progress else None
+        return embed_texts(texts, embedder, cache, on_progress=report)
+
+    rows = align(rulings, encode, source_lang=settings.source_lang, embedder=embedder.name)
+    tables.write_jsonl(out / tables.ALIGNMENT, rows)
+    return rows
+
+
+def check_stage(out: Path, settings: Settings, on_progress: Progress | None = None) -> CheckResult:
+    """Read corpus, alignment and parse findings; write findings.jsonl (and suppressed.jsonl)."""
+    baseline = Baseline.load(settings.baseline) if settings.baseline else None
+    termbase = Termbase.load(settings.termbases, source_lang=settings.source_lang)
+    run = tables.RunTables.load(out, findings=False)
+    names = tables.read_records(out / tables.CARD_NAMES, CardName)
+    context = CheckContext(
+        run.rulings, run.alignment, termbase, CardIndex.build(names), settings.source_lang
+    )
+    checks_done = 0
+
+    def report(code: str) -> None:
+        nonlocal checks_done
+        checks_done += 1
+        if on_progress:
+            on_progress("check", checks_done, 0)
+
+    findings = tables.read_records(out / tables.PARSE_FINDINGS, Finding)
+    findings = [f for f in findings if selected(f.code, settings.select, settings.ignore)]
+    findings += run_checks(context, settings.select, settings.ignore, on_progress=report)
+    findings = _unique(findings)
+    findings.sort(key=finding_order)
+    suppressed: list[Finding] = []
+    if baseline is not None:
+        findings, suppressed = baseline.split(findings)
+    tables.write_jsonl(out / tables.FINDINGS, findings)
+    tables.write_jsonl(out / tables.SUPPRESSED, suppressed)
+    return CheckResult(findings, suppressed)
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    """One finding per fingerprint (the same problem found twice says nothing new)."""
+    seen: dict[str, Finding] = {}
+    for finding in findings:
+        seen.setdefault(finding.fingerprint, finding)
+    return list(seen.values())

@@ -18,6 +18,7 @@ PARSE_FINDINGS = "parse-findings.jsonl"
 CARD_NAMES = "cards.jsonl"
 ALIGNMENT = "alignment.jsonl"
 FINDINGS = "findings.jsonl"
+SUPPRESSED = "suppressed.jsonl"
 
 T = TypeVar("T")
 

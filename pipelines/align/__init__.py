@@ -15,7 +15,9 @@ import numpy as np
 from ..model import Alignment, Ruling
 from .card_rulings import SourcePool, align_card_document
 from .context import AlignContext, Encoder, id_order, is_rules_unit
+from .families import assign_families
 from .rules_documents import align_document, shared_keys
+from .versions import Versions
 
 VOTE_SAMPLE = 16
 VOTE_MAJORITY = 0.5
@@ -32,6 +34,7 @@ def align(
     ctx = AlignContext(rulings, encode, source_lang)
     english_cards = [r for r in rulings if ctx.is_source(r) and not is_rules_unit(r)]
     pool = SourcePool.build(ctx, english_cards)
+    versions = Versions(ctx, english_cards)
     own_by_card: dict[str, list[Ruling]] = defaultdict(list)
     for item in english_cards:
         if item.card:
@@ -55,11 +58,14 @@ def align(
         else:
             card = members[0].card
             own = [r for r in own_by_card.get(card, []) if r.doc != doc] if card else []
-            rows.extend(align_card_document(ctx, members, own, pool, embedder))
-    rows.sort(
-        key=lambda a: (a.lang or "", a.group or "", id_order(a.source_id), id_order(a.target_id))
-    )
+            rows.extend(align_card_document(ctx, members, own, pool, versions, embedder))
+    assign_families(ctx, rows, versions)
+    rows.sort(key=alignment_order)
     return rows
+
+
+def alignment_order(row: Alignment) -> tuple:
+    return (row.lang or "", row.group or "", id_order(row.source_id), id_order(row.target_id))
 
 
 def _rules_source(

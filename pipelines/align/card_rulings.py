@@ -16,8 +16,9 @@ from scipy.optimize import linear_sum_assignment
 
 from ..model import Alignment, Ruling
 from .calibration import calibrated
-from .context import AlignContext
+from .context import AlignContext, template_text
 from .margin import margin_scores
+from .versions import Versions, shared_words
 
 MIN_SIMILARITY = 0.30
 """Below this cross-lingual similarity two rulings are never the same ruling."""
@@ -27,9 +28,10 @@ SAME_DATE_BONUS = 0.08
 OWN_CARD_BONUS = 0.04
 MARGIN_WEIGHT = 0.5
 TEMPLATE_NEIGHBOURS = 3
-SUPERSEDED_SIMILARITY = 0.80
-"""A newer English ruling at least this similar replaces an older one (not missing)."""
 UNTRANSLATED_MIN_SIMILARITY = 0.80
+UNTRANSLATED_REWORDED = (0.60, 0.60)
+"""An older wording of the same English ruling ("enter" for "enter the battlefield") is
+less similar in meaning (0.76) but shares most words: (similarity, shared words) minima."""
 CHUNK = 2048
 
 
@@ -68,31 +70,49 @@ class SourcePool:
         return found
 
 
-def template_text(ruling: Ruling) -> str:
-    """The ruling's text with its own card's name replaced: the same ruling on any card."""
-    text = ruling.text
-    if ruling.card:
-        text = text.replace(ruling.card, "\u2063CARD\u2063")
-    return " ".join(text.casefold().split())
-
-
 def align_card_document(
     ctx: AlignContext,
     members: list[Ruling],
     own_sources: list[Ruling],
     pool: SourcePool,
+    versions: Versions,
     embedder: str,
 ) -> list[Alignment]:
     """Pairs for the translated rulings of one document, plus what is missing or extra."""
     lang = members[0].doc_lang
     group = members[0].card or members[0].doc
-    doc_ids = {members[0].doc}
     targets = [r for r in members if ctx.is_target(r)]
     strays = [r for r in members if ctx.is_source(r)]
     rows = [_untranslated(ctx, stray, own_sources, pool, lang, group) for stray in strays]
+    rows.extend(_pairs(ctx, targets, own_sources, pool, lang, group, embedder))
+    paired = {row.target_id for row in rows if row.source_id}
+    rows.extend(
+        Alignment(None, target.id, lang, 0.0, "no-source", None, group)
+        for target in targets
+        if target.id not in paired
+    )
+    rows.extend(
+        Alignment(source.id, None, lang, 0.0, "no-translation", None, group)
+        for source in _missing(ctx, rows, strays, own_sources, versions)
+    )
+    return rows
+
+
+def _pairs(
+    ctx: AlignContext,
+    targets: list[Ruling],
+    own_sources: list[Ruling],
+    pool: SourcePool,
+    lang: str | None,
+    group: str,
+    embedder: str,
+) -> list[Alignment]:
+    """The optimal 1-1 assignment of targets to candidates, kept where it is likely right."""
     if not targets:
-        return rows
-    candidates = _candidates(ctx, targets, own_sources, pool, doc_ids)
+        return []
+    candidates = _candidates(ctx, targets, own_sources, pool, {targets[0].doc})
+    if not candidates:
+        return []
     own = {r.id for r in own_sources}
     similarity = ctx.matrix(candidates, targets)
     margin = margin_scores(similarity)
@@ -103,9 +123,8 @@ def align_card_document(
             if source.date and source.date == target.date:
                 bonus[i, j] += SAME_DATE_BONUS
     combined = similarity + MARGIN_WEIGHT * margin + bonus
-    source_index, target_index = linear_sum_assignment(-combined) if candidates else ([], [])
-    paired_targets, paired_sources = set(), set()
-    for i, j in zip(source_index, target_index, strict=True):
+    rows = []
+    for i, j in zip(*linear_sum_assignment(-combined), strict=True):
         source, target = candidates[i], targets[j]
         if source.id in own:
             method = "date+embedding" if source.date and source.date == target.date else "embedding"
@@ -114,8 +133,6 @@ def align_card_document(
         score = calibrated(float(similarity[i, j]), float(margin[i, j]), method, embedder)
         if similarity[i, j] < MIN_SIMILARITY or score < ACCEPT_SCORE:
             continue
-        paired_targets.add(j)
-        paired_sources.add(source.id)
         rows.append(
             Alignment(
                 source_id=source.id,
@@ -127,17 +144,25 @@ def align_card_document(
                 group=group,
             )
         )
-    rows.extend(
-        Alignment(None, target.id, lang, 0.0, "no-source", None, group)
-        for j, target in enumerate(targets)
-        if j not in paired_targets
-    )
-    rows.extend(
-        Alignment(source.id, None, lang, 0.0, "no-translation", None, group)
-        for source in own_sources
-        if source.id not in paired_sources and not _superseded(ctx, source, pool)
-    )
     return rows
+
+
+def _missing(
+    ctx: AlignContext,
+    rows: list[Alignment],
+    strays: list[Ruling],
+    own_sources: list[Ruling],
+    versions: Versions,
+) -> list[Ruling]:
+    """The card's English rulings the document has in no form: not translated, not left in
+    English, not replaced by a newer version of the same ruling."""
+    present = [ctx.rulings[ctx.row[row.source_id]] for row in rows if row.source_id] + strays
+    covered = {template_text(r) for r in present}
+    return [
+        source
+        for source in own_sources
+        if template_text(source) not in covered and not versions.newer_among(source, present)
+    ]
 
 
 def _candidates(
@@ -156,17 +181,6 @@ def _candidates(
     return sorted(chosen.values(), key=lambda r: ctx.row[r.id])
 
 
-def _superseded(ctx: AlignContext, source: Ruling, pool: SourcePool) -> bool:
-    """Whether a newer English ruling says nearly the same thing (so this one is not due)."""
-    if not source.date or not pool.rulings:
-        return False
-    similarity = pool.vectors @ ctx.vectors[ctx.row[source.id]]
-    return any(
-        similarity[i] >= SUPERSEDED_SIMILARITY and newer.date and newer.date > source.date
-        for i, newer in enumerate(pool.rulings)
-    )
-
-
 def _untranslated(
     ctx: AlignContext,
     stray: Ruling,
@@ -176,19 +190,27 @@ def _untranslated(
     group: str,
 ) -> Alignment:
     """A source-language ruling standing in a translation: paired with the English ruling
-    it copies, if there is one, but marked ``untranslated`` and never scored as a good
-    translation."""
+    it copies (the same text, or an older wording of it), if the input has one, but marked
+    ``untranslated`` and never scored as a good translation."""
     candidates = {r.id: r for r in [*own_sources, *pool.rulings] if r.doc != stray.doc}
     ordered = sorted(candidates.values(), key=lambda r: ctx.row[r.id])
     similarity = ctx.matrix(ordered, [stray])[:, 0] if ordered else np.zeros(0)
-    best = int(np.argmax(similarity)) if len(similarity) else -1
-    found = best >= 0 and similarity[best] >= UNTRANSLATED_MIN_SIMILARITY
+    copied = None
+    for index in np.argsort(-similarity, kind="stable")[:5]:
+        value = float(similarity[index])
+        min_similarity, min_words = UNTRANSLATED_REWORDED
+        if value >= UNTRANSLATED_MIN_SIMILARITY or (
+            value >= min_similarity
+            and shared_words(template_text(ordered[index]), template_text(stray)) >= min_words
+        ):
+            copied = (ordered[index], value)
+            break
     return Alignment(
-        source_id=ordered[best].id if found else None,
+        source_id=copied[0].id if copied else None,
         target_id=stray.id,
         lang=lang,
         score=0.0,
         method="untranslated",
-        similarity=round(float(similarity[best]), 4) if found else None,
+        similarity=round(copied[1], 4) if copied else None,
         group=group,
     )

@@ -69,6 +69,18 @@ class AlignContext:
         return ruling.lang is not None and ruling.lang != self.source_lang
 
 
+QUOTE_MARKS = str.maketrans({"“": '"', "”": '"', "«": '"', "»": '"', "‘": "'", "’": "'"})
+
+
+def template_text(ruling: Ruling) -> str:
+    """The ruling's text with its own card's name replaced and quotes made plain: the same
+    ruling on any card, whatever its typography."""
+    text = ruling.text
+    if ruling.card:
+        text = text.replace(ruling.card, "\u2063CARD\u2063")
+    return " ".join(text.translate(QUOTE_MARKS).casefold().split())
+
+
 _NUMBER = re.compile(r"(\d+)")
 
 

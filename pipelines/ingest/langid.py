@@ -7,12 +7,14 @@ the candidate languages (default: best accuracy, and it finds mixed-language run
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from pathlib import Path
 
 from ..registry import Registry
 
@@ -39,9 +41,31 @@ class LanguageIdentifier:
     def __init__(self, languages: Iterable[str] = DEFAULT_LANGUAGES) -> None:
         self.languages = tuple(languages)
         self.identify = lru_cache(maxsize=200_000)(self._identify)
+        self._detected: dict[str, str | None] = {}
 
     def prefetch(self, texts: Iterable[str]) -> None:
-        """Warm the backend's cache for many texts (a backend may batch them)."""
+        """Detect many texts ahead, as ``identify`` will ask for them (after blanking
+        symbols, and leaving out the Chinese-only ones that need no detector)."""
+        todo = set()
+        for text in texts:
+            blanked = blank_symbols(text)
+            scripts = script_profile(blanked)
+            if scripts.get("latin") and blanked not in self._detected:
+                todo.add(blanked)
+        if todo:
+            ordered = sorted(todo)
+            self._detected.update(zip(ordered, self._detect_many(ordered), strict=True))
+
+    def _detect_many(self, texts: list[str]) -> list[str | None]:
+        return [self._detect_one(text) for text in texts]
+
+    def _detect(self, text: str) -> str | None:
+        if text not in self._detected:
+            self._detected[text] = self._detect_one(text)
+        return self._detected[text]
+
+    def _detect_one(self, text: str) -> str | None:
+        raise NotImplementedError
 
     def _identify(self, text: str) -> Identification:
         text = blank_symbols(text)
@@ -67,9 +91,6 @@ class LanguageIdentifier:
             return True
         return self._detect(text) not in (None, "en")
 
-    def _detect(self, text: str) -> str | None:
-        raise NotImplementedError
-
     def _runs(self, text: str) -> list[tuple[str, int, int]]:
         raise NotImplementedError
 
@@ -89,24 +110,19 @@ class LinguaIdentifier(LanguageIdentifier):
 
         codes = [getattr(IsoCode639_1, code.upper()) for code in self.languages]
         self._detector = LanguageDetectorBuilder.from_iso_codes_639_1(*codes).build()
-        self._detected: dict[str, str | None] = {}
 
-    def _detect(self, text: str) -> str | None:
-        if text not in self._detected:
-            self._detected[text] = _code(self._detector.detect_language_of(text))
-        return self._detected[text]
+    def _detect_one(self, text: str) -> str | None:
+        return _code(self._detector.detect_language_of(text))
+
+    def _detect_many(self, texts: list[str]) -> list[str | None]:
+        """All cores at once (lingua's parallel API)."""
+        return [_code(found) for found in self._detector.detect_languages_in_parallel_of(texts)]
 
     def _runs(self, text: str) -> list[tuple[str, int, int]]:
         return [
             (_code(r.language), r.start_index, r.end_index)
             for r in self._detector.detect_multiple_languages_of(text)
         ]
-
-    def prefetch(self, texts: Iterable[str]) -> None:
-        """Detect many texts at once on all cores (lingua's parallel API)."""
-        todo = sorted({t for t in texts if t not in self._detected})
-        found = self._detector.detect_languages_in_parallel_of(todo)
-        self._detected.update(zip(todo, map(_code, found), strict=True))
 
 
 def _code(language) -> str | None:
@@ -115,7 +131,9 @@ def _code(language) -> str | None:
 
 @IDENTIFIERS.register("langdetect")
 class LangdetectIdentifier(LanguageIdentifier):
-    """langdetect (a port of Google's language-detection), seeded, best candidate language."""
+    """langdetect (a port of Google's language-detection), seeded, with only the candidate
+    languages' profiles loaded (with all 55, short texts fall below its cut-off for every
+    candidate and come out with no language)."""
 
     name = "langdetect"
 
@@ -123,13 +141,20 @@ class LangdetectIdentifier(LanguageIdentifier):
         super().__init__(languages)
         from langdetect import DetectorFactory
 
-        DetectorFactory.seed = 0
-        self._factory = DetectorFactory()
-        self._factory.load_profile(_langdetect_profiles())
-        self._factory.set_seed(0)
         self._aliases = {"zh-cn": "zh", "zh-tw": "zh"}
+        profiles = _langdetect_profiles()
+        wanted = [
+            name
+            for name in sorted(os.listdir(profiles))
+            if self._aliases.get(name, name) in self.languages
+        ]
+        self._factory = DetectorFactory()
+        self._factory.load_json_profile(
+            [(Path(profiles) / name).read_text(encoding="utf-8") for name in wanted]
+        )
+        self._factory.set_seed(0)
 
-    def _detect(self, text: str) -> str | None:
+    def _detect_one(self, text: str) -> str | None:
         from langdetect.lang_detect_exception import LangDetectException
 
         detector = self._factory.create()
@@ -155,8 +180,6 @@ class LangdetectIdentifier(LanguageIdentifier):
 
 @cache
 def _langdetect_profiles() -> str:
-    import os
-
     import langdetect
 
     return os.path.join(os.path.dirname(langdetect.__file__), "profiles")

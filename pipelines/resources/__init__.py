@@ -19,3 +19,12 @@ def read_tsv(name: str) -> list[dict[str, str]]:
     ]
     header = lines[0].split("\t")
     return [dict(zip(header, line.split("\t"), strict=False)) for line in lines[1:]]
+
+
+def language_name(code: str | None) -> str:
+    """English name of a language code ("es" -> "Spanish"), from the card-data table."""
+    if not code:
+        return "unknown"
+    names = {row["lang"]: row["mtgjson"] for row in read_tsv("mtgjson_languages.tsv")}
+    name = names.get(code) or names.get(code.split("-")[0]) or code
+    return name.replace("Chinese Simplified", "Chinese")

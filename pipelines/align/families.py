@@ -1,0 +1,128 @@
+"""Translation families: the translations, across documents and languages, of one ruling.
+
+A family is named after an English ruling: every translation aligned with that text (on any
+card: the suspend rulings repeat) joins it. Translations with no English source in the input
+are grouped with each other when they clearly translate the same ruling (a very close
+paraphrase in the same language, or a mutual best cross-lingual match between two
+documents), so that two Spanish versions of a ruling are compared even without the English.
+The inconsistent-translation and date checks read the families.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from ..model import Alignment
+from .context import AlignContext, id_order, template_text
+from .versions import Versions
+
+SAME_LANGUAGE_SIMILARITY = 0.85
+CROSS_LANGUAGE_SIMILARITY = 0.60
+CHUNK = 2048
+
+
+def assign_families(ctx: AlignContext, rows: list[Alignment], versions: Versions) -> None:
+    """Set ``family`` on every row with a translation (and ``superseded_by`` on pairs)."""
+    representative = _english_representatives(ctx)
+    orphans: list[Alignment] = []
+    for row in rows:
+        if row.target_id is None:
+            continue
+        if row.source_id is not None:
+            source = ctx.rulings[ctx.row[row.source_id]]
+            row.family = representative.get(template_text(source), source.id)
+        else:
+            orphans.append(row)
+    _group_orphans(ctx, orphans)
+    for row in rows:
+        if row.source_id and row.target_id and row.method != "untranslated":
+            row.superseded_by = _followed_old_version(ctx, row, versions)
+
+
+def _english_representatives(ctx: AlignContext) -> dict[str, str]:
+    """Template text -> the first English ruling with it (natural id order)."""
+    chosen: dict[str, str] = {}
+    for item in sorted(ctx.rulings, key=lambda r: id_order(r.id)):
+        if ctx.is_source(item):
+            chosen.setdefault(template_text(item), item.id)
+    return chosen
+
+
+def _group_orphans(ctx: AlignContext, orphans: list[Alignment]) -> None:
+    """Union translations without a source that translate the same ruling."""
+    targets = [ctx.rulings[ctx.row[row.target_id]] for row in orphans]
+    if not targets:
+        return
+    parent = list(range(len(targets)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(i: int, j: int) -> None:
+        a, b = find(i), find(j)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+
+    vectors = ctx.vectors[[ctx.row[t.id] for t in targets]]
+    docs = np.array([t.doc for t in targets], dtype=object)
+    langs = np.array([t.lang or "" for t in targets], dtype=object)
+    for start in range(0, len(targets), CHUNK):
+        block = vectors[start : start + CHUNK] @ vectors.T
+        rows, columns = np.nonzero(block >= SAME_LANGUAGE_SIMILARITY)
+        for i, j in zip(rows + start, columns, strict=True):
+            if i < j and docs[i] != docs[j] and langs[i] == langs[j]:
+                union(int(i), int(j))
+    for i, j in _mutual_best_across_languages(vectors, langs):
+        union(i, j)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(targets)):
+        groups[find(i)].append(i)
+    for members in groups.values():
+        name = min((targets[i].id for i in members), key=id_order)
+        for i in members:
+            orphans[i].family = name
+
+
+def _mutual_best_across_languages(vectors: np.ndarray, langs: np.ndarray) -> list[tuple[int, int]]:
+    """Pairs of translations into two languages that are each other's nearest neighbour in
+    the other language, and close enough to be the same ruling."""
+    found = []
+    for lang_a in sorted(set(langs)):
+        for lang_b in sorted(set(langs)):
+            if lang_a >= lang_b:
+                continue
+            rows_a = np.flatnonzero(langs == lang_a)
+            rows_b = np.flatnonzero(langs == lang_b)
+            best_b, score_b = _nearest(vectors[rows_a], vectors[rows_b])
+            best_a, _ = _nearest(vectors[rows_b], vectors[rows_a])
+            for i, j in enumerate(best_b):
+                if best_a[j] == i and score_b[i] >= CROSS_LANGUAGE_SIMILARITY:
+                    found.append((int(rows_a[i]), int(rows_b[j])))
+    return found
+
+
+def _nearest(queries: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index and similarity of each query's nearest candidate, in chunks."""
+    best = np.zeros(len(queries), dtype=np.int64)
+    score = np.zeros(len(queries), dtype=np.float32)
+    for start in range(0, len(queries), CHUNK):
+        block = queries[start : start + CHUNK] @ candidates.T
+        best[start : start + CHUNK] = block.argmax(axis=1)
+        score[start : start + CHUNK] = block.max(axis=1)
+    return best, score
+
+
+def _followed_old_version(ctx: AlignContext, row: Alignment, versions: Versions) -> str | None:
+    """The newer English version, when the translation matches the older one better."""
+    newer = versions.newer(ctx.rulings[ctx.row[row.source_id]])
+    if newer is None:
+        return None
+    target = ctx.vectors[ctx.row[row.target_id]]
+    old_similarity = float(ctx.vectors[ctx.row[row.source_id]] @ target)
+    new_similarity = float(ctx.vectors[ctx.row[newer]] @ target)
+    return newer if old_similarity > new_similarity else None

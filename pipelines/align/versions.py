@@ -1,0 +1,69 @@
+"""Newer versions of English rulings: a reworded ruling with a later date replaces the old one.
+
+An old version is not missing from a translation that has the new one, and a translation
+that matches the old version better than the new one is outdated.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from functools import cached_property
+
+import numpy as np
+
+from ..model import Ruling
+from .context import AlignContext, template_text
+
+NEWER_VERSION_SIMILARITY = 0.65
+NEWER_VERSION_WORDS = 0.30
+"""A later English ruling of the same card (or shared by it) is a newer version of an older
+one when it is this similar in meaning and shares this share of its words in order: the
+2024 suspend ruling rewords the 2021 one (0.70 and 0.36); two different rulings about
+mana costs are close in meaning (0.81) but share few words (0.24)."""
+WORD = re.compile(r"\w+")
+
+
+class Versions:
+    def __init__(self, ctx: AlignContext, english: list[Ruling]) -> None:
+        self.ctx = ctx
+        self.english = [r for r in english if r.date]
+        self._found: dict[str, str | None] = {}
+
+    @cached_property
+    def _vectors(self) -> np.ndarray:
+        return self.ctx.vectors[[self.ctx.row[r.id] for r in self.english]]
+
+    def newer(self, source: Ruling) -> str | None:
+        """The id of a later version of an English ruling among its card's rulings, or None."""
+        if source.id not in self._found:
+            same_card = [i for i, r in enumerate(self.english) if r.card == source.card]
+            self._found[source.id] = self._search(source, same_card)
+        return self._found[source.id]
+
+    def newer_among(self, source: Ruling, candidates: list[Ruling]) -> str | None:
+        """A later version of the ruling among the given English rulings (any card)."""
+        wanted = {r.id for r in candidates}
+        return self._search(source, [i for i, r in enumerate(self.english) if r.id in wanted])
+
+    def _search(self, source: Ruling, indices: list[int]) -> str | None:
+        if not source.date or not indices:
+            return None
+        similarity = self._vectors[indices] @ self.ctx.vectors[self.ctx.row[source.id]]
+        text = template_text(source)
+        found = [
+            (float(similarity[k]), self.english[i].id)
+            for k, i in enumerate(indices)
+            if self.english[i].date > source.date
+            and similarity[k] >= NEWER_VERSION_SIMILARITY
+            and template_text(self.english[i]) != text
+            and shared_words(text, template_text(self.english[i])) >= NEWER_VERSION_WORDS
+        ]
+        return max(found)[1] if found else None
+
+
+def shared_words(left: str, right: str) -> float:
+    """The share of words two texts have in common, in order (0..1)."""
+    return difflib.SequenceMatcher(
+        a=WORD.findall(left), b=WORD.findall(right), autojunk=False
+    ).ratio()

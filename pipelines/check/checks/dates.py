@@ -1,0 +1,84 @@
+"""Dates: a translation dated differently from its source, or from its sister translations."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+
+from ...model import Finding, Ruling
+from ..context import AlignedPair, CheckContext
+from ..registry import check
+
+
+def _swapped(date: str) -> str | None:
+    """The same date with day and month exchanged, if that is a date."""
+    year, month, day = date.split("-")
+    if int(day) > 12 or day == month:
+        return None
+    return f"{year}-{day}-{month}"
+
+
+@check("DATE001", category="date", severity="warning", scope="pair")
+def date_differs_from_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+    """The translation carries a different date than the English ruling it translates.
+    When exchanging day and month makes them agree (06/07/2013 for 2013-06-07), the date
+    was written in the wrong order, which is reported as an error."""
+    source, target = pair.source.date, pair.target.date
+    if not source or not target or source == target:
+        return
+    swapped = _swapped(target) == source
+    yield ctx.finding(
+        "DATE001",
+        pair.target,
+        f"Dated {target} ({pair.target.date_raw}) but its source is dated {source}"
+        + (": day and month are swapped." if swapped else "."),
+        {
+            "expected": source,
+            "found": target,
+            "found_raw": pair.target.date_raw,
+            "day_month_swapped": swapped,
+        },
+        source=pair.source,
+        severity="error" if swapped else None,
+    )
+
+
+@check("DATE002", category="date", severity="warning", scope="corpus")
+def dates_disagree_across_translations(ctx: CheckContext) -> Iterator[Finding]:
+    """The translations of one ruling (in several documents or languages) carry different
+    dates: 02/02/2024 in one document, 07/06/2013 in another. The English source's date, or
+    else the date most of them carry, is the expected one and each translation dated
+    otherwise is reported; when no date prevails every translation is reported. All the
+    dates are in the evidence."""
+    members: dict[str, list[Ruling]] = defaultdict(list)
+    for row in ctx.alignment:
+        if row.family and row.target_id and row.method != "untranslated":
+            target = ctx.by_id[row.target_id]
+            if target.date:
+                members[row.family].append(target)
+    for family, rulings in sorted(members.items()):
+        if len({r.doc for r in rulings}) < 2 or len({r.date for r in rulings}) < 2:
+            continue
+        family_source = ctx.by_id.get(family)
+        source = family_source if family_source and family_source.lang == ctx.source_lang else None
+        votes = Counter(r.date for r in rulings)
+        top = max(votes.values())
+        if source and source.date:
+            expected = {source.date}
+        elif list(votes.values()).count(top) == 1:
+            expected = {date for date, count in votes.items() if count == top}
+        else:
+            expected = set()
+        dated = [{"date": r.date, "ruling": r.id, "lang": r.lang} for r in rulings]
+        for ruling in rulings:
+            if ruling.date in expected:
+                continue
+            others = sorted({r.date for r in rulings if r.date != ruling.date})
+            yield ctx.finding(
+                "DATE002",
+                ruling,
+                f"Dated {ruling.date}, but other translations of this ruling are dated "
+                f"{', '.join(others)}.",
+                {"expected": sorted(expected) or None, "found": ruling.date, "translations": dated},
+                source=source,
+            )

@@ -1,0 +1,47 @@
+"""Numbers: digits and number words must agree (three / tres / 三, second / segunda / 第二)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...model import Finding
+from ..context import AlignedPair, CheckContext
+from ..lexicon import numbers
+from ..registry import check
+
+
+def _describe(values) -> list[str]:
+    return sorted(
+        f"{v.split(':')[1]}{' (ordinal)' if v.startswith('ordinal') else ''}" for v in values
+    )
+
+
+@check("NUM001", category="number", severity="error", scope="pair")
+def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+    """A number of the source (in digits or words, cardinal or ordinal) is missing from the
+    translation or replaced by another: "three time counters" translated with 两个, "the
+    second triggered ability" as "la primera". Words for one are not compared, since
+    languages use them as articles."""
+    source = numbers(pair.source.text, ctx.source_lang)
+    target = numbers(pair.target.text, pair.lang)
+    missing = source - target
+    extra = target - source
+    if not missing:
+        return
+    yield ctx.finding(
+        "NUM001",
+        pair.target,
+        f"The source says {', '.join(_describe(missing.elements()))}"
+        + (
+            f" where the translation says {', '.join(_describe(extra.elements()))}."
+            if extra
+            else ", which the translation lacks."
+        ),
+        {
+            "expected": _describe(source.elements()),
+            "found": _describe(target.elements()),
+            "missing": _describe(missing.elements()),
+            "extra": _describe(extra.elements()),
+        },
+        source=pair.source,
+    )

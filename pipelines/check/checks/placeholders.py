@@ -1,0 +1,100 @@
+"""Placeholders: symbols, counters, rule references and brackets that must survive."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from ...model import Finding, Ruling
+from ..context import AlignedPair, CheckContext
+from ..lexicon import token_kinds, tokens
+from ..registry import check
+
+OPENERS = {"(": ")", "（": "）", "[": "]", "［": "］"}
+QUOTES_OPEN = "“«「『‘"
+QUOTES_CLOSE = "”»」』’"
+
+
+@check("PH001", category="placeholder", severity="error", scope="pair")
+def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+    """A symbol ({X}, {T}, {1}{G}), a power/toughness change (+1/+1), a power/toughness
+    (2/2) or a rule reference (702.62a) of the source is missing from the translation, or
+    the translation has one the source does not. These are copied, never translated."""
+    source, target = tokens(pair.source.text), tokens(pair.target.text)
+    for kind in token_kinds():
+        missing = source[kind.name] - target[kind.name]
+        extra = target[kind.name] - source[kind.name]
+        if not missing and not extra:
+            continue
+        parts = []
+        if missing:
+            parts.append("lacks " + ", ".join(sorted(missing.elements())))
+        if extra:
+            parts.append("adds " + ", ".join(sorted(extra.elements())))
+        yield ctx.finding(
+            "PH001",
+            pair.target,
+            f"The translation {' and '.join(parts)} ({kind.description.split(' such')[0]}).",
+            {
+                "kind": kind.name,
+                "expected": sorted(source[kind.name].elements()),
+                "found": sorted(target[kind.name].elements()),
+                "missing": sorted(missing.elements()),
+                "extra": sorted(extra.elements()),
+            },
+            source=pair.source,
+        )
+
+
+def _brackets(text: str) -> tuple[int, int]:
+    parens = sum(text.count(o) for o in OPENERS)
+    quotes = sum(text.count(q) for q in QUOTES_OPEN) + text.count('"') // 2
+    return parens, quotes
+
+
+@check("PH002", category="placeholder", severity="warning", scope="pair")
+def dropped_brackets(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+    """The translation has fewer parenthesised or quoted passages than the source: a
+    reminder, an example or a quoted phrase ("without paying its mana cost") was dropped
+    or merged into the sentence."""
+    source_parens, source_quotes = _brackets(pair.source.text)
+    target_parens, target_quotes = _brackets(pair.target.text)
+    lost = {}
+    if target_parens < source_parens:
+        lost["parentheses"] = (source_parens, target_parens)
+    if target_quotes < source_quotes:
+        lost["quotations"] = (source_quotes, target_quotes)
+    if lost:
+        what = " and ".join(f"{n - m} {kind}" for kind, (n, m) in lost.items())
+        yield ctx.finding(
+            "PH002",
+            pair.target,
+            f"The translation drops {what} of the source.",
+            {kind: {"expected": n, "found": m} for kind, (n, m) in lost.items()},
+            source=pair.source,
+        )
+
+
+@check("PH003", category="placeholder", severity="warning", scope="ruling")
+def unbalanced_brackets(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+    """Brackets or quotation marks that open and never close (or close without opening)
+    in a translated ruling."""
+    counts = Counter(ruling.text)
+    problems = {}
+    for opener, closer in OPENERS.items():
+        if counts[opener] != counts[closer]:
+            problems[opener + closer] = [counts[opener], counts[closer]]
+    for opener, closer in zip(QUOTES_OPEN, QUOTES_CLOSE, strict=True):
+        if opener == "‘":
+            continue
+        if counts[opener] != counts[closer]:
+            problems[opener + closer] = [counts[opener], counts[closer]]
+    if counts['"'] % 2:
+        problems['"'] = [counts['"'], counts['"']]
+    if problems:
+        yield ctx.finding(
+            "PH003",
+            ruling,
+            "Unbalanced " + ", ".join(problems) + " in this ruling.",
+            {"pairs": problems},
+        )

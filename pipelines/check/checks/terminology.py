@@ -1,0 +1,183 @@
+"""Terminology: game terms against the termbase (approved, forbidden and obsolete forms)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+
+from ...model import Finding, Ruling
+from ..context import AlignedPair, CheckContext
+from ..registry import check
+from ..termbase import TermHit
+
+USABLE = ("approved", "admitted")
+
+
+def _expected(ctx: CheckContext, concept: str, lang: str) -> list[str]:
+    return [t.canonical for t in ctx.termbase.terms(concept, lang, "approved")] or [
+        t.canonical for t in ctx.termbase.terms(concept, lang, "admitted")
+    ]
+
+
+def _source_term(ctx: CheckContext, pair: AlignedPair, concept: str) -> str:
+    hits = [h for h in ctx.term_hits(pair.source.text, ctx.source_lang) if h.concept == concept]
+    return hits[0].form if hits else concept
+
+
+def _wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]]:
+    """Forbidden forms of concepts the source names, not explained by another concept.
+
+    A span can be forbidden for one concept and approved for another ("habilidad activada":
+    wrong for triggered, right for activated). It is only wrong when the source names the
+    first concept and does not name the second one often enough to account for the span.
+    """
+    source_counts = ctx.concept_counts(pair.source.text, ctx.source_lang)
+    hits = ctx.term_hits(pair.target.text, pair.lang)
+    approved_at: dict[tuple[int, int], set[str]] = defaultdict(set)
+    for hit in hits:
+        if hit.status in USABLE:
+            approved_at[hit.start, hit.end].add(hit.concept)
+    budget = Counter(source_counts)
+    wrong: dict[str, list[TermHit]] = defaultdict(list)
+    for hit in hits:
+        if hit.status != "forbidden" or hit.concept not in source_counts:
+            continue
+        explained = [c for c in sorted(approved_at[hit.start, hit.end]) if budget[c] > 0]
+        if explained:
+            budget[explained[0]] -= 1
+            continue
+        wrong[hit.concept].append(hit)
+    return wrong
+
+
+@check("TERM001", category="terminology", severity="error", scope="pair")
+def forbidden_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+    """The source uses a game term and the translation uses a term the termbase forbids for
+    it: "habilidad activada" where the source says triggered ability, "se activa" for
+    "triggers", 起动式异能 for a triggered ability. The evidence names the source term, the
+    wrong form and the approved ones."""
+    for concept, hits in sorted(_wrong_spans(ctx, pair).items()):
+        expected = _expected(ctx, concept, pair.lang)
+        found = sorted({h.form for h in hits})
+        note = next(
+            (t.note for t in ctx.termbase.terms(concept, pair.lang, "forbidden") if t.note), ""
+        )
+        source_term = _source_term(ctx, pair, concept)
+        yield ctx.finding(
+            "TERM001",
+            pair.target,
+            f"\u201c{found[0]}\u201d translates \u201c{source_term}\u201d wrongly; "
+            f"use \u201c{expected[0] if expected else '?'}\u201d.",
+            {
+                "concept": concept,
+                "source_term": source_term,
+                "expected": expected,
+                "found": found,
+                "spans": [[h.start, h.end] for h in hits],
+                "note": note,
+            },
+            source=pair.source,
+        )
+
+
+@check("TERM002", category="terminology", severity="warning", scope="pair")
+def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+    """The source uses a core game term (one the termbase enforces) and the translation
+    contains none of its approved or admitted forms: the term was paraphrased, dropped or
+    mistranslated. (A forbidden form is reported by TERM001 instead; a source that uses
+    old wording, such as "play" for casting a spell, is not held to the new term.)"""
+    named = {
+        h.concept for h in ctx.term_hits(pair.source.text, ctx.source_lang) if h.status in USABLE
+    }
+    hits = ctx.term_hits(pair.target.text, pair.lang)
+    present = {h.concept for h in hits if h.status in USABLE}
+    flagged = set(_wrong_spans(ctx, pair))
+    for concept in sorted(named):
+        if not ctx.termbase.is_enforced(concept) or concept in present or concept in flagged:
+            continue
+        expected = _expected(ctx, concept, pair.lang)
+        if not expected:
+            continue
+        source_term = _source_term(ctx, pair, concept)
+        yield ctx.finding(
+            "TERM002",
+            pair.target,
+            f"The source says \u201c{source_term}\u201d but the translation has no "
+            f"\u201c{expected[0]}\u201d.",
+            {"concept": concept, "source_term": source_term, "expected": expected, "found": []},
+            source=pair.source,
+        )
+
+
+@check("TERM003", category="terminology", severity="warning", scope="ruling")
+def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+    """The translation uses old official wording the termbase marks obsolete ("poner en
+    juego" for "put onto the battlefield", 场上). Not reported when the English source itself
+    uses the old wording of that concept (an old ruling translated faithfully)."""
+    if not ruling.lang or ruling.lang == ctx.source_lang:
+        return
+    pair = ctx.pairs_by_target.get(ruling.id)
+    source_old = set()
+    if pair:
+        source_old = {
+            h.concept
+            for h in ctx.term_hits(pair.source.text, ctx.source_lang)
+            if h.status == "obsolete"
+        }
+    by_concept: dict[str, list[TermHit]] = defaultdict(list)
+    for hit in ctx.term_hits(ruling.text, ruling.lang):
+        if hit.status == "obsolete" and hit.concept not in source_old:
+            by_concept[hit.concept].append(hit)
+    for concept, hits in sorted(by_concept.items()):
+        expected = _expected(ctx, concept, ruling.lang)
+        found = sorted({h.form for h in hits})
+        yield ctx.finding(
+            "TERM003",
+            ruling,
+            f"\u201c{found[0]}\u201d is old wording; use \u201c{expected[0] if expected else '?'}"
+            "\u201d.",
+            {
+                "concept": concept,
+                "expected": expected,
+                "found": found,
+                "spans": [[h.start, h.end] for h in hits],
+            },
+            source=pair.source if pair else None,
+        )
+
+
+@check("TERM004", category="terminology", severity="warning", scope="ruling")
+def never_a_game_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+    """The text uses a word the termbase forbids and approves for no concept at all
+    ("duelista" for player, 玩家), in a ruling that has no English source to compare with
+    or whose source does not name the concept (otherwise TERM001 reports it)."""
+    if not ruling.lang or ruling.lang == ctx.source_lang:
+        return
+    pair = ctx.pairs_by_target.get(ruling.id)
+    source_concepts = set(ctx.concept_counts(pair.source.text, ctx.source_lang)) if pair else set()
+    hits = ctx.term_hits(ruling.text, ruling.lang)
+    approved_spans = {(h.start, h.end) for h in hits if h.status in USABLE}
+    by_concept: dict[str, list[TermHit]] = defaultdict(list)
+    for hit in hits:
+        if (
+            hit.status == "forbidden"
+            and (hit.start, hit.end) not in approved_spans
+            and hit.concept not in source_concepts
+        ):
+            by_concept[hit.concept].append(hit)
+    for concept, found_hits in sorted(by_concept.items()):
+        expected = _expected(ctx, concept, ruling.lang)
+        found = sorted({h.form for h in found_hits})
+        yield ctx.finding(
+            "TERM004",
+            ruling,
+            f"\u201c{found[0]}\u201d is not a game term; use "
+            f"\u201c{expected[0] if expected else '?'}\u201d.",
+            {
+                "concept": concept,
+                "expected": expected,
+                "found": found,
+                "spans": [[h.start, h.end] for h in found_hits],
+            },
+            source=pair.source if pair else None,
+        )

@@ -1,0 +1,78 @@
+"""Truncation: text cut off with an ellipsis, or far shorter than its source."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import defaultdict
+from collections.abc import Iterator
+
+from ...model import Finding, Ruling
+from ..context import AlignedPair, CheckContext
+from ..registry import check
+
+CUT = re.compile(r"(?:…|\.\.\.|\. \. \.)\s*$")
+SENTENCE_END = re.compile(r"[.!?。！？][\"'”»」)）]*\s*(?:…|\.\.\.)$")
+QUOTED_ELLIPSIS = re.compile(r"[\[\[]?\.\s?\.\s?\.[\]”\"»]")
+SHORT_RATIO = 0.5
+"""A translation under half the usual length ratio of its language is too short."""
+MIN_SOURCE_CHARS = 40
+DEFAULT_RATIOS = {"es": 1.15, "zh": 0.32, "fr": 1.2, "de": 1.15, "it": 1.1, "pt": 1.1}
+
+
+@check("TRUNC001", category="truncation", severity="error", scope="ruling")
+def cut_off(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+    """The ruling ends with an ellipsis in the middle of a sentence ("…de modo que las
+    habilidades de entrar al campo de batalla del…"): the text was cut off, typically by a
+    tool with a length limit."""
+    text = ruling.text.rstrip()
+    if not CUT.search(text) or SENTENCE_END.search(text):
+        return
+    yield ctx.finding(
+        "TRUNC001",
+        ruling,
+        "The text stops mid-sentence with an ellipsis: it was cut off.",
+        {"ending": text[-60:], "length": len(text)},
+    )
+
+
+def _length_ratios(ctx: CheckContext) -> dict[str, float]:
+    """The median target/source length ratio per language over this run's pairs."""
+    if "length_ratios" not in ctx.cache:
+        ratios = defaultdict(list)
+        for pair in ctx.pairs:
+            if len(pair.source.text) >= MIN_SOURCE_CHARS:
+                ratios[pair.lang].append(len(pair.target.text) / len(pair.source.text))
+        ctx.cache["length_ratios"] = {
+            lang: statistics.median(values) if len(values) >= 20 else DEFAULT_RATIOS.get(lang, 1.0)
+            for lang, values in ratios.items()
+        }
+    return ctx.cache["length_ratios"]
+
+
+@check("TRUNC002", category="truncation", severity="warning", scope="pair")
+def far_too_short(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+    """The translation is less than half as long as translations into its language usually
+    are relative to their source: a sentence or clause is probably missing. (The usual
+    ratio is the median of this run's pairs, e.g. about 1.15 for Spanish and 0.32 for
+    Chinese characters per English character.)"""
+    source_length = len(pair.source.text)
+    if source_length < MIN_SOURCE_CHARS:
+        return
+    usual = _length_ratios(ctx).get(pair.lang, DEFAULT_RATIOS.get(pair.lang, 1.0))
+    ratio = len(pair.target.text) / source_length
+    if ratio >= SHORT_RATIO * usual or CUT.search(pair.target.text.rstrip()):
+        return
+    yield ctx.finding(
+        "TRUNC002",
+        pair.target,
+        f"The translation is {ratio / usual:.0%} of the usual length for its source: "
+        "part of it is probably missing.",
+        {
+            "source_chars": source_length,
+            "target_chars": len(pair.target.text),
+            "ratio": round(ratio, 3),
+            "usual_ratio": round(usual, 3),
+        },
+        source=pair.source,
+    )

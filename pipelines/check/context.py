@@ -1,0 +1,154 @@
+"""What every check can see: the rulings, the aligned pairs, the termbase and card index."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ..ingest.cards import CardIndex
+from ..model import Alignment, Finding, Ruling
+from ..rules import emit
+from .termbase import Termbase, TermHit
+
+TRANSLATION_METHODS = frozenset(
+    {"rule", "order+embedding", "date+embedding", "embedding", "template"}
+)
+"""Alignment methods that pair a source with its translation (not untranslated or missing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AlignedPair:
+    """An English source ruling and the translation aligned with it."""
+
+    source: Ruling
+    target: Ruling
+    alignment: Alignment
+
+    @property
+    def lang(self) -> str:
+        return self.target.lang or ""
+
+
+@dataclass
+class CheckContext:
+    rulings: list[Ruling]
+    alignment: list[Alignment]
+    termbase: Termbase
+    cards: CardIndex
+    source_lang: str = "en"
+    by_id: dict[str, Ruling] = field(init=False)
+    cache: dict[str, Any] = field(default_factory=dict)
+    """Per-run values that checks compute once (length ratios, similarity statistics)."""
+
+    def __post_init__(self) -> None:
+        self.by_id = {r.id: r for r in self.rulings}
+        self._hits: dict[tuple[str, str], list[TermHit]] = {}
+        self._concepts: dict[tuple[str, str], Counter[str]] = {}
+
+    def term_hits(self, text: str, lang: str) -> list[TermHit]:
+        """The termbase's hits in a text (cached: the same text recurs on many cards)."""
+        key = (text, lang)
+        if key not in self._hits:
+            self._hits[key] = self.termbase.find(text, lang)
+        return self._hits[key]
+
+    def concept_counts(self, text: str, lang: str) -> Counter[str]:
+        """How often each concept is named (in any form but a forbidden one)."""
+        key = (text, lang)
+        if key not in self._concepts:
+            self._concepts[key] = Counter(
+                hit.concept for hit in self.term_hits(text, lang) if hit.status != "forbidden"
+            )
+        return self._concepts[key]
+
+    @cached_property
+    def pairs(self) -> list[AlignedPair]:
+        return [
+            AlignedPair(self.by_id[row.source_id], self.by_id[row.target_id], row)
+            for row in self.alignment
+            if row.method in TRANSLATION_METHODS and row.source_id and row.target_id
+        ]
+
+    @cached_property
+    def documents(self) -> dict[str, list[Ruling]]:
+        by_doc: dict[str, list[Ruling]] = defaultdict(list)
+        for item in self.rulings:
+            by_doc[item.doc].append(item)
+        return dict(by_doc)
+
+    @cached_property
+    def translations(self) -> list[Ruling]:
+        """Rulings of translated documents (whatever language their own text is in)."""
+        return [r for r in self.rulings if r.doc_lang and r.doc_lang != self.source_lang]
+
+    @cached_property
+    def pairs_by_target(self) -> dict[str, AlignedPair]:
+        return {pair.target.id: pair for pair in self.pairs}
+
+    @cached_property
+    def untranslated(self) -> dict[str, Alignment]:
+        """Rows of source-language rulings standing in translations, by target id."""
+        return {
+            row.target_id: row
+            for row in self.alignment
+            if row.method == "untranslated" and row.target_id
+        }
+
+    def is_card_name(self, text: str) -> bool:
+        return bool(self.cards.lookup(text))
+
+    def finding(
+        self,
+        code: str,
+        ruling: Ruling,
+        message: str,
+        evidence: dict[str, Any] | None = None,
+        *,
+        source: Ruling | None = None,
+        severity: str | None = None,
+        lang: str | None = None,
+    ) -> Finding:
+        """A finding about one ruling, located at its file and line; ``lang`` is the
+        translation's language (by default the ruling's, or its document's)."""
+        if lang is None:
+            lang = ruling.lang if ruling.lang != self.source_lang else ruling.doc_lang
+        return emit(
+            code,
+            message,
+            file=ruling.file,
+            line=ruling.line,
+            lang=lang,
+            ruling_id=ruling.id,
+            source_id=source.id if source else None,
+            card=ruling.card,
+            section=ruling.section,
+            evidence=evidence or {},
+            severity=severity,
+            anchor=ruling.text,
+        )
+
+    def document_finding(
+        self, code: str, members: list[Ruling], message: str, evidence: dict[str, Any]
+    ) -> Finding:
+        """A finding about a whole document, located at its first ruling."""
+        first = min(members, key=lambda r: (r.line or 0, r.position))
+        return emit(
+            code,
+            message,
+            file=first.file,
+            line=first.line,
+            lang=first.doc_lang,
+            card=first.card,
+            section=None,
+            evidence=evidence,
+            anchor=first.doc,
+        )
+
+
+def spans_of(ruling: Ruling, lang: str) -> Iterator[tuple[int, int, str]]:
+    for span in ruling.spans:
+        if span["lang"] == lang:
+            yield span["start"], span["end"], ruling.text[span["start"] : span["end"]]

@@ -1,0 +1,142 @@
+"""The data-file driven text analyses the checks share: tokens, numbers, variants, address."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from functools import cache
+
+from ..ingest import dates
+from ..resources import read_tsv
+
+UNSPACED = ("zh", "ja", "ko")
+
+
+@dataclass(frozen=True, slots=True)
+class TokenKind:
+    name: str
+    pattern: re.Pattern[str]
+    description: str
+
+
+@cache
+def token_kinds() -> tuple[TokenKind, ...]:
+    return tuple(
+        TokenKind(row["name"], re.compile(row["pattern"]), row["description"])
+        for row in read_tsv("placeholder_patterns.tsv")
+    )
+
+
+def tokens(text: str) -> dict[str, Counter[str]]:
+    """Placeholder tokens by kind ({X}, +1/+1, 702.62a), each kind's matches counted."""
+    found: dict[str, Counter[str]] = {}
+    taken: list[tuple[int, int]] = []
+    for kind in token_kinds():
+        counts: Counter[str] = Counter()
+        for match in kind.pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            taken.append(match.span())
+            counts[_normal_token(match.group())] += 1
+        found[kind.name] = counts
+    return found
+
+
+def _normal_token(token: str) -> str:
+    return (
+        token.replace("−", "-").replace("–", "-").upper()
+        if token.startswith("{")
+        else (token.replace("−", "-").replace("–", "-"))
+    )
+
+
+def strip_tokens(text: str) -> str:
+    """The text with placeholder tokens and dates blanked, for number extraction."""
+    for kind in token_kinds():
+        text = kind.pattern.sub(" ", text)
+    while found := dates.search(text):
+        text = text[: found.start] + " " + text[found.end :]
+    return text
+
+
+@cache
+def _number_patterns(lang: str) -> list[tuple[re.Pattern[str], str]]:
+    rows = [row for row in read_tsv("number_words.tsv") if row["lang"] == lang.split("-")[0]]
+    classifiers = next((r["forms"] for r in rows if r["kind"] == "classifier"), "")
+    patterns = []
+    for row in rows:
+        if row["kind"] == "classifier":
+            continue
+        forms = "|".join(sorted(map(re.escape, row["forms"].split("|")), key=len, reverse=True))
+        value = f"{row['kind']}:{row['value']}"
+        if lang.split("-")[0] in UNSPACED:
+            after = f"(?=[{classifiers.replace('|', '')}])" if row["kind"] == "cardinal" else ""
+            patterns.append((re.compile(f"(?:{forms}){after}"), value))
+        else:
+            patterns.append((re.compile(rf"\b(?:{forms})\b", re.IGNORECASE), value))
+    return patterns
+
+
+DIGITS = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")
+
+
+def numbers(text: str, lang: str) -> Counter[str]:
+    """Numbers a ruling states: digits and number words (``cardinal:3``, ``ordinal:2``)."""
+    plain = strip_tokens(text)
+    found: Counter[str] = Counter()
+    for match in DIGITS.finditer(plain):
+        found[f"cardinal:{match.group().replace(',', '.')}"] += 1
+    taken: list[tuple[int, int]] = []
+    for pattern, value in sorted(_number_patterns(lang), key=lambda p: -len(p[0].pattern)):
+        for match in pattern.finditer(plain):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            taken.append(match.span())
+            found[value] += 1
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    group: str
+    region: str
+    pattern: re.Pattern[str]
+    forms: tuple[str, ...]
+
+
+@cache
+def regional_variants(lang: str) -> dict[str, list[Variant]]:
+    groups: dict[str, list[Variant]] = defaultdict(list)
+    for row in read_tsv("regional_variants.tsv"):
+        if row["lang"] != lang.split("-")[0]:
+            continue
+        forms = tuple(row["variant"].split("|"))
+        alternation = "|".join(sorted(map(re.escape, forms), key=len, reverse=True))
+        pattern = re.compile(rf"\b(?:{alternation})\b", re.IGNORECASE)
+        groups[row["group"]].append(Variant(row["group"], row["region"], pattern, forms))
+    return dict(groups)
+
+
+@cache
+def address_forms(lang: str) -> tuple[re.Pattern[str], re.Pattern[str], dict[str, str]]:
+    """Patterns for informal and formal verb forms, and formal -> informal."""
+    rows = [row for row in read_tsv("formality.tsv") if row["lang"] == lang.split("-")[0]]
+    informal = "|".join(sorted((re.escape(r["informal"]) for r in rows), key=len, reverse=True))
+    formal = "|".join(sorted((re.escape(r["formal"]) for r in rows), key=len, reverse=True))
+    never = re.compile(r"(?!x)x")
+    return (
+        re.compile(rf"\b(?:{informal})\b", re.IGNORECASE) if rows else never,
+        re.compile(rf"\b(?:{formal})\b", re.IGNORECASE) if rows else never,
+        {r["formal"]: r["informal"] for r in rows},
+    )
+
+
+WORD = re.compile(r"\w+(?:['’]\w+)?", re.UNICODE)
+
+
+def words(text: str, lang: str) -> list[str]:
+    """Word tokens; characters for unspaced languages."""
+    if lang.split("-")[0] in UNSPACED:
+        return [c for c in text if not c.isspace()]
+    return WORD.findall(text)
