@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -9,13 +10,14 @@ from typing import Any
 
 import click
 
-from . import __version__, console, stages
+from . import __version__, console, stages, tables
 from .align.embed import EmbedderError, known_specs
 from .check.baseline import BaselineError
 from .check.termbase import TermbaseError
 from .ingest import InputError
 from .ingest.langid import IDENTIFIERS
 from .model import SEVERITY_RANK, Finding
+from .report import WRITERS
 from .settings import Settings
 from .tables import TableError
 
@@ -191,8 +193,10 @@ def run(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
         result = stages.ingest_stage(list(inputs) or [DEFAULT_INPUT], out, settings)
         stages.align_stage(out, settings, progress.update)
         checked = stages.check_stage(out, settings, progress.update)
+        written = stages.report_stage(out, settings)
     console.ingest_summary(result)
-    console.findings_summary(checked.findings, checked.suppressed, out)
+    console.findings_summary(checked.findings, checked.suppressed)
+    console.reports_written(written)
     return exit_status(checked.findings, settings.fail_on)
 
 
@@ -229,8 +233,48 @@ def check(out: Path, **options: Any) -> int:
     """Run the checks on OUT's corpus and alignment: OUT/findings.jsonl."""
     settings = settings_from(options)
     checked = stages.check_stage(out, settings)
-    console.findings_summary(checked.findings, checked.suppressed, out)
+    console.findings_summary(checked.findings, checked.suppressed)
     return exit_status(checked.findings, settings.fail_on)
+
+
+@main.command()
+@out_option(required=True)
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    callback=_split,
+    help="Report formats to write (comma-separated; default all): "
+    + ", ".join(WRITERS.names())
+    + ".",
+)
+@click.option(
+    "--termbase",
+    "termbases",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Extra termbase (TSV or TBX) for the TBX export. Repeatable.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "never"]),
+    default="error",
+    show_default=True,
+    help="Exit 1 when a finding at or above this severity is in the report.",
+)
+def report(out: Path, formats: tuple[str, ...], **options: Any) -> int:
+    """Write OUT/report.html and the other report files from OUT's tables."""
+    unknown = sorted(set(formats) - set(WRITERS.names()))
+    if unknown:
+        raise click.BadParameter(
+            f"unknown format {', '.join(unknown)} (known: {', '.join(WRITERS.names())})",
+            param_hint="--format",
+        )
+    settings = dataclasses.replace(settings_from(options), formats=formats)
+    written = stages.report_stage(out, settings)
+    console.reports_written(written)
+    findings = tables.read_records(out / tables.FINDINGS, Finding)
+    return exit_status(findings, settings.fail_on)
 
 
 @main.command()

@@ -96,8 +96,8 @@ def alignment_summary(rows: list[Alignment]) -> None:
     )
 
 
-def findings_summary(findings: list[Finding], suppressed: list[Finding], out: Path) -> None:
-    """Findings by language, category and severity, and where the reports are."""
+def findings_summary(findings: list[Finding], suppressed: list[Finding]) -> None:
+    """Findings by language, category and severity."""
     if not findings:
         stdout.print("No findings.")
     else:
@@ -120,4 +120,10 @@ def findings_summary(findings: list[Finding], suppressed: list[Finding], out: Pa
         )
     if suppressed:
         stdout.print(f"{len(suppressed)} findings accepted by the baseline were not reported.")
-    stdout.print(f"Reports are in {out}/.")
+
+
+def reports_written(paths: list[Path]) -> None:
+    if paths:
+        folder = paths[0].parent
+        names = ", ".join(p.name for p in paths)
+        stdout.print(f"Reports in {folder}/: {names}.")

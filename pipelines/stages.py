@@ -16,6 +16,7 @@ from .ingest import IngestResult, InputError, finding_order, ingest
 from .ingest.cards import CardIndex
 from .ingest.readers import CardName
 from .model import Alignment, Finding, Ruling
+from .report import write_reports
 from .settings import Settings
 
 Progress = Callable[[str, int, int], None]
@@ -103,3 +104,11 @@ def _unique(findings: list[Finding]) -> list[Finding]:
     for finding in findings:
         seen.setdefault(finding.fingerprint, finding)
     return list(seen.values())
+
+
+def report_stage(out: Path, settings: Settings) -> list[Path]:
+    """Read the three tables; write the report files (all formats, or settings.formats)."""
+    run = tables.RunTables.load(out)
+    run.termbase = Termbase.load(settings.termbases, source_lang=settings.source_lang)
+    run.source_lang = settings.source_lang
+    return write_reports(run, out, settings.formats)

@@ -74,6 +74,14 @@ class RunTables:
     rulings: list[Ruling]
     alignment: list[Alignment] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    suppressed: list[Finding] = field(default_factory=list)
+    termbase: Any = None
+    """The termbase the checks used (shipped plus --termbase files), for the TBX export."""
+    source_lang: str = "en"
+
+    @property
+    def by_id(self) -> dict[str, Ruling]:
+        return {r.id: r for r in self.rulings}
 
     @property
     def corpus(self) -> pd.DataFrame:
@@ -89,8 +97,12 @@ class RunTables:
 
     @classmethod
     def load(cls, out: Path, *, alignment: bool = True, findings: bool = True) -> RunTables:
+        suppressed = out / SUPPRESSED
         return cls(
             rulings=read_records(out / CORPUS, Ruling),
             alignment=read_records(out / ALIGNMENT, Alignment) if alignment else [],
             findings=read_records(out / FINDINGS, Finding) if findings else [],
+            suppressed=(
+                read_records(suppressed, Finding) if findings and suppressed.is_file() else []
+            ),
         )

@@ -1,0 +1,1 @@
+"""One module per report format; each registers its writer with ``@writer``."""
