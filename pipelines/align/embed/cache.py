@@ -1,0 +1,383 @@
+"""On-disk cache of embeddings, keyed by (embedder name, text).
+
+Layout: ``<cache dir>/embeddings/<embedder slug>/`` holds ``model.txt`` (the embedder's full
+name) and shards. A shard is a pair of ``.npy`` files with a common stem: ``STEM.vecs.npy``
+(float32 vectors, n x dim) and ``STEM.keys.npy`` (n x 2 uint64, the 128-bit BLAKE2b digest of
+each text's UTF-8). A run that computed new vectors adds one shard; shards are never changed.
+
+Safety with several processes: each file is written to a temporary name, synced and renamed
+into place, and the keys file is renamed last, so a shard is visible only when complete.
+Readers map the vector files read-only; a shard that vanishes or is damaged is skipped, which
+costs a recomputation and never a wrong vector. When a text is in several shards (two
+processes computed it at once) the oldest shard wins, so a lookup does not depend on timing.
+
+Growth: entries are never evicted on their own. Shards are merged when there are more than
+``max_shards`` of an embedder, which removes duplicates, and a warning is logged once when
+the whole cache grows past ``LARGE_CACHE_BYTES``. ``info``, ``prune`` and ``clear`` show and
+reclaim the space (roughly 2 KB per text for a 512-dimension model).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import secrets
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from hashlib import blake2b
+from pathlib import Path
+
+import numpy as np
+import platformdirs
+
+log = logging.getLogger(__name__)
+
+CACHE_DIR_ENV = "RULINGS_CACHE_DIR"
+MAX_SHARDS = 16
+LARGE_CACHE_BYTES = 2 * 1024**3
+STALE_TEMP_SECONDS = 3600
+"""Temporary files older than this belong to a writer that died; ``prune`` removes them."""
+
+_KEYS = ".keys.npy"
+_VECS = ".vecs.npy"
+_PART = ".part"
+_NAME_FILE = "model.txt"
+
+
+def default_cache_dir() -> Path:
+    """``$RULINGS_CACHE_DIR`` if set, else the platform's user cache folder for rulings."""
+    configured = os.environ.get(CACHE_DIR_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    return Path(platformdirs.user_cache_dir("rulings"))
+
+
+def text_keys(texts: Sequence[str]) -> np.ndarray:
+    """The cache key of each text: its 128-bit BLAKE2b digest as a row of two uint64."""
+    digests = b"".join(
+        blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest() for text in texts
+    )
+    return np.frombuffer(digests, dtype="<u8").reshape(-1, 2)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheInfo:
+    name: str
+    directory: Path
+    shards: int
+    entries: int
+    """Vectors stored, duplicates included (``compact`` removes them)."""
+    bytes: int
+    last_used: float
+    """Seconds since the epoch of the last lookup or store."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """Every key of an embedder's shards, sorted and without duplicates, and where it is."""
+
+    stems: tuple[str, ...]
+    """The shards listed when the index was built (to notice new ones)."""
+    loaded: tuple[str, ...]
+    """The shards it actually holds (a damaged or vanished one is left out)."""
+    high: np.ndarray
+    low: np.ndarray
+    shard: np.ndarray
+    row: np.ndarray
+    vectors: tuple[np.ndarray, ...]
+    dim: int
+
+    def __len__(self) -> int:
+        return len(self.high)
+
+
+class EmbeddingCache:
+    """Embeddings on disk under ``<cache_dir>/embeddings``; ``cache_dir`` defaults to
+    ``default_cache_dir()``."""
+
+    def __init__(self, cache_dir: Path | str | None = None, *, max_shards: int = MAX_SHARDS):
+        root = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+        self.directory = root / "embeddings"
+        self.max_shards = max_shards
+        self._indexes: dict[str, _Index] = {}
+        self._warned_large = False
+
+    def __repr__(self) -> str:
+        return f"<EmbeddingCache {self.directory}>"
+
+    def model_dir(self, name: str) -> Path:
+        """The folder of one embedder: a readable slug of its name and a hash of the name."""
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:60]
+        digest = blake2b(name.encode("utf-8"), digest_size=4).hexdigest()
+        return self.directory / f"{slug}-{digest}"
+
+    def get(self, name: str, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Which texts are cached, and their vectors.
+
+        Returns ``(hits, vectors)``: a bool mask over ``texts`` and a float32 matrix with one
+        row per hit, in the order of the texts (shape ``(0, 0)`` when the cache is empty).
+        """
+        keys = text_keys(texts)
+        index = self._index(name)
+        hits = np.zeros(len(keys), dtype=bool)
+        if index is None or not len(keys):
+            return hits, np.empty((0, index.dim if index else 0), dtype=np.float32)
+        _touch(self.model_dir(name) / _NAME_FILE)
+        position = np.minimum(np.searchsorted(index.high, keys[:, 0]), len(index) - 1)
+        hits = (index.high[position] == keys[:, 0]) & (index.low[position] == keys[:, 1])
+        found = position[hits]
+        shard, row = index.shard[found], index.row[found]
+        vectors = np.empty((len(found), index.dim), dtype=np.float32)
+        for number in np.unique(shard):
+            slots = np.flatnonzero(shard == number)
+            slots = slots[np.argsort(row[slots], kind="stable")]
+            vectors[slots] = index.vectors[number][row[slots]]
+        return hits, vectors
+
+    def put(self, name: str, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Store vectors as one new shard. A failure to write is logged, never raised."""
+        vectors = np.asarray(vectors)
+        if vectors.dtype != np.float32 or vectors.ndim != 2 or len(vectors) != len(texts):
+            raise ValueError(
+                f"expected {len(texts)} float32 vectors, got {vectors.dtype} {vectors.shape}"
+            )
+        if not len(texts):
+            return
+        folder = self.model_dir(name)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if not (folder / _NAME_FILE).exists():
+                _write_atomic(folder / _NAME_FILE, lambda f: f.write(name.encode("utf-8")))
+            stem = _new_stem()
+            _save_atomic(folder / f"{stem}{_VECS}", np.ascontiguousarray(vectors))
+            _save_atomic(folder / f"{stem}{_KEYS}", text_keys(texts))
+        except OSError as error:
+            log.warning("could not store embeddings in %s: %s", folder, error)
+            return
+        if len(_stems(folder)) > self.max_shards:
+            self.compact(name)
+        self._warn_if_large()
+
+    def compact(self, name: str) -> None:
+        """Merge an embedder's shards into one, keeping one vector per text."""
+        folder = self.model_dir(name)
+        index = self._index(name)
+        if index is None or len(index.loaded) < 2:
+            return
+        oldest_time = index.loaded[0].split("-")[0]
+        stem = f"{oldest_time}-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            _write_atomic(folder / f"{stem}{_VECS}", lambda file: _write_vectors_of(index, file))
+            _save_atomic(folder / f"{stem}{_KEYS}", np.column_stack([index.high, index.low]))
+        except OSError as error:
+            log.warning("could not compact the embedding cache %s: %s", folder, error)
+            return
+        for old in index.loaded:
+            _remove_shard(folder, old)
+        self._indexes.pop(name, None)
+
+    def info(self) -> list[CacheInfo]:
+        """One line per embedder with cached vectors."""
+        result = []
+        for folder in self._model_dirs():
+            name_file = folder / _NAME_FILE
+            try:
+                name = name_file.read_text(encoding="utf-8")
+                last_used = name_file.stat().st_mtime
+            except OSError:
+                name, last_used = folder.name, 0.0
+            entries = 0
+            stems = _stems(folder)
+            for stem in stems:
+                try:
+                    entries += len(np.load(folder / f"{stem}{_KEYS}", mmap_mode="r"))
+                except (OSError, ValueError):
+                    continue
+            result.append(CacheInfo(name, folder, len(stems), entries, _size(folder), last_used))
+        return result
+
+    def clear(self, name: str | None = None) -> None:
+        """Remove one embedder's vectors, or every embedder's."""
+        folders = [self.model_dir(name)] if name is not None else self._model_dirs()
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+        self._indexes.clear()
+
+    def prune(self, max_bytes: int) -> list[str]:
+        """Remove whole embedders, least recently used first, until at most ``max_bytes``
+        remain; also remove temporary files left by writers that died. Returns the names
+        removed."""
+        now = time.time()
+        for folder in self._model_dirs():
+            for part in folder.glob(f"*{_PART}"):
+                try:
+                    if now - part.stat().st_mtime > STALE_TEMP_SECONDS:
+                        part.unlink()
+                except OSError:
+                    continue
+        removed = []
+        caches = sorted(self.info(), key=lambda entry: entry.last_used)
+        total = sum(entry.bytes for entry in caches)
+        for entry in caches:
+            if total <= max_bytes:
+                break
+            shutil.rmtree(entry.directory, ignore_errors=True)
+            self._indexes.clear()
+            total -= entry.bytes
+            removed.append(entry.name)
+        return removed
+
+    def _model_dirs(self) -> list[Path]:
+        if not self.directory.is_dir():
+            return []
+        return sorted(path for path in self.directory.iterdir() if path.is_dir())
+
+    def _index(self, name: str) -> _Index | None:
+        """The index of an embedder's shards, rebuilt only when the set of shards changed."""
+        folder = self.model_dir(name)
+        stems = tuple(_stems(folder))
+        cached = self._indexes.get(name)
+        if cached is not None and cached.stems == stems:
+            return cached
+        index = _build_index(folder, stems)
+        if index is None:
+            self._indexes.pop(name, None)
+        else:
+            self._indexes[name] = index
+        return index
+
+    def _warn_if_large(self) -> None:
+        if self._warned_large:
+            return
+        total = sum(_size(folder) for folder in self._model_dirs())
+        if total > LARGE_CACHE_BYTES:
+            self._warned_large = True
+            log.warning(
+                "the embedding cache %s holds %.1f GB; remove it or prune it "
+                "(EmbeddingCache.prune) to reclaim the space",
+                self.directory,
+                total / 1024**3,
+            )
+
+
+def _build_index(folder: Path, stems: tuple[str, ...]) -> _Index | None:
+    keys, shards, rows, vectors, loaded = [], [], [], [], []
+    dim = None
+    for stem in stems:
+        try:
+            shard_keys = np.load(folder / f"{stem}{_KEYS}")
+            shard_vectors = np.load(folder / f"{stem}{_VECS}", mmap_mode="r")
+        except (OSError, ValueError) as error:
+            log.debug("skipping embedding shard %s: %s", folder / stem, error)
+            continue
+        valid = (
+            shard_keys.dtype == np.dtype("<u8")
+            and shard_keys.ndim == 2
+            and shard_keys.shape[1] == 2
+            and shard_vectors.dtype == np.float32
+            and shard_vectors.ndim == 2
+            and len(shard_vectors) == len(shard_keys)
+            and shard_vectors.shape[1] == (dim or shard_vectors.shape[1])
+        )
+        if not valid:
+            log.warning("skipping damaged embedding shard %s", folder / stem)
+            continue
+        dim = shard_vectors.shape[1]
+        keys.append(shard_keys)
+        shards.append(np.full(len(shard_keys), len(vectors), dtype=np.int32))
+        rows.append(np.arange(len(shard_keys), dtype=np.int64))
+        vectors.append(shard_vectors)
+        loaded.append(stem)
+    if dim is None:
+        return None
+    all_keys = np.concatenate(keys)
+    # lexsort is stable: among equal keys the one from the oldest shard comes first and wins.
+    order = np.lexsort((all_keys[:, 1], all_keys[:, 0]))
+    high, low = all_keys[order, 0], all_keys[order, 1]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (high[1:] != high[:-1]) | (low[1:] != low[:-1])
+    order = order[first]
+    return _Index(
+        stems=stems,
+        loaded=tuple(loaded),
+        high=high[first],
+        low=low[first],
+        shard=np.concatenate(shards)[order],
+        row=np.concatenate(rows)[order],
+        vectors=tuple(vectors),
+        dim=dim,
+    )
+
+
+def _write_vectors_of(index: _Index, file) -> None:
+    """Write an index's vectors as one .npy, in index order, a block at a time."""
+    np.lib.format.write_array_header_1_0(
+        file, {"descr": "<f4", "fortran_order": False, "shape": (len(index), index.dim)}
+    )
+    block_rows = 65536
+    for start in range(0, len(index), block_rows):
+        shard = index.shard[start : start + block_rows]
+        row = index.row[start : start + block_rows]
+        block = np.empty((len(shard), index.dim), dtype="<f4")
+        for number in np.unique(shard):
+            slots = shard == number
+            block[slots] = index.vectors[number][row[slots]]
+        file.write(block.tobytes())
+
+
+def _new_stem() -> str:
+    """Shard names sort by creation time; pid and a random part keep writers apart."""
+    return f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _stems(folder: Path) -> list[str]:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(name[: -len(_KEYS)] for name in names if name.endswith(_KEYS))
+
+
+def _save_atomic(path: Path, array: np.ndarray) -> None:
+    _write_atomic(path, lambda file: np.save(file, array, allow_pickle=False))
+
+
+def _write_atomic(path: Path, write) -> None:
+    """Write through a temporary file in the same folder, sync it, then rename it in place."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}{_PART}")
+    try:
+        with open(temporary, "wb") as file:
+            write(file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _remove_shard(folder: Path, stem: str) -> None:
+    """Keys first, so that no reader sees a shard whose vectors are gone."""
+    for suffix in (_KEYS, _VECS):
+        try:
+            (folder / f"{stem}{suffix}").unlink(missing_ok=True)
+        except OSError as error:
+            log.debug("could not remove %s: %s", folder / f"{stem}{suffix}", error)
+
+
+def _touch(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def _size(folder: Path) -> int:
+    total = 0
+    with contextlib.suppress(OSError):
+        for path in folder.iterdir():
+            with contextlib.suppress(OSError):
+                total += path.stat().st_size
+    return total

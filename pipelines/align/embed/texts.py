@@ -1,0 +1,141 @@
+"""Embed a list of texts: each distinct text once, through the cache, in batches.
+
+The same ruling text appears on dozens of cards, so the work is proportional to the number of
+distinct texts not yet cached; ``last_stats()`` tells how much of each there was.
+
+Determinism: missing texts are encoded in sorted order, in fixed-size batches, so the vectors
+do not depend on the order or the repetitions of the input, and cached vectors are returned
+exactly as they were computed. Backends compute a text's vector with the other texts of its
+batch, and BLAS sums differently for different batch shapes, so the same text can come out a
+float32 rounding step (about 1e-7) apart when it was first computed for another input; round
+scores derived from vectors before they decide anything that must be byte-identical.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .cache import EmbeddingCache
+
+if TYPE_CHECKING:
+    from . import Embedder
+
+BATCH_SIZE = 64
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedStats:
+    texts: int
+    """Texts asked for, repetitions included."""
+    distinct: int
+    cached: int
+    """Distinct texts found in the cache."""
+    computed: int
+    """Distinct texts the embedder encoded."""
+    seconds: float
+
+
+_last_stats = EmbedStats(0, 0, 0, 0, 0.0)
+_stats_lock = threading.Lock()
+
+
+def last_stats() -> EmbedStats:
+    """The counts of the most recent ``embed_texts`` call that finished."""
+    with _stats_lock:
+        return _last_stats
+
+
+def embed_texts(
+    texts: list[str],
+    embedder: Embedder,
+    cache: EmbeddingCache | None = None,
+    *,
+    batch_size: int = BATCH_SIZE,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> np.ndarray:
+    """One float32 unit vector per text, in input order.
+
+    ``on_progress(done, total)`` counts distinct texts: it is called once after the cache
+    lookup (``done`` = texts found) and after every batch encoded.
+    """
+    global _last_stats
+    started = time.perf_counter()
+    row_of: dict[str, int] = {}
+    rows = np.fromiter(
+        (row_of.setdefault(text, len(row_of)) for text in texts), dtype=np.int64, count=len(texts)
+    )
+    distinct = list(row_of)
+
+    if cache is not None and distinct:
+        hits, found = cache.get(embedder.name, distinct)
+    else:
+        hits, found = np.zeros(len(distinct), dtype=bool), np.empty((0, 0), dtype=np.float32)
+    missing = sorted(np.flatnonzero(~hits).tolist(), key=distinct.__getitem__)
+    if on_progress is not None:
+        on_progress(len(distinct) - len(missing), len(distinct))
+
+    computed = _encode_missing(
+        [distinct[row] for row in missing], embedder, cache, batch_size, on_progress, len(hits)
+    )
+
+    if len(found) and len(computed) and found.shape[1] != computed.shape[1]:
+        raise ValueError(
+            f"the cache holds {found.shape[1]}-dimension vectors for {embedder.name!r} but it "
+            f"gives {computed.shape[1]}; clear the cache ({cache!r})"
+        )
+    if missing or not len(found):
+        dim = found.shape[1] if len(found) else computed.shape[1] if missing else embedder.dim
+        vectors = np.empty((len(distinct), dim), dtype=np.float32)
+        if len(found):
+            vectors[hits] = found
+        if missing:
+            vectors[missing] = computed
+    else:
+        vectors = found
+    result = vectors if len(distinct) == len(texts) else vectors[rows]
+    with _stats_lock:
+        _last_stats = EmbedStats(
+            texts=len(texts),
+            distinct=len(distinct),
+            cached=int(hits.sum()),
+            computed=len(missing),
+            seconds=time.perf_counter() - started,
+        )
+    return result
+
+
+def _encode_missing(
+    texts: list[str],
+    embedder: Embedder,
+    cache: EmbeddingCache | None,
+    batch_size: int,
+    on_progress: Callable[[int, int], None] | None,
+    total: int,
+) -> np.ndarray:
+    """Encode in batches; whatever was encoded is stored even if a later batch fails."""
+    batches: list[np.ndarray] = []
+    done = total - len(texts)
+    try:
+        for start in range(0, len(texts), batch_size):
+            batch = texts[start : start + batch_size]
+            vectors = embedder.encode(batch)
+            if vectors.dtype != np.float32 or vectors.ndim != 2 or len(vectors) != len(batch):
+                raise ValueError(
+                    f"embedder {embedder.name!r} returned {vectors.dtype} {vectors.shape} "
+                    f"for {len(batch)} texts"
+                )
+            batches.append(vectors)
+            done += len(batch)
+            if on_progress is not None:
+                on_progress(done, total)
+    finally:
+        encoded = np.concatenate(batches) if batches else np.empty((0, 0), dtype=np.float32)
+        if cache is not None and len(encoded):
+            cache.put(embedder.name, texts[: len(encoded)], encoded)
+    return encoded

