@@ -23,3 +23,16 @@ def shared_path(*parts: str) -> Path:
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def seed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The whole pipeline on the default corpus, once per test session (loads the model)."""
+    from click.testing import CliRunner
+
+    from pipelines.cli import main
+
+    out = tmp_path_factory.mktemp("seed-run")
+    result = CliRunner().invoke(main, ["run", str(CORPUS), "--out", str(out)])
+    assert result.exit_code in (0, 1), result.output
+    return out

@@ -15,6 +15,9 @@ from ..model import Ruling
 Encoder = Callable[[list[str]], np.ndarray]
 
 RULES_FORMATS = frozenset({"cr-text", "cr-summary"})
+SIMILARITY_DECIMALS = 5
+"""Similarities are rounded before any decision: a vector computed in another batch can
+differ in its last bit (1e-7), which must not change an alignment."""
 
 
 def is_rules_unit(ruling: Ruling) -> bool:
@@ -50,7 +53,7 @@ class AlignContext:
             return np.zeros((len(sources), len(targets)), dtype=np.float32)
         left = self.vectors[[self.row[r.id] for r in sources]]
         right = self.vectors[[self.row[r.id] for r in targets]]
-        return np.clip(left @ right.T, -1.0, 1.0)
+        return np.round(np.clip(left @ right.T, -1.0, 1.0), SIMILARITY_DECIMALS)
 
     @cached_property
     def documents(self) -> dict[str, list[Ruling]]:

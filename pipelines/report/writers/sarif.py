@@ -1,0 +1,89 @@
+"""findings.sarif: SARIF 2.1.0, so CI code scanning shows findings on the file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+from ... import __version__
+from ...rules import all_rules
+from ...tables import RunTables
+from .. import writer
+
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+@writer("sarif", filename="findings.sarif")
+def write_sarif(run: RunTables, out: Path) -> Path:
+    """Every finding as a SARIF result: the rule (finding code) with its category and
+    explanation, the file relative to the INPUT folder and the line, and the finding's
+    fingerprint as a partial fingerprint so that code-scanning tools track it."""
+    rules = all_rules()
+    index = {rule.code: number for number, rule in enumerate(rules)}
+    results = []
+    for finding in run.findings:
+        location: dict = {}
+        if finding.file:
+            path = finding.file.partition("#")[0]
+            physical: dict = {"artifactLocation": {"uri": quote(path), "uriBaseId": "INPUT"}}
+            if finding.line is not None:
+                physical["region"] = {"startLine": finding.line}
+            location["physicalLocation"] = physical
+        if finding.ruling_id and "#" in finding.ruling_id:
+            location["logicalLocations"] = [
+                {"fullyQualifiedName": finding.ruling_id, "kind": "element"}
+            ]
+        result = {
+            "ruleId": finding.code,
+            "ruleIndex": index[finding.code],
+            "level": LEVELS[finding.severity],
+            "message": {"text": finding.message},
+            "partialFingerprints": {"rulings/v1": finding.fingerprint},
+            "properties": {
+                "category": finding.category,
+                "lang": finding.lang,
+                "card": finding.card,
+                "section": finding.section,
+                "rulingId": finding.ruling_id,
+                "sourceId": finding.source_id,
+                "evidence": finding.evidence,
+            },
+        }
+        if location:
+            result["locations"] = [location]
+        results.append(result)
+    document = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "rulings",
+                        "version": __version__,
+                        "rules": [
+                            {
+                                "id": rule.code,
+                                "name": rule.code,
+                                "shortDescription": {"text": rule.summary},
+                                "fullDescription": {"text": rule.explanation},
+                                "defaultConfiguration": {"level": LEVELS[rule.severity]},
+                                "properties": {"category": rule.category, "stage": rule.stage},
+                            }
+                            for rule in rules
+                        ],
+                    }
+                },
+                "originalUriBaseIds": {
+                    "INPUT": {"description": {"text": "The INPUT folder the files were read from."}}
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    path = out / "findings.sarif"
+    path.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return path

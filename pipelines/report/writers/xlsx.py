@@ -1,0 +1,55 @@
+"""findings.xlsx: one sheet per language, header frozen, autofilter, wrapped text.
+
+Written with XlsxWriter: measured against openpyxl on 20,000 rows it was twice as fast
+(1.0 s against 2.0 s) and, with its creation date fixed, byte-identical from run to run,
+which openpyxl's output is not (benchmarks/results/xlsx_writers.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import xlsxwriter
+
+from ...tables import RunTables
+from .. import writer
+from ..rows import COLUMNS, finding_rows
+
+FIXED_DATE = dt.datetime(2000, 1, 1)
+WIDTHS = {"message": 60, "source_text": 60, "translation": 60, "evidence": 40}
+SEVERITY_COLOURS = {"error": "#F8D7DA", "warning": "#FFF3CD", "info": "#DDEBF7"}
+
+
+@writer("xlsx", filename="findings.xlsx")
+def write_xlsx(run: RunTables, out: Path) -> Path:
+    """A workbook for translators: a sheet per language (and one for findings that belong
+    to no language), frozen header, autofilter, wrapped text, severity colours."""
+    path = out / "findings.xlsx"
+    rows = finding_rows(run)
+    workbook = xlsxwriter.Workbook(str(path), {"strings_to_urls": False})
+    workbook.set_properties({"title": "rulings findings", "created": FIXED_DATE})
+    header = workbook.add_format({"bold": True, "bg_color": "#E7E6E6", "border": 1})
+    cell = workbook.add_format({"text_wrap": True, "valign": "top"})
+    shades = {
+        severity: workbook.add_format({"bg_color": colour, "valign": "top"})
+        for severity, colour in SEVERITY_COLOURS.items()
+    }
+    languages = sorted({row["lang"] for row in rows}) or [""]
+    for lang in languages:
+        sheet = workbook.add_worksheet(_sheet_name(lang))
+        sheet.write_row(0, 0, COLUMNS, header)
+        for number, name in enumerate(COLUMNS):
+            sheet.set_column(number, number, WIDTHS.get(name, 14), cell)
+        selected = [row for row in rows if row["lang"] == lang]
+        for index, row in enumerate(selected, 1):
+            sheet.write_row(index, 0, [row[name] for name in COLUMNS], cell)
+            sheet.write(index, 0, row["severity"], shades[row["severity"]])
+        sheet.freeze_panes(1, 0)
+        sheet.autofilter(0, 0, max(len(selected), 1), len(COLUMNS) - 1)
+    workbook.close()
+    return path
+
+
+def _sheet_name(lang: str) -> str:
+    return (lang or "no language")[:31]

