@@ -62,9 +62,10 @@ def test_csv_rows_match_findings(seed_run: Path):
 def test_tmx_reads_back_with_every_aligned_pair(seed_run: Path):
     rows = read_records(seed_run / "alignment.jsonl", Alignment)
     pairs = [r for r in rows if r.method in TRANSLATION_METHODS and r.source_id and r.target_id]
-    memory = tmx.tmxfile(open(seed_run / "aligned.tmx", "rb"))
+    memory = tmx.tmxfile((seed_run / "aligned.tmx").read_bytes())
     assert len(memory.units) == len(pairs) > 0
-    corpus = {json.loads(line)["id"]: json.loads(line) for line in open(seed_run / "corpus.jsonl")}
+    lines = (seed_run / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    corpus = {json.loads(line)["id"]: json.loads(line) for line in lines}
     for unit, row in zip(memory.units, pairs, strict=True):
         assert unit.source == corpus[row.source_id]["text"]
         assert unit.target == corpus[row.target_id]["text"]
@@ -72,7 +73,7 @@ def test_tmx_reads_back_with_every_aligned_pair(seed_run: Path):
 
 
 def test_tbx_export_reads_back(seed_run: Path):
-    base = tbx.tbxfile(open(seed_run / "termbase.tbx", "rb"))
+    base = tbx.tbxfile((seed_run / "termbase.tbx").read_bytes())
     assert len(base.units) > 500
 
 
@@ -93,7 +94,8 @@ def test_summary_counts(seed_run: Path):
     summary = json.loads((seed_run / "summary.json").read_text())
     findings = read_records(seed_run / "findings.jsonl", Finding)
     assert summary["findings"]["total"] == len(findings)
-    assert summary["corpus"]["rulings"] == sum(1 for _ in open(seed_run / "corpus.jsonl"))
+    lines = (seed_run / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    assert summary["corpus"]["rulings"] == len(lines)
 
 
 def test_reports_are_byte_identical_on_a_second_run(seed_run: Path, tmp_path: Path, corpus_dir):
