@@ -96,7 +96,8 @@ align_options = _options(
     click.option(
         "--cache-dir",
         type=click.Path(file_okay=False, path_type=Path),
-        help="Embedding cache folder (default: the user cache dir, or $RULINGS_CACHE_DIR).",
+        help="Cache folder for embeddings and card-name indexes "
+        "(default: $RULINGS_CACHE_DIR, else the user cache folder).",
     ),
 )
 check_options = _options(
@@ -275,6 +276,36 @@ def report(out: Path, formats: tuple[str, ...], **options: Any) -> int:
     console.reports_written(written)
     findings = tables.read_records(out / tables.FINDINGS, Finding)
     return exit_status(findings, settings.fail_on)
+
+
+@main.command()
+@inputs_argument
+@click.option(
+    "--run",
+    "run_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Use the card names of an earlier run's output folder (its cards.jsonl).",
+)
+@click.option("--lookup", "lookups", multiple=True, help="A card name, in any language.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Cache folder (default: $RULINGS_CACHE_DIR, else the user cache folder).",
+)
+def cards(
+    inputs: tuple[Path, ...], run_dir: Path | None, lookups: tuple[str, ...], cache_dir: Path | None
+) -> int:
+    """What the card-name index knows: names per language, and the card behind a name.
+
+    The index holds the names the package ships plus those in card data given as INPUT
+    (MTGJSON or Scryfall files) or read by an earlier run (--run).
+    """
+    index = stages.card_index(list(inputs), run_dir, cache_dir)
+    console.card_index_summary(index)
+    missing = 0
+    for name in lookups:
+        missing += not console.card_lookup(index, name)
+    return EXIT_FINDINGS if missing else EXIT_OK
 
 
 @main.command()

@@ -13,7 +13,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .ingest import IngestResult
+from .ingest.cards import CardIndex
 from .model import CATEGORIES, SEVERITIES, Alignment, Finding
+from .resources import language_name
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -127,3 +129,26 @@ def reports_written(paths: list[Path]) -> None:
         folder = paths[0].parent
         names = ", ".join(p.name for p in paths)
         stdout.print(f"Reports in {folder}/: {names}.")
+
+
+def card_index_summary(index: CardIndex) -> None:
+    counts = index.counts()
+    stdout.print(f"The card-name index knows {len(index)} cards.")
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("language")
+    table.add_column("names", justify="right")
+    for lang, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        table.add_row(f"{lang} ({language_name(lang)})", str(count))
+    stdout.print(table)
+
+
+def card_lookup(index: CardIndex, name: str) -> bool:
+    found = sorted(index.lookup(name))
+    if not found:
+        stdout.print(f"\u201c{name}\u201d: no card of that name in any language.")
+        return False
+    for card, lang in found:
+        names = index.names.get(card, {})
+        listed = ", ".join(f"{code}: {names[code]}" for code in sorted(names))
+        stdout.print(f"\u201c{name}\u201d is the {language_name(lang)} name of {card} ({listed}).")
+    return True

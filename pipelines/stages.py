@@ -9,6 +9,7 @@ from pathlib import Path
 from . import tables
 from .align import align
 from .align.embed import EmbeddingCache, build_embedder, embed_texts
+from .cachedir import cache_root
 from .check import CheckContext, run_checks, selected
 from .check.baseline import Baseline
 from .check.termbase import Termbase
@@ -38,7 +39,12 @@ def ingest_stage(inputs: list[Path], out: Path, settings: Settings) -> IngestRes
     for path in inputs:
         if not path.exists():
             raise InputError(f"no such file or folder: {path}")
-    result = ingest(inputs, identifier=settings.lang_id, languages=settings.languages)
+    result = ingest(
+        inputs,
+        identifier=settings.lang_id,
+        languages=settings.languages,
+        cache_dir=cache_root(settings.cache_dir),
+    )
     tables.write_jsonl(out / tables.CORPUS, result.rulings)
     tables.write_jsonl(out / tables.PARSE_FINDINGS, result.findings)
     tables.write_jsonl(out / tables.CARD_NAMES, result.card_names)
@@ -57,7 +63,7 @@ def align_stage(
     """Read corpus.jsonl; write alignment.jsonl."""
     rulings = tables.read_records(out / tables.CORPUS, Ruling)
     embedder = build_embedder(settings.embedder)
-    cache = EmbeddingCache(settings.cache_dir)
+    cache = EmbeddingCache(cache_root(settings.cache_dir))
 
     def encode(texts: list[str]):
         report = (lambda done, total: on_progress("embed", done, total)) if on_progress else None
@@ -74,9 +80,8 @@ def check_stage(out: Path, settings: Settings, on_progress: Progress | None = No
     termbase = Termbase.load(settings.termbases, source_lang=settings.source_lang)
     run = tables.RunTables.load(out, findings=False)
     names = tables.read_records(out / tables.CARD_NAMES, CardName)
-    context = CheckContext(
-        run.rulings, run.alignment, termbase, CardIndex.build(names), settings.source_lang
-    )
+    cards = CardIndex.cached(names, cache_root(settings.cache_dir))
+    context = CheckContext(run.rulings, run.alignment, termbase, cards, settings.source_lang)
     checks_done = 0
 
     def report(code: str) -> None:
@@ -112,3 +117,13 @@ def report_stage(out: Path, settings: Settings) -> list[Path]:
     run.termbase = Termbase.load(settings.termbases, source_lang=settings.source_lang)
     run.source_lang = settings.source_lang
     return write_reports(run, out, settings.formats)
+
+
+def card_index(inputs: list[Path], run_dir: Path | None, cache_dir: Path | None) -> CardIndex:
+    """The card-name index of some card data files, or of an earlier run's output folder."""
+    names: list[CardName] = []
+    if run_dir is not None:
+        names += tables.read_records(run_dir / tables.CARD_NAMES, CardName)
+    if inputs:
+        names += ingest(inputs, cache_dir=cache_root(cache_dir)).card_names
+    return CardIndex.cached(names, cache_root(cache_dir))

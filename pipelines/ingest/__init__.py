@@ -42,9 +42,12 @@ def ingest(
     *,
     identifier: str = "lingua",
     languages: Iterable[str] = DEFAULT_LANGUAGES,
+    cache_dir: Path | None = None,
 ) -> IngestResult:
     """Read every file under the inputs; a bad file becomes findings, never an exception."""
-    return ingest_sources(discover(inputs), identifier=identifier, languages=languages)
+    return ingest_sources(
+        discover(inputs), identifier=identifier, languages=languages, cache_dir=cache_dir
+    )
 
 
 def ingest_sources(
@@ -52,14 +55,16 @@ def ingest_sources(
     *,
     identifier: str = "lingua",
     languages: Iterable[str] = DEFAULT_LANGUAGES,
+    cache_dir: Path | None = None,
 ) -> IngestResult:
+    """Read the sources; ``cache_dir`` keeps the card-name index between runs."""
     result = IngestResult()
     for doc in sources:
         result.files += 1
         _read_file(doc, result)
     assign_languages(result.rulings, build(identifier, languages))
     result.findings.extend(assign_dates(result.rulings))
-    result.index = CardIndex.build(result.card_names)
+    result.index = CardIndex.cached(result.card_names, cache_dir)
     result.findings.extend(identify_cards(result.rulings, result.index))
     result.findings.sort(key=finding_order)
     return result

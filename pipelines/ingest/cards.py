@@ -8,17 +8,21 @@ punctuation and the simplified/traditional Chinese distinction.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import zhconv
 
 from ..model import Finding, Ruling
-from ..resources import read_tsv
+from ..resources import read_tsv, resource_path
 from ..rules import define, emit
 from .readers import CardName
 
@@ -76,6 +80,32 @@ class CardIndex:
     by_key: dict[str, set[tuple[str, str]]] = field(default_factory=lambda: defaultdict(set))
     names: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
     oracle: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def cached(cls, entries: list[CardName], cache_dir: Path | None) -> CardIndex:
+        """The index of these entries (and the shipped names), built once per set of
+        inputs: it is kept in the cache folder, keyed by a hash of all the names."""
+        if cache_dir is None:
+            return cls.build(entries)
+        digest = hashlib.sha256()
+        for resource in SHIPPED_NAMES:
+            digest.update(resource_path(resource).read_bytes())
+        for entry in sorted(entries, key=lambda e: (e.card, e.lang, e.name)):
+            digest.update(f"{entry.card}\x1f{entry.lang}\x1f{entry.name}\x1e".encode())
+        path = cache_dir / "cards" / f"{digest.hexdigest()[:32]}.pickle"
+        if path.is_file():
+            try:
+                with open(path, "rb") as handle:
+                    return pickle.load(handle)
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+                pass
+        index = cls.build(entries)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        with open(temporary, "wb") as handle:
+            pickle.dump(index, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, path)
+        return index
 
     @classmethod
     def build(cls, entries: Iterable[CardName], *, shipped: bool = True) -> CardIndex:

@@ -32,11 +32,11 @@ from hashlib import blake2b
 from pathlib import Path
 
 import numpy as np
-import platformdirs
+
+from ...cachedir import default_cache_dir
 
 log = logging.getLogger(__name__)
 
-CACHE_DIR_ENV = "RULINGS_CACHE_DIR"
 MAX_SHARDS = 16
 LARGE_CACHE_BYTES = 2 * 1024**3
 STALE_TEMP_SECONDS = 3600
@@ -46,14 +46,6 @@ _KEYS = ".keys.npy"
 _VECS = ".vecs.npy"
 _PART = ".part"
 _NAME_FILE = "model.txt"
-
-
-def default_cache_dir() -> Path:
-    """``$RULINGS_CACHE_DIR`` if set, else the platform's user cache folder for rulings."""
-    configured = os.environ.get(CACHE_DIR_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    return Path(platformdirs.user_cache_dir("rulings"))
 
 
 def text_keys(texts: Sequence[str]) -> np.ndarray:

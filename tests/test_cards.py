@@ -1,0 +1,97 @@
+"""Card identity: the card-name index and which card each seed document is about."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from conftest import FIXTURES, shared_path
+from pipelines.cli import main
+from pipelines.ingest import ingest
+from pipelines.ingest.cards import CardIndex, name_key
+from pipelines.ingest.readers import CardName
+
+SEED_CARDS = {
+    "000_40e512ac1ae253c1.txt": "Hypergenesis",
+    "001_09da9df6e0e3ee52.txt": "Dichotomancy",
+    "002_f829283b2bc10ea3.txt": "Epochrasite",
+}
+
+
+def cards_by_file(result) -> dict[str, set]:
+    found: dict[str, set] = {}
+    for ruling in result.rulings:
+        found.setdefault(ruling.file, set()).add(ruling.card)
+    return found
+
+
+def test_seed_documents_get_their_card_from_the_shipped_index(corpus_dir):
+    result = ingest([corpus_dir])
+    found = cards_by_file(result)
+    for file, card in SEED_CARDS.items():
+        assert found[file] == {card}
+    assert found["003_4f023c532c7afcc4.txt"] == {None}
+    assert {r.section for r in result.rulings if r.file.startswith("003")} >= {"708", "708.12"}
+
+
+def test_chinese_title_that_is_not_the_card_name_is_reported(corpus_dir):
+    result = ingest([corpus_dir])
+    (problem,) = [f for f in result.findings if f.code == "CARD001"]
+    assert problem.file == "002_f829283b2bc10ea3.txt" and problem.line == 1
+    assert problem.evidence["expected"] == "时代寄生虫"
+    assert problem.evidence["found"] == "古辉石"
+    assert problem.evidence["identified_by"] == "mentions"
+
+
+def test_seed_documents_with_mtgjson_masters_in_the_input(corpus_dir):
+    mtgjson = shared_path("data", "mtgjson")
+    result = ingest([corpus_dir, mtgjson])
+    found = cards_by_file(result)
+    for file, card in SEED_CARDS.items():
+        assert found[file] == {card}
+    masters = [r for r in result.rulings if r.format == "mtgjson" and r.card == "Epochrasite"]
+    assert masters and {r.lang for r in masters} == {"en"}
+
+
+def test_lookups_ignore_case_accents_and_chinese_script():
+    index = CardIndex.build([CardName("时代寄生虫", "zh", "Epochrasite", "test")])
+    assert index.lookup("時代寄生蟲") == {("Epochrasite", "zh")}
+    assert index.lookup("hipergenesis") == {("Hypergenesis", "es")}
+    assert index.lookup("MAGO ENTROMETIDO") == {("Meddling Mage", "es")}
+    assert name_key("Mago’s") == name_key("mago's")
+
+
+def test_names_from_card_data_in_the_input_extend_the_index(tmp_path):
+    result = ingest([FIXTURES / "json"])
+    index = CardIndex.build(result.card_names)
+    assert ("Epochrasite", "es") in index.lookup("Epocrásito")
+    assert index.name_in("Epochrasite", "zh") == "时代寄生虫"
+
+
+def test_mentions_find_card_names_in_text():
+    index = CardIndex.build([])
+    text = "(como el de la habilidad de Meddling Mage) para determinar si puedes hacer esto."
+    (mention,) = index.mentions(text)
+    assert (mention.card, mention.lang, mention.name) == ("Meddling Mage", "en", "Meddling Mage")
+
+
+def test_index_is_built_once_and_cached(tmp_path):
+    names = [CardName("Epocrásito", "es", "Epochrasite", "test")]
+    first = CardIndex.cached(names, tmp_path)
+    stored = list((tmp_path / "cards").glob("*.pickle"))
+    assert len(stored) == 1
+    second = CardIndex.cached(names, tmp_path)
+    assert second.names == first.names and second is not first
+    CardIndex.cached([*names, CardName("x", "es", "Y", "t")], tmp_path)
+    assert len(list((tmp_path / "cards").glob("*.pickle"))) == 2
+
+
+def test_cards_command_counts_and_looks_up(tmp_path: Path):
+    runner = CliRunner()
+    done = runner.invoke(main, ["cards", "--lookup", "时代寄生虫", "--cache-dir", str(tmp_path)])
+    assert done.exit_code == 0, done.output
+    assert "Epochrasite" in done.output and "Spanish" in done.output
+    done = runner.invoke(main, ["cards", "--lookup", "古辉石", "--cache-dir", str(tmp_path)])
+    assert done.exit_code == 1
+    assert "no card of that name" in done.output
