@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from conftest import FIXTURES, shared_path
+
 from pipelines.cli import main
 from pipelines.ingest import ingest
 from pipelines.ingest.cards import CardIndex, name_key
