@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from . import __version__, console, stages, tables
 from .align.embed import EmbedderError, known_specs
 from .check.baseline import BaselineError
 from .check.termbase import TermbaseError
+from .engine import ENGINES, Engine, build_engine
 from .ingest import InputError
 from .ingest.langid import IDENTIFIERS
 from .model import SEVERITY_RANK, Finding
@@ -84,6 +86,20 @@ ingest_options = _options(
         default="lingua",
         show_default=True,
         help="Language identifier backend.",
+    ),
+)
+engine_options = _options(
+    click.option(
+        "--engine",
+        type=click.Choice(ENGINES.names()),
+        default="local",
+        show_default=True,
+        help="Where partitioned work runs: this process, or a Dask cluster.",
+    ),
+    click.option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address (with --engine dask); none starts a LocalCluster.",
     ),
 )
 align_options = _options(
@@ -165,7 +181,21 @@ def settings_from(options: dict[str, Any]) -> Settings:
         ignore=tuple(options.get("ignore") or ()),
         baseline=options.get("baseline"),
         fail_on=options.get("fail_on") or defaults.fail_on,
+        engine=options.get("engine") or defaults.engine,
+        scheduler=options.get("scheduler"),
     )
+
+
+@contextmanager
+def running_engine(settings: Settings) -> Iterator[Engine]:
+    try:
+        engine = build_engine(settings.engine, settings.scheduler)
+    except ValueError as problem:
+        raise click.UsageError(str(problem)) from None
+    try:
+        yield engine
+    finally:
+        engine.close()
 
 
 def exit_status(findings: list[Finding], fail_on: str) -> int:
@@ -187,13 +217,14 @@ def main() -> None:
 @ingest_options
 @align_options
 @check_options
+@engine_options
 def run(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
     """Run every stage on INPUT files or folders (default: corpus/)."""
     settings = settings_from(options)
-    with console.progress() as progress:
-        result = stages.ingest_stage(list(inputs) or [DEFAULT_INPUT], out, settings)
-        stages.align_stage(out, settings, progress.update)
-        checked = stages.check_stage(out, settings, progress.update)
+    with console.progress() as progress, running_engine(settings) as engine:
+        result = stages.ingest_stage(list(inputs) or [DEFAULT_INPUT], out, settings, engine)
+        stages.align_stage(out, settings, progress.update, engine)
+        checked = stages.check_stage(out, settings, progress.update, engine)
         written = stages.report_stage(out, settings)
     console.ingest_summary(result)
     console.findings_summary(checked.findings, checked.suppressed)
@@ -205,10 +236,12 @@ def run(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
 @inputs_argument
 @out_option(required=True)
 @ingest_options
+@engine_options
 def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
     """Read INPUT files or folders into OUT/corpus.jsonl."""
     settings = settings_from(options)
-    result = stages.ingest_stage(list(inputs) or [DEFAULT_INPUT], out, settings)
+    with running_engine(settings) as engine:
+        result = stages.ingest_stage(list(inputs) or [DEFAULT_INPUT], out, settings, engine)
     console.ingest_summary(result)
     return EXIT_OK
 
@@ -217,11 +250,12 @@ def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
 @out_option(required=True)
 @click.option("--source-lang", default="en", show_default=True, help="Language of the masters.")
 @align_options
+@engine_options
 def align(out: Path, **options: Any) -> int:
     """Pair every translated ruling in OUT/corpus.jsonl with its source: OUT/alignment.jsonl."""
     settings = settings_from(options)
-    with console.progress() as progress:
-        rows = stages.align_stage(out, settings, progress.update)
+    with console.progress() as progress, running_engine(settings) as engine:
+        rows = stages.align_stage(out, settings, progress.update, engine)
     console.alignment_summary(rows)
     return EXIT_OK
 
@@ -230,10 +264,12 @@ def align(out: Path, **options: Any) -> int:
 @out_option(required=True)
 @click.option("--source-lang", default="en", show_default=True, help="Language of the masters.")
 @check_options
+@engine_options
 def check(out: Path, **options: Any) -> int:
     """Run the checks on OUT's corpus and alignment: OUT/findings.jsonl."""
     settings = settings_from(options)
-    checked = stages.check_stage(out, settings)
+    with running_engine(settings) as engine:
+        checked = stages.check_stage(out, settings, engine=engine)
     console.findings_summary(checked.findings, checked.suppressed)
     return exit_status(checked.findings, settings.fail_on)
 

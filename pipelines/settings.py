@@ -23,3 +23,7 @@ class Settings:
     cache_dir: Path | None = None
     formats: tuple[str, ...] = field(default_factory=tuple)
     progress: bool = True
+    engine: str = "local"
+    """Where partitioned work runs: local, or dask."""
+    scheduler: str | None = None
+    """A Dask scheduler address; none starts a LocalCluster."""

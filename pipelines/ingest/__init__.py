@@ -7,11 +7,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..engine import Engine
+from ..engine.local import LocalEngine
 from ..model import Finding, Ruling
 from ..rules import define, emit
 from .cards import CardIndex, identify_cards
 from .dates import assign_dates
-from .langid import DEFAULT_LANGUAGES, build
+from .langid import DEFAULT_LANGUAGES
 from .languages import assign_languages
 from .readers import READERS, CardName, choose
 from .source import InputError, SourceFile, discover
@@ -43,10 +45,15 @@ def ingest(
     identifier: str = "lingua",
     languages: Iterable[str] = DEFAULT_LANGUAGES,
     cache_dir: Path | None = None,
+    engine: Engine | None = None,
 ) -> IngestResult:
     """Read every file under the inputs; a bad file becomes findings, never an exception."""
     return ingest_sources(
-        discover(inputs), identifier=identifier, languages=languages, cache_dir=cache_dir
+        list(discover(inputs)),
+        identifier=identifier,
+        languages=languages,
+        cache_dir=cache_dir,
+        engine=engine,
     )
 
 
@@ -56,13 +63,23 @@ def ingest_sources(
     identifier: str = "lingua",
     languages: Iterable[str] = DEFAULT_LANGUAGES,
     cache_dir: Path | None = None,
+    engine: Engine | None = None,
 ) -> IngestResult:
-    """Read the sources; ``cache_dir`` keeps the card-name index between runs."""
+    """Read the sources (one task per file), identify languages (one task per group of
+    documents), then date the rulings and identify cards over the whole corpus.
+
+    ``cache_dir`` keeps the card-name index between runs.
+    """
+    engine = engine or LocalEngine()
     result = IngestResult()
-    for doc in sources:
+    for read in engine.map(read_file, list(sources)):
         result.files += 1
-        _read_file(doc, result)
-    assign_languages(result.rulings, build(identifier, languages))
+        result.rulings.extend(read.rulings)
+        result.findings.extend(read.findings)
+        result.card_names.extend(read.card_names)
+        if read.format:
+            result.formats[read.format] += 1
+    result.rulings = assign_languages(result.rulings, identifier, tuple(languages), engine=engine)
     result.findings.extend(assign_dates(result.rulings))
     result.index = CardIndex.cached(result.card_names, cache_dir)
     result.findings.extend(identify_cards(result.rulings, result.index))
@@ -70,7 +87,19 @@ def ingest_sources(
     return result
 
 
-def _read_file(doc: SourceFile, result: IngestResult) -> None:
+@dataclass
+class FileResult:
+    """What one input file gave."""
+
+    rulings: list[Ruling] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    card_names: list[CardName] = field(default_factory=list)
+    format: str | None = None
+
+
+def read_file(doc: SourceFile) -> FileResult:
+    """One file through the reader that recognises it; problems become findings."""
+    result = FileResult()
     if doc.encoding is None:
         result.findings.append(
             emit(
@@ -80,7 +109,7 @@ def _read_file(doc: SourceFile, result: IngestResult) -> None:
                 evidence={"bytes": doc.size},
             )
         )
-        return
+        return result
     name = choose(doc)
     if name is None and doc.is_json:
         doc.problems.append(
@@ -96,19 +125,17 @@ def _read_file(doc: SourceFile, result: IngestResult) -> None:
             emit("PARSE003", f"{doc.rel} has no text.", file=doc.rel, evidence={"bytes": doc.size})
         )
     elif name is not None:
-        result.formats[name] += 1
-        rulings: list[Ruling] = []
-        findings: list[Finding] = []
+        result.format = name
         try:
             for item in READERS[name].target(doc):
                 if isinstance(item, Ruling):
-                    rulings.append(item)
+                    result.rulings.append(item)
                 elif isinstance(item, Finding):
-                    findings.append(item)
+                    result.findings.append(item)
                 else:
                     result.card_names.append(item)
         except Exception as error:  # a reader bug must not stop the batch
-            findings.append(
+            result.findings.append(
                 emit(
                     "PARSE007",
                     f"The {name} reader failed on {doc.rel}: {error}",
@@ -117,10 +144,11 @@ def _read_file(doc: SourceFile, result: IngestResult) -> None:
                 )
             )
         if not doc.is_json:
-            findings.extend(unaccounted_lines(doc, rulings, findings + doc.problems))
-        result.rulings.extend(rulings)
-        result.findings.extend(findings)
+            result.findings.extend(
+                unaccounted_lines(doc, result.rulings, result.findings + doc.problems)
+            )
     result.findings.extend(doc.problems)
+    return result
 
 
 def accounted_lines(rulings: Iterable[Ruling], findings: Iterable[Finding]) -> set[int]:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from functools import cache
 
+from ..engine import Engine, partitions
+from ..engine.local import LocalEngine
 from ..model import Ruling
-from .langid import LanguageIdentifier, script_profile, weighted_letters
+from .langid import LanguageIdentifier, build, script_profile, weighted_letters
 
 SHORT_TEXT_LETTERS = 30
 """Below this many letters a detector's guess between two languages of the same script is
@@ -13,7 +16,47 @@ noise ("General", "Planes", "Ante" come out as Spanish); the document's language
 CJK_LANGS = {"zh", "ja", "ko"}
 
 
-def assign_languages(rulings: list[Ruling], identifier: LanguageIdentifier) -> None:
+DOCUMENTS_PER_TASK = 200
+
+
+def assign_languages(
+    rulings: list[Ruling],
+    identifier: str,
+    languages: tuple[str, ...],
+    engine: Engine | None = None,
+) -> list[Ruling]:
+    """The rulings with ``lang``, ``spans`` and ``doc_lang`` filled, in the same order;
+    documents are identified in groups, one task each."""
+    by_doc: dict[str, list[Ruling]] = defaultdict(list)
+    for item in rulings:
+        by_doc[item.doc].append(item)
+    groups = [
+        [item for doc in docs for item in by_doc[doc]]
+        for docs in partitions(list(by_doc), max(1, -(-len(by_doc) // DOCUMENTS_PER_TASK)))
+    ]
+    engine = engine or LocalEngine()
+    done = engine.map(
+        identify_documents, groups, shared={"identifier": identifier, "languages": languages}
+    )
+    by_id = {item.id: item for group in done for item in group}
+    return [by_id[item.id] for item in rulings]
+
+
+def identify_documents(
+    rulings: list[Ruling], identifier: str, languages: tuple[str, ...]
+) -> list[Ruling]:
+    """Language identification of whole documents (a task of ``assign_languages``)."""
+    assign_document_languages(rulings, shared_identifier(identifier, languages))
+    return rulings
+
+
+@cache
+def shared_identifier(name: str, languages: tuple[str, ...]) -> LanguageIdentifier:
+    """One identifier per process and configuration (its caches are worth keeping)."""
+    return build(name, languages)
+
+
+def assign_document_languages(rulings: list[Ruling], identifier: LanguageIdentifier) -> None:
     """Fill ``lang``/``spans`` (unless the reader knew them), then ``doc_lang`` per document.
 
     A document's language is its title's language when some of its rulings share it (a

@@ -7,6 +7,7 @@ No backend ever downloads weights.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
@@ -31,6 +32,8 @@ class Embedder(ABC):
     """
 
     name: str
+    spec: str | None = None
+    """The spec it was built from (so that another process can build the same one)."""
 
     @property
     @abstractmethod
@@ -65,10 +68,19 @@ def build_embedder(spec: str = DEFAULT_EMBEDDER) -> Embedder:
     if entry.meta.get("takes_model"):
         if not model:
             raise EmbedderError(f"embedder {spec!r} needs a model: {usage}")
-        return entry.target(model)
-    if model:
+        embedder = entry.target(model)
+    elif model:
         raise EmbedderError(f"embedder {backend!r} takes no model: write {usage!r}")
-    return entry.target()
+    else:
+        embedder = entry.target()
+    embedder.spec = spec.strip()
+    return embedder
+
+
+@functools.cache
+def shared_embedder(spec: str) -> Embedder:
+    """One embedder per process and spec (workers of a distributed engine reuse it)."""
+    return build_embedder(spec)
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:

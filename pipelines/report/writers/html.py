@@ -1,0 +1,476 @@
+"""The HTML review page: one self-contained file a localization team opens from anywhere.
+
+Everything is inlined (CSS, JS, the data as JSON, the chart as SVG), so the page works from
+a USB stick over ``file://`` with no network. The data block escapes ``<``, ``>``, ``&`` and
+U+2028/U+2029, the script renders corpus text with ``textContent`` only, every string the
+server puts into the HTML itself goes through ``html.escape``, and a Content-Security-Policy
+allows no script but the page's own (by its SHA-256 hash). The same tables give the same
+bytes: no timestamps, no random ids, sorted data.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+import html
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from ...model import CATEGORIES, SEVERITIES, SEVERITY_RANK, Finding, Ruling
+from ...resources import language_name, resource_path
+from ...tables import RunTables
+from .. import writer
+
+TEMPLATE = "report/report.html"
+STYLE = "report/report.css"
+SCRIPT = "report/report.js"
+
+# Evidence keys that the page shows in their own way (highlights, panes, expected/found).
+SHOWN_ELSEWHERE = {"spans", "span", "offsets", "runs", "variants"}
+PALETTE = ("#2f6f9f", "#d1603d", "#3a9d76", "#8a5fbf", "#c49a1c", "#5b6770", "#c2457a")
+TOKEN = re.compile(r"\w+|[^\w\s]")
+QUOTES = set("\"'“”‘’«»„‚‹›「」『』")
+"""Quote styles do not count as differences between versions (STYLE004 reports them)."""
+CUT_OFF = re.compile(r"\S*(?:…|\.\.\.)\s*$")
+
+
+@writer("html", filename="report.html")
+def write_html(run: RunTables, out: Path) -> Path:
+    """Self-contained HTML review page: findings per card or rules document, source and
+    translation side by side with the evidence highlighted, filters, a chart, and a review
+    mode that exports the accepted findings as a baseline file."""
+    path = out / "report.html"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(run), encoding="utf-8", newline="\n")
+    return path
+
+
+def render_html(run: RunTables) -> str:
+    """The page for a run, as a string (byte-identical for the same tables)."""
+    data = page_data(run)
+    style = _resource(STYLE)
+    script = _resource(SCRIPT)
+    if "</script" in script.lower() or "</style" in style.lower():
+        raise ValueError("the report's script or style would close its own element")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    csp = (
+        "default-src 'none'; "
+        f"script-src 'sha256-{digest}'; "
+        "style-src 'unsafe-inline'; "
+        "img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    totals = Counter(f.severity for f in run.findings)
+    return Template(_resource(TEMPLATE)).substitute(
+        csp=html.escape(csp, quote=False),
+        title=html.escape(f"Translation review: {len(run.findings)} findings"),
+        summary=_summary(run, data),
+        tiles="".join(
+            f'<div class="tile {s}"><b>{totals.get(s, 0)}</b><span>{html.escape(_plural(s))}'
+            "</span></div>"
+            for s in SEVERITIES
+        ),
+        chart=chart_svg(run.findings),
+        data=json_for_script(data),
+        style=style,
+        script=script,
+    )
+
+
+def _resource(name: str) -> str:
+    return resource_path(name).read_text(encoding="utf-8").replace("\r\n", "\n")
+
+
+def _plural(severity: str) -> str:
+    return {"error": "errors", "warning": "warnings", "info": "info"}[severity]
+
+
+def _summary(run: RunTables, data: dict[str, Any]) -> str:
+    languages = ", ".join(data["languages"][code] for code in data["meta"]["langs"]) or "none"
+    files = len({r.file for r in run.rulings} | {f.file for f in run.findings if f.file})
+    parts = [
+        f"{len(run.findings)} findings in {len(data['groups'])} cards and documents",
+        f"{files} files, {len(run.rulings)} rulings",
+        f"languages: {languages}",
+    ]
+    if run.suppressed:
+        parts.append(f"{len(run.suppressed)} more already accepted in the baseline")
+    return " · ".join(html.escape(part) for part in parts)
+
+
+def json_for_script(data: Any) -> str:
+    """JSON that cannot end its <script> element nor be read as markup or a JS line break."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    for char, escape in (
+        ("&", "\\u0026"),
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(char, escape)
+    return text
+
+
+# --- the data the script renders ------------------------------------------------------------
+
+
+def page_data(run: RunTables) -> dict[str, Any]:
+    by_id = run.by_id
+    rules = _rule_summaries()
+    doc_titles = _document_titles(run.rulings)
+    findings = [(f, False) for f in run.findings] + [(f, True) for f in run.suppressed]
+    rows = [_finding_row(f, accepted, by_id, doc_titles) for f, accepted in findings]
+    rows.sort(
+        key=lambda r: (
+            r["group"].casefold(),
+            r["group"],
+            r["lang"] or "",
+            r["file"] or "",
+            r["line"] if r["line"] is not None else -1,
+            SEVERITY_RANK[r["severity"]],
+            r["code"],
+            r["fp"],
+        )
+    )
+    used = sorted({i for r in rows for i in (r["ruling"], r["source"]) if i and i in by_id})
+    groups: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        group = groups.setdefault(row["group"], {"key": row["group"], "titles": [], "files": []})
+        ruling = by_id.get(row["ruling"] or "")
+        title = ruling.doc_title if ruling else None
+        if title and title != row["group"] and title not in group["titles"]:
+            group["titles"].append(title)
+        if row["file"] and row["file"] not in group["files"]:
+            group["files"].append(row["file"])
+    for group in groups.values():
+        group["titles"].sort()
+        group["files"].sort()
+    langs = sorted({r["lang"] for r in rows if r["lang"]})
+    return {
+        "meta": {
+            "open": len(run.findings),
+            "baseline": len(run.suppressed),
+            "source_lang": run.source_lang,
+            "langs": langs,
+            "categories": [c for c in CATEGORIES if any(r["category"] == c for r in rows)],
+            "severities": list(SEVERITIES),
+        },
+        "languages": {code: language_name(code) for code in {*langs, run.source_lang}},
+        "rules": {code: rules[code] for code in sorted({r["code"] for r in rows}) if code in rules},
+        "rulings": {i: _ruling_row(by_id[i]) for i in used},
+        "groups": list(groups.values()),
+        "findings": rows,
+    }
+
+
+def _rule_summaries() -> dict[str, str]:
+    try:
+        from ...rules import all_rules
+
+        return {rule.code: rule.explanation for rule in all_rules()}
+    except Exception:  # the page is still useful without the explanations
+        return {}
+
+
+def _document_titles(rulings: list[Ruling]) -> dict[str, str]:
+    """file -> the title of its document, for files that hold one document without a card."""
+    titles: dict[str, set[str]] = {}
+    for ruling in rulings:
+        if ruling.doc_title:
+            titles.setdefault(ruling.file, set()).add(ruling.doc_title)
+    return {file: next(iter(names)) for file, names in titles.items() if len(names) == 1}
+
+
+def _ruling_row(ruling: Ruling) -> dict[str, Any]:
+    return {
+        "text": ruling.text,
+        "lang": ruling.lang,
+        "file": ruling.file,
+        "line": ruling.line,
+        "title": ruling.doc_title,
+        "section": ruling.section,
+        "date": ruling.date,
+    }
+
+
+def group_of(finding: Finding, by_id: dict[str, Ruling], doc_titles: dict[str, str]) -> str:
+    """The card, else the rules document (or section) of the ruling, else the file."""
+    if finding.card:
+        return finding.card
+    ruling = by_id.get(finding.ruling_id or "")
+    if ruling is not None and (ruling.card or ruling.doc_title or ruling.section):
+        return ruling.card or ruling.doc_title or ruling.section or ""
+    if finding.file and finding.file in doc_titles:
+        return doc_titles[finding.file]
+    return finding.section or finding.file or "(no file)"
+
+
+def _finding_row(
+    finding: Finding,
+    accepted: bool,
+    by_id: dict[str, Ruling],
+    doc_titles: dict[str, str],
+) -> dict[str, Any]:
+    evidence = finding.evidence if isinstance(finding.evidence, dict) else {}
+    target = by_id.get(finding.ruling_id or "")
+    source = by_id.get(finding.source_id or "")
+    if source is None and isinstance(evidence.get("copies"), str):
+        source = by_id.get(evidence["copies"])
+    missing_side = target is not None and source is not None and target.id == source.id
+    row: dict[str, Any] = {
+        "fp": finding.fingerprint,
+        "code": finding.code,
+        "category": finding.category,
+        "severity": finding.severity,
+        "lang": finding.lang,
+        "file": finding.file,
+        "line": finding.line,
+        "card": finding.card,
+        "section": finding.section,
+        "message": finding.message,
+        "group": group_of(finding, by_id, doc_titles),
+        "ruling": None if missing_side or target is None else target.id,
+        "source": source.id if source else None,
+        "baseline": accepted,
+        "marks": {
+            "target": [] if missing_side or target is None else target_marks(evidence, target),
+            "source": source_marks(evidence, source.text) if source else [],
+        },
+        "details": evidence_details(evidence),
+    }
+    if "expected" in evidence:
+        row["expected"] = _quote(evidence.get("expected"))
+        row["found"] = _quote(evidence.get("found"))
+    variants = variant_panes(evidence, finding.ruling_id)
+    if variants:
+        row["variants"] = variants
+    return row
+
+
+# --- highlights: Python offsets (code points) -> JS offsets (UTF-16 units) -----------------
+
+
+def _utf16(text: str, offset: int) -> int:
+    return offset + sum(1 for char in text[:offset] if ord(char) > 0xFFFF)
+
+
+def _clean(text: str, ranges: list[tuple[int, int]]) -> list[list[int]]:
+    """Sorted, merged, in-range ranges, in UTF-16 units."""
+    valid = sorted(
+        (start, end)
+        for start, end in ranges
+        if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)
+    )
+    merged: list[list[int]] = []
+    for start, end in valid:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [[_utf16(text, start), _utf16(text, end)] for start, end in merged]
+
+
+def _pairs(value: Any) -> list[tuple[int, int]]:
+    if (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) for v in value)
+    ):
+        return [(value[0], value[1])]
+    return []
+
+
+def target_marks(evidence: dict[str, Any], target: Ruling) -> list[list[int]]:
+    """Offsets into the translation's text that the evidence points at."""
+    ranges: list[tuple[int, int]] = []
+    for span in evidence.get("spans") or []:
+        ranges += _pairs(span)
+    ranges += _pairs(evidence.get("span"))
+    found = evidence.get("found")
+    for index, offset in enumerate(evidence.get("offsets") or []):
+        if isinstance(offset, int):
+            width = 1
+            if isinstance(found, list) and index < len(found) and isinstance(found[index], str):
+                width = max(1, len(found[index]))
+            ranges.append((offset, offset + width))
+    for run in evidence.get("runs") or []:
+        if isinstance(run, dict):
+            ranges += _pairs([run.get("start"), run.get("end")])
+    for token in evidence.get("extra") or []:
+        ranges += _occurrences(target.text, token)
+    if isinstance(evidence.get("ending"), str):
+        cut = CUT_OFF.search(target.text)
+        if cut:
+            ranges.append((cut.start(), cut.end()))
+    return _clean(target.text, ranges)
+
+
+def source_marks(evidence: dict[str, Any], text: str) -> list[list[int]]:
+    """What the translation lacks, found in the source: PH001's tokens, the source term."""
+    ranges: list[tuple[int, int]] = []
+    for token in evidence.get("missing") or []:
+        ranges += _occurrences(text, token)
+    term = evidence.get("source_term")
+    if isinstance(term, str):
+        ranges += _occurrences(text, term, ignore_case=True)
+    return _clean(text, ranges)
+
+
+def _occurrences(text: str, token: Any, *, ignore_case: bool = False) -> list[tuple[int, int]]:
+    if not isinstance(token, str) or not token.strip():
+        return []
+    flags = re.IGNORECASE if ignore_case else 0
+    pattern = re.escape(token)
+    if token[:1].isalnum():
+        pattern = r"(?<!\w)" + pattern
+    if token[-1:].isalnum():
+        pattern += r"(?!\w)"
+    return [(m.start(), m.end()) for m in re.finditer(pattern, text, flags)]
+
+
+def variant_panes(evidence: dict[str, Any], ruling_id: str | None) -> list[dict[str, Any]]:
+    """INCON001's versions of one translation, each with the words that differ marked."""
+    variants = [v for v in evidence.get("variants") or [] if isinstance(v, dict) and "text" in v]
+    if not variants:
+        return []
+    texts = [str(v["text"]) for v in variants]
+    preferred = next((i for i, v in enumerate(variants) if v.get("preferred")), 0)
+    own = next((i for i, v in enumerate(variants) if ruling_id in (v.get("rulings") or [])), None)
+    panes = []
+    for index, variant in enumerate(variants):
+        if index == preferred:
+            other = own if own is not None and own != preferred else None
+            if other is None:
+                other = next((i for i in range(len(texts)) if i != preferred), None)
+        else:
+            other = preferred
+        ranges = _word_diff(texts[index], texts[other]) if other is not None else []
+        panes.append(
+            {
+                "text": texts[index],
+                "marks": _clean(texts[index], ranges),
+                "preferred": bool(variant.get("preferred")),
+                "count": variant.get("count"),
+                "wrong_terms": variant.get("wrong_terms"),
+                "rulings": [str(r) for r in variant.get("rulings") or []],
+                "this": index == own,
+            }
+        )
+    return panes
+
+
+def _word_diff(text: str, other: str) -> list[tuple[int, int]]:
+    """Ranges of ``text``'s words (and signs) that ``other`` does not have in that place."""
+    mine = [m for m in TOKEN.finditer(text) if m.group() not in QUOTES]
+    theirs = [m.group() for m in TOKEN.finditer(other) if m.group() not in QUOTES]
+    matcher = difflib.SequenceMatcher(None, [m.group() for m in mine], theirs, autojunk=False)
+    return [
+        (mine[i1].start(), mine[i2 - 1].end())
+        for tag, i1, i2, _, _ in matcher.get_opcodes()
+        if tag in ("replace", "delete") and i2 > i1
+    ]
+
+
+# --- evidence as text -------------------------------------------------------------------------
+
+
+def _quote(value: Any) -> str:
+    if value is None or value == []:
+        return "—"
+    if isinstance(value, list | tuple):
+        return ", ".join(_quote(v) for v in value)
+    if isinstance(value, str):
+        return f"\u201c{value}\u201d"
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return str(value)
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple) and all(not isinstance(v, dict | list) for v in value):
+        return ", ".join(_plain(v) for v in value) or "—"
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return str(value)
+
+
+def evidence_details(evidence: dict[str, Any]) -> list[list[str]]:
+    """The evidence the page does not show otherwise, as (label, text) rows."""
+    rows = []
+    for key in sorted(evidence):
+        if key in SHOWN_ELSEWHERE or key.startswith("_"):
+            continue
+        if key in ("expected", "found") and "expected" in evidence:
+            continue
+        value = evidence[key]
+        if key == "differences" and isinstance(value, list):
+            text = "; ".join(
+                f"{_quote(d.get('found'))} instead of {_quote(d.get('preferred'))}"
+                for d in value
+                if isinstance(d, dict)
+            )
+        else:
+            text = _plain(value)
+        rows.append([key.replace("_", " "), text])
+    return rows
+
+
+# --- the chart ------------------------------------------------------------------------------
+
+
+def chart_svg(findings: list[Finding]) -> str:
+    """Findings per category, one bar per category stacked by language, as inline SVG."""
+    counts = Counter((f.category, f.lang or "none") for f in findings)
+    categories = [c for c in CATEGORIES if any(cat == c for cat, _ in counts)]
+    langs = sorted({lang for _, lang in counts}, key=lambda lang: (lang == "none", lang))
+    colour = {lang: PALETTE[i % len(PALETTE)] for i, lang in enumerate(langs)}
+    if not categories:
+        return '<p class="empty">No findings.</p>'
+    label_w, bar_w, row_h, top = 190, 860, 24, 34
+    width, height = label_w + bar_w + 60, top + row_h * len(categories) + 6
+    most = max(sum(counts[(c, lang)] for lang in langs) for c in categories)
+    parts = [
+        f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        'role="img" aria-labelledby="chart-title" xmlns="http://www.w3.org/2000/svg">',
+        '<title id="chart-title">Findings per category and language</title>',
+    ]
+    x = label_w
+    for lang in langs:
+        name = "no language" if lang == "none" else f"{language_name(lang)} ({lang})"
+        parts.append(
+            f'<rect x="{x}" y="8" width="12" height="12" rx="2" fill="{colour[lang]}"/>'
+            f'<text x="{x + 17}" y="18.5" class="legend">{html.escape(name)}</text>'
+        )
+        x += 30 + 7 * len(name)
+    for row, category in enumerate(categories):
+        y = top + row * row_h
+        total = sum(counts[(category, lang)] for lang in langs)
+        parts.append(
+            f'<g data-category="{html.escape(category)}"><text x="{label_w - 10}" y="{y + 15}" '
+            f'text-anchor="end" class="label">{html.escape(category)}</text>'
+        )
+        x = float(label_w)
+        for lang in langs:
+            n = counts[(category, lang)]
+            if not n:
+                continue
+            w = bar_w * n / most
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y + 4}" width="{w:.1f}" height="15" '
+                f'fill="{colour[lang]}"><title>{html.escape(category)}, '
+                f"{html.escape(lang)}: {n}</title></rect>"
+            )
+            x += w
+        parts.append(f'<text x="{x + 6:.1f}" y="{y + 15}" class="count">{total}</text></g>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,47 @@
+"""The Dask engine gives byte-identical output to the local engine."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import shared_path
+
+from pipelines.cli import main
+
+pytest.importorskip("distributed")
+
+STAGE_FILES = ["corpus.jsonl", "alignment.jsonl", "findings.jsonl", "parse-findings.jsonl"]
+
+
+def run(inputs: list[Path], out: Path, cache: Path, *engine: str) -> None:
+    args = ["run", *map(str, inputs), "--out", str(out), "--cache-dir", str(cache), *engine]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code in (0, 1), done.output
+
+
+def assert_same_files(local: Path, distributed: Path) -> None:
+    names = sorted(p.name for p in local.iterdir())
+    assert names == sorted(p.name for p in distributed.iterdir())
+    for name in names:
+        assert (local / name).read_bytes() == (distributed / name).read_bytes(), name
+
+
+def test_dask_engine_matches_local_engine_on_the_seeds(tmp_path: Path, corpus_dir: Path):
+    run([corpus_dir], tmp_path / "local", tmp_path / "cache-local")
+    run([corpus_dir], tmp_path / "dask", tmp_path / "cache-dask", "--engine", "dask")
+    assert_same_files(tmp_path / "local", tmp_path / "dask")
+
+
+def test_dask_engine_matches_local_engine_on_the_cr_pair(tmp_path: Path):
+    cr = shared_path("data", "cr")
+    pair = tmp_path / "cr"
+    pair.mkdir()
+    for name in ("MagicCompRules_20231013_en.txt", "MagicCompRules_20231013_zh.txt"):
+        os.symlink(cr / name, pair / name)
+    cache = Path(os.environ["RULINGS_CACHE_DIR"])
+    run([pair], tmp_path / "local", cache)
+    run([pair], tmp_path / "dask", cache, "--engine", "dask")
+    assert_same_files(tmp_path / "local", tmp_path / "dask")

@@ -1,0 +1,295 @@
+"""The HTML review page without a browser: escaping, CSP, determinism, completeness."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import random
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from pipelines.model import Finding, Ruling
+from pipelines.report import WRITERS
+from pipelines.report.writers.html import (
+    chart_svg,
+    json_for_script,
+    page_data,
+    source_marks,
+    target_marks,
+    variant_panes,
+    write_html,
+)
+from pipelines.resources import resource_path
+from pipelines.tables import RunTables
+
+SCRIPT_ATTACK = "</script><script>alert(1)</script>"
+IMG_ATTACK = "<img src=x onerror=alert(1)>"
+DATA_BLOCK = re.compile(r'<script type="application/json" id="data">(.*?)</script>', re.S)
+
+
+def ruling(id_: str, text: str, lang: str, **extra) -> Ruling:
+    file, line = id_.rsplit(":", 1)
+    values = {
+        "id": id_,
+        "file": file,
+        "line": int(line),
+        "format": "plain-dated",
+        "doc_title": None,
+        "card": None,
+        "section": None,
+        "doc_lang": lang,
+        "lang": lang,
+        "spans": [],
+        "date": "2024-02-02",
+        "date_raw": "02/02/2024",
+        "text": text,
+    }
+    values.update(extra)
+    return Ruling(**values)
+
+
+def finding(code: str, category: str, severity: str, **extra) -> Finding:
+    values = {
+        "code": code,
+        "category": category,
+        "severity": severity,
+        "lang": "es",
+        "file": "t.txt",
+        "line": 3,
+        "ruling_id": "t.txt:3",
+        "source_id": "s.txt:1",
+        "card": None,
+        "section": None,
+        "message": "A message.",
+        "evidence": {},
+    }
+    values.update(extra)
+    return Finding(**values)
+
+
+def hostile_run() -> RunTables:
+    """A run whose corpus text, titles, card names and languages try to inject markup."""
+    evil_text = (
+        f"Si {SCRIPT_ATTACK} un duelista {IMG_ATTACK} pone una habilidad activada "
+        "en la pila\u2028y sigue & termina > fin."
+    )
+    source = ruling("s.txt:1", "If a player puts a triggered ability on the stack, {X}.", "en")
+    target = ruling(
+        "t.txt:3",
+        evil_text,
+        "es",
+        doc_title=f"T\u00edtulo {IMG_ATTACK}",
+        card=f"</title>{SCRIPT_ATTACK}",
+    )
+    start = evil_text.index("habilidad activada")
+    findings = [
+        finding(
+            "TERM001",
+            "terminology",
+            "error",
+            card=target.card,
+            message=f"\u201chabilidad activada\u201d is wrong {IMG_ATTACK}.",
+            evidence={
+                "source_term": "triggered ability",
+                "expected": ["habilidad disparada"],
+                "found": [f"habilidad activada{SCRIPT_ATTACK}"],
+                "spans": [[start, start + len("habilidad activada")]],
+            },
+        ),
+        finding(
+            "PH001",
+            "placeholder",
+            "error",
+            card=target.card,
+            evidence={"kind": "symbol", "expected": ["{X}"], "found": [], "missing": ["{X}"]},
+        ),
+        finding(
+            "TERM004",
+            "terminology",
+            "warning",
+            lang="<svg onload=alert(4)>",
+            source_id=None,
+            evidence={"expected": ["jugador"], "found": ["duelista"], "spans": [[0, 3]]},
+        ),
+        finding(
+            "PARSE005",
+            "parse",
+            "warning",
+            lang=None,
+            file=f"{IMG_ATTACK}.txt",
+            line=9,
+            ruling_id=None,
+            source_id=None,
+            message=f"The heading {SCRIPT_ATTACK} has no content under it.",
+            evidence={"heading": SCRIPT_ATTACK, "lines": [8]},
+        ),
+    ]
+    suppressed = [
+        finding("STYLE003", "style", "warning", evidence={"span": [4, 9], "found": "x"}),
+    ]
+    return RunTables(
+        rulings=[source, target], findings=findings, suppressed=suppressed, source_lang="en"
+    )
+
+
+class Tags(HTMLParser):
+    """Every start tag with its attribute names, and the document's title."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[str, list[str]]] = []
+        self.titles: list[str] = []
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.seen.append((tag, [name for name, _ in attrs]))
+        self._in_title = tag == "title"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_title = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.titles.append(data)
+
+
+def markup_outside_scripts(page: str) -> str:
+    """The page with the two script elements' contents removed: what the HTML parser sees."""
+    return re.sub(r"(<script[^>]*>)(.*?)(</script>)", r"\1\3", page, flags=re.S)
+
+
+def test_writer_is_registered() -> None:
+    entry = WRITERS["html"]
+    assert entry.target is write_html
+    assert entry.meta["filename"] == "report.html"
+
+
+def test_corpus_text_cannot_become_markup(tmp_path: Path) -> None:
+    path = write_html(hostile_run(), tmp_path)
+    assert path == tmp_path / "report.html"
+    page = path.read_text(encoding="utf-8")
+    lowered = page.lower()
+    # Exactly two script elements: the JSON data block and the page's own script.
+    assert lowered.count("<script") == 2
+    assert lowered.count("</script") == 2
+    # No executable form anywhere: not in the markup, not in the JSON block (< > escaped).
+    for attack in (SCRIPT_ATTACK, IMG_ATTACK, "<svg onload", "<script>alert"):
+        assert attack not in page
+    # What an HTML parser builds from the page: no injected element, no event handler.
+    tags = Tags()
+    tags.feed(page)
+    assert [t for t, _ in tags.seen if t == "script"] == ["script", "script"]
+    assert not [t for t, _ in tags.seen if t in ("img", "iframe", "object", "embed", "base")]
+    assert not [(t, a) for t, attrs in tags.seen for a in attrs if a.startswith("on")]
+    assert tags.titles[0] == "Translation review: 4 findings"
+    data = DATA_BLOCK.search(page).group(1)
+    for char in ("<", ">", "&", "\u2028", "\u2029"):
+        assert char not in data
+    # The escaped JSON still gives back the exact corpus text.
+    parsed = json.loads(data)
+    assert parsed["rulings"]["t.txt:3"]["text"] == hostile_run().rulings[1].text
+    assert any(f["group"] == f"</title>{SCRIPT_ATTACK}" for f in parsed["findings"])
+
+
+def test_language_in_the_chart_is_escaped() -> None:
+    svg = chart_svg(hostile_run().findings)
+    assert "<svg onload" not in svg
+    assert "&lt;svg onload=alert(4)&gt;" in svg
+
+
+def test_the_script_renders_text_only() -> None:
+    script = resource_path("report/report.js").read_text(encoding="utf-8")
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+        assert sink not in script
+    assert "textContent" in script
+
+
+def test_content_security_policy_allows_only_the_page_script(tmp_path: Path) -> None:
+    page = write_html(hostile_run(), tmp_path).read_text(encoding="utf-8")
+    csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    assert csp, "the page has no Content-Security-Policy"
+    policy = csp.group(1)
+    assert "default-src 'none'" in policy
+    assert "unsafe-inline" not in policy.split("script-src", 1)[1].split(";")[0]
+    assert "unsafe-eval" not in policy
+    script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in policy
+    # Self-contained: nothing is loaded from anywhere.
+    assert not re.search(r"\b(src|href)=\"(?!data:)", page)
+    assert "http://" not in markup_outside_scripts(page).replace(
+        'xmlns="http://www.w3.org/2000/svg"', ""
+    )
+    assert "https://" not in page
+
+
+def test_same_tables_give_the_same_bytes(tmp_path: Path) -> None:
+    first = write_html(hostile_run(), tmp_path / "a").read_bytes()
+    second = write_html(hostile_run(), tmp_path / "b").read_bytes()
+    assert first == second
+    shuffled = hostile_run()
+    random.Random(7).shuffle(shuffled.findings)
+    shuffled.rulings.reverse()
+    assert write_html(shuffled, tmp_path / "c").read_bytes() == first
+
+
+def test_every_finding_is_in_the_page(tmp_path: Path) -> None:
+    run = hostile_run()
+    page = write_html(run, tmp_path).read_text(encoding="utf-8")
+    data = json.loads(DATA_BLOCK.search(page).group(1))
+    in_page = {f["fp"]: f for f in data["findings"]}
+    for item in run.findings + run.suppressed:
+        assert item.fingerprint in page
+        row = in_page[item.fingerprint]
+        assert (row["code"], row["file"], row["message"]) == (item.code, item.file, item.message)
+    assert [f["baseline"] for f in data["findings"] if f["code"] == "STYLE003"] == [True]
+    # The file-level finding has its own group, named after its file.
+    parse = next(f for f in data["findings"] if f["code"] == "PARSE005")
+    assert parse["ruling"] is None and parse["group"] == f"{IMG_ATTACK}.txt"
+
+
+def test_the_evidence_is_highlighted() -> None:
+    run = hostile_run()
+    data = page_data(run)
+    rows = {f["code"]: f for f in data["findings"]}
+    text = run.by_id["t.txt:3"].text
+    start, end = rows["TERM001"]["marks"]["target"][0]
+    assert text[start:end] == "habilidad activada"
+    source = run.by_id["s.txt:1"].text
+    assert [source[s:e] for s, e in rows["PH001"]["marks"]["source"]] == ["{X}"]
+    assert rows["TERM001"]["expected"] == "\u201chabilidad disparada\u201d"
+    [[start, end]] = rows["TERM001"]["marks"]["source"]
+    assert source[start:end] == "triggered ability"
+
+
+def test_offsets_are_converted_to_utf16() -> None:
+    text = "\U0001f600 a habilidad activada"
+    target = ruling("t.txt:1", text, "es")
+    start = text.index("habilidad")
+    marks = target_marks({"spans": [[start, start + 9], [999, 1000]]}, target)
+    assert marks == [[start + 1, start + 10]]  # the emoji is two UTF-16 units
+    assert source_marks({"missing": ["{T}"]}, "Pay {T}: draw. {T}{T}") == [[4, 7], [15, 21]]
+
+
+def test_variants_mark_the_words_that_differ() -> None:
+    panes = variant_panes(
+        {
+            "variants": [
+                {"text": "la segunda habilidad disparada", "preferred": True, "rulings": ["a:1"]},
+                {"text": "la \u201csegunda\u201d habilidad activada", "rulings": ["b:2"]},
+            ]
+        },
+        "b:2",
+    )
+    assert [p["this"] for p in panes] == [False, True]
+    preferred, other = panes
+    assert [preferred["text"][s:e] for s, e in preferred["marks"]] == ["disparada"]
+    assert [other["text"][s:e] for s, e in other["marks"]] == ["activada"]
+
+
+def test_json_for_script_escapes_what_could_end_the_script() -> None:
+    text = json_for_script({"t": "</script><!-- & \u2028\u2029"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"t": "</script><!-- & \u2028\u2029"}
