@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, dataclass, field, fields
+from functools import cache
 from typing import Any
 
 import pandas as pd
@@ -153,8 +154,9 @@ def _stable_repr(value: Any) -> str:
     return repr(value)
 
 
-def column_names(record_type: type) -> list[str]:
-    return [f.name for f in fields(record_type)]
+@cache
+def column_names(record_type: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(record_type))
 
 
 RULING_COLUMNS = column_names(Ruling)
@@ -163,12 +165,12 @@ FINDING_COLUMNS = column_names(Finding)
 
 
 def records_to_frame(records: list[Any], record_type: type) -> pd.DataFrame:
-    columns = column_names(record_type)
+    columns = list(column_names(record_type))
     frame = pd.DataFrame([asdict(r) for r in records], columns=columns)
     return frame.astype(object).where(frame.notna(), None) if len(frame) else frame
 
 
 def frame_to_records(frame: pd.DataFrame, record_type: type) -> list[Any]:
-    names = column_names(record_type)
+    names = list(column_names(record_type))
     rows = frame[names].astype(object).where(frame[names].notna(), None)
     return [record_type(**dict(zip(names, row, strict=True))) for row in rows.itertuples(False)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,9 +27,15 @@ class TableError(Exception):
     """A stage file that is missing or malformed: the command exits 2."""
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def dumps(record: Any) -> str:
-    data = asdict(record) if hasattr(record, "__dataclass_fields__") else record
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """One record as compact JSON, fields in declaration order (records hold only JSON
+    values, so a shallow dict is enough: ``dataclasses.asdict`` would deep-copy)."""
+    if hasattr(record, "__dataclass_fields__"):
+        record = {name: getattr(record, name) for name in column_names(type(record))}
+    return _ENCODER.encode(record)
 
 
 def write_jsonl(path: Path, records: Iterable[Any]) -> Path:

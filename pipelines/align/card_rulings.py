@@ -9,7 +9,7 @@ assignment makes the pairs 1-1, so near-duplicate rulings cannot swap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -33,6 +33,8 @@ UNTRANSLATED_REWORDED = (0.60, 0.60)
 """An older wording of the same English ruling ("enter" for "enter the battlefield") is
 less similar in meaning (0.76) but shares most words: (similarity, shared words) minima."""
 CHUNK = 2048
+PREPARED_SPARE = 8
+"""Extra neighbours prepared per target, in case some are in the target's own document."""
 
 
 @dataclass
@@ -41,6 +43,26 @@ class SourcePool:
 
     rulings: list[Ruling]
     vectors: np.ndarray
+    _neighbours: dict[str, list[int]] = field(default_factory=dict)
+    """Prepared nearest pool rulings of target rulings, by target id (best first)."""
+
+    def prepare(self, ctx: AlignContext, targets: list[Ruling]) -> None:
+        """Find the nearest pool rulings of many targets at once: one large matrix product
+        in chunks instead of a small one per document (small products are slow in BLAS)."""
+        todo = [t for t in targets if t.id not in self._neighbours]
+        if not todo or not self.rulings:
+            return
+        wanted = min(TEMPLATE_NEIGHBOURS + PREPARED_SPARE, len(self.rulings))
+        queries = ctx.vectors[[ctx.row[t.id] for t in todo]]
+        for start in range(0, len(todo), CHUNK):
+            scores = np.round(queries[start : start + CHUNK] @ self.vectors.T, 5)
+            top = np.argpartition(-scores, wanted - 1, axis=1)[:, :wanted]
+            for target, row, candidates in zip(
+                todo[start : start + CHUNK], scores, top, strict=True
+            ):
+                self._neighbours[target.id] = sorted(
+                    (int(c) for c in candidates), key=lambda c: (-row[c], c)
+                )
 
     @classmethod
     def build(cls, ctx: AlignContext, english: list[Ruling]) -> SourcePool:
@@ -53,21 +75,30 @@ class SourcePool:
         vectors = ctx.vectors[rows] if rows else np.zeros((0, ctx.vectors.shape[1]), np.float32)
         return cls(rulings, vectors)
 
-    def nearest(self, queries: np.ndarray, k: int, exclude_docs: set[str]) -> list[list[int]]:
-        """Indices of the k most similar pool rulings for each query vector."""
-        if not self.rulings:
-            return [[] for _ in range(len(queries))]
-        allowed = np.array([r.doc not in exclude_docs for r in self.rulings])
+    def nearest(
+        self, ctx: AlignContext, targets: list[Ruling], k: int, exclude_docs: set[str]
+    ) -> list[list[int]]:
+        """Indices of the k most similar pool rulings of each target (not from the given
+        documents), from the prepared neighbours when there are enough of them."""
+        self.prepare(ctx, targets)
         found = []
-        for start in range(0, len(queries), CHUNK):
-            scores = queries[start : start + CHUNK] @ self.vectors.T
-            scores[:, ~allowed] = -np.inf
-            k_here = min(k, scores.shape[1])
-            top = np.argpartition(-scores, k_here - 1, axis=1)[:, :k_here]
-            for row, candidates in zip(scores, top, strict=True):
-                ordered = sorted(candidates, key=lambda c: (-row[c], c))
-                found.append([int(c) for c in ordered if np.isfinite(row[c])])
+        for target in targets:
+            usable = [
+                c
+                for c in self._neighbours.get(target.id, [])
+                if self.rulings[c].doc not in exclude_docs
+            ]
+            if len(usable) < k and len(self._neighbours.get(target.id, [])) < len(self.rulings):
+                usable = self._search(ctx, target, k, exclude_docs)
+            found.append(usable[:k])
         return found
+
+    def _search(
+        self, ctx: AlignContext, target: Ruling, k: int, exclude_docs: set[str]
+    ) -> list[int]:
+        scores = np.round(self.vectors @ ctx.vectors[ctx.row[target.id]], 5)
+        order = sorted(range(len(self.rulings)), key=lambda c: (-scores[c], c))
+        return [c for c in order if self.rulings[c].doc not in exclude_docs][:k]
 
 
 def align_card_document(
@@ -172,9 +203,8 @@ def _candidates(
     pool: SourcePool,
     exclude_docs: set[str],
 ) -> list[Ruling]:
-    queries = ctx.vectors[[ctx.row[t.id] for t in targets]]
     chosen = {r.id: r for r in own_sources}
-    for neighbours in pool.nearest(queries, TEMPLATE_NEIGHBOURS, exclude_docs):
+    for neighbours in pool.nearest(ctx, targets, TEMPLATE_NEIGHBOURS, exclude_docs):
         for index in neighbours:
             candidate = pool.rulings[index]
             chosen.setdefault(candidate.id, candidate)

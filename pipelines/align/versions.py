@@ -29,6 +29,11 @@ class Versions:
         self.ctx = ctx
         self.english = [r for r in english if r.date]
         self._found: dict[str, str | None] = {}
+        self._by_card: dict[str | None, list[int]] = {}
+        self._by_id: dict[str, int] = {}
+        for index, item in enumerate(self.english):
+            self._by_card.setdefault(item.card, []).append(index)
+            self._by_id[item.id] = index
 
     @cached_property
     def _vectors(self) -> np.ndarray:
@@ -37,14 +42,13 @@ class Versions:
     def newer(self, source: Ruling) -> str | None:
         """The id of a later version of an English ruling among its card's rulings, or None."""
         if source.id not in self._found:
-            same_card = [i for i, r in enumerate(self.english) if r.card == source.card]
-            self._found[source.id] = self._search(source, same_card)
+            self._found[source.id] = self._search(source, self._by_card.get(source.card, []))
         return self._found[source.id]
 
     def newer_among(self, source: Ruling, candidates: list[Ruling]) -> str | None:
         """A later version of the ruling among the given English rulings (any card)."""
-        wanted = {r.id for r in candidates}
-        return self._search(source, [i for i, r in enumerate(self.english) if r.id in wanted])
+        indices = sorted({self._by_id[r.id] for r in candidates if r.id in self._by_id})
+        return self._search(source, indices)
 
     def _search(self, source: Ruling, indices: list[int]) -> str | None:
         if not source.date or not indices:

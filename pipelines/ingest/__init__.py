@@ -68,7 +68,7 @@ def ingest_sources(
     """Read the sources (one task per file), identify languages (one task per group of
     documents), then date the rulings and identify cards over the whole corpus.
 
-    ``cache_dir`` keeps the card-name index between runs.
+    ``cache_dir`` keeps language identifications and the card-name index between runs.
     """
     engine = engine or LocalEngine()
     result = IngestResult()
@@ -79,7 +79,9 @@ def ingest_sources(
         result.card_names.extend(read.card_names)
         if read.format:
             result.formats[read.format] += 1
-    result.rulings = assign_languages(result.rulings, identifier, tuple(languages), engine=engine)
+    result.rulings = assign_languages(
+        result.rulings, identifier, tuple(languages), engine=engine, cache_dir=cache_dir
+    )
     result.findings.extend(assign_dates(result.rulings))
     result.index = CardIndex.cached(result.card_names, cache_dir)
     result.findings.extend(identify_cards(result.rulings, result.index))

@@ -27,8 +27,6 @@ from ..rules import define, emit
 from .readers import CardName
 
 CJK_LANGS = ("zh", "zh-Hant", "ja", "ko")
-MAX_NAME_WORDS = 8
-MAX_CJK_NAME_CHARS = 12
 ORACLE_ID = "oracle_id"
 SHIPPED_NAMES = ("card_names.tsv", "card_names_manual.tsv")
 
@@ -141,37 +139,75 @@ class CardIndex:
 
     def mentions(self, text: str, langs: Iterable[str] | None = None) -> list[Mention]:
         """Card names written in the text (longest first, not overlapping)."""
-        wanted = set(langs) if langs is not None else None
+        found = self._mentions_of(text)
+        if langs is None:
+            return list(found)
+        wanted = set(langs)
+        return [m for m in found if m.lang in wanted]
+
+    def _mentions_of(self, text: str) -> tuple[Mention, ...]:
+        cache = self.__dict__.setdefault("_mention_cache", {})
+        if text not in cache:
+            cache[text] = self._find_mentions(text)
+        return cache[text]
+
+    def _find_mentions(self, text: str) -> tuple[Mention, ...]:
         found: list[Mention] = []
-        for start, end in _candidate_spans(text):
+        for start, end in self._candidate_spans(text):
             for card, lang in sorted(self.by_key.get(name_key(text[start:end]), ())):
-                if wanted is None or lang in wanted:
-                    found.append(Mention(card, lang, text[start:end], start, end))
+                found.append(Mention(card, lang, text[start:end], start, end))
         found.sort(key=lambda m: (-(m.end - m.start), m.start))
         taken: list[Mention] = []
         for mention in found:
             if all(mention.end <= t.start or mention.start >= t.end for t in taken):
                 taken.append(mention)
-        return sorted(taken, key=lambda m: m.start)
+        return tuple(sorted(taken, key=lambda m: m.start))
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_mention_cache", None)
+        state.pop("_shapes", None)
+        return state
+
+    def _name_shapes(self) -> tuple[dict[str, int], dict[str, set[int]]]:
+        """How names start: first word -> most words (Latin), first character -> lengths
+        (Han), so that only n-grams that could be a name are looked up."""
+        if "_shapes" not in self.__dict__:
+            words: dict[str, int] = {}
+            han: dict[str, set[int]] = defaultdict(set)
+            for key in self.by_key:
+                if key and _has_han(key[0]):
+                    han[key[0]].add(len(key))
+                else:
+                    parts = key.split(" ")
+                    words[parts[0]] = max(words.get(parts[0], 0), len(parts))
+            self.__dict__["_shapes"] = (words, dict(han))
+        return self.__dict__["_shapes"]
+
+    def _candidate_spans(self, text: str) -> Iterable[tuple[int, int]]:
+        """Word n-grams starting with a capital (as long as names with that first word go)
+        and Han substrings starting with a character names start with (of their lengths)."""
+        first_words, han_starts = self._name_shapes()
+        words = [m.span() for m in WORD.finditer(text)]
+        for i, (start, end) in enumerate(words):
+            if not text[start].isupper():
+                continue
+            longest = first_words.get(name_key(text[start:end]), 0)
+            for j in range(i, min(i + longest, len(words))):
+                yield start, words[j][1]
+        for run in HAN_RUN.finditer(text):
+            begin, stop = run.span()
+            simplified = name_key(run.group())
+            aligned = len(simplified) == stop - begin
+            for offset in range(stop - begin):
+                first = simplified[offset] if aligned else name_key(text[begin + offset])
+                for length in han_starts.get(first, ()):
+                    if offset + length <= stop - begin:
+                        yield begin + offset, begin + offset + length
 
 
 WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
 HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-
-
-def _candidate_spans(text: str) -> Iterable[tuple[int, int]]:
-    """Word n-grams (up to 8 words) and Han substrings (2 to 12 characters)."""
-    words = [m.span() for m in WORD.finditer(text)]
-    for i, (start, _) in enumerate(words):
-        if not text[start].isupper() and not _has_han(text[start]):
-            continue
-        for j in range(i, min(i + MAX_NAME_WORDS, len(words))):
-            yield start, words[j][1]
-    for run in HAN_RUN.finditer(text):
-        begin, stop = run.span()
-        for start in range(begin, stop):
-            for end in range(start + 2, min(start + MAX_CJK_NAME_CHARS, stop) + 1):
-                yield start, end
 
 
 def identify_cards(rulings: list[Ruling], index: CardIndex) -> list[Finding]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -42,22 +41,40 @@ class LanguageIdentifier:
         self.languages = tuple(languages)
         self.identify = lru_cache(maxsize=200_000)(self._identify)
         self._detected: dict[str, str | None] = {}
+        self._found_runs: dict[str, list[tuple[str, int, int]]] = {}
 
     def prefetch(self, texts: Iterable[str]) -> None:
         """Detect many texts ahead, as ``identify`` will ask for them (after blanking
-        symbols, and leaving out the Chinese-only ones that need no detector)."""
-        todo = set()
+        symbols, and leaving out the Chinese-only ones that need no detector), then the
+        runs of those that may mix languages; a backend may do each batch in parallel."""
+        todo: dict[str, dict[str, int]] = {}
         for text in texts:
             blanked = blank_symbols(text)
-            scripts = script_profile(blanked)
-            if scripts.get("latin") and blanked not in self._detected:
-                todo.add(blanked)
-        if todo:
-            ordered = sorted(todo)
-            self._detected.update(zip(ordered, self._detect_many(ordered), strict=True))
+            if blanked not in todo:
+                scripts = script_profile(blanked)
+                if scripts.get("latin"):
+                    todo[blanked] = scripts
+        unknown = sorted(t for t in todo if t not in self._detected)
+        if unknown:
+            self._detected.update(zip(unknown, self._detect_many(unknown), strict=True))
+        mixing = sorted(
+            t
+            for t, scripts in todo.items()
+            if t not in self._found_runs and self._may_mix(t, scripts)
+        )
+        if mixing:
+            self._found_runs.update(zip(mixing, self._runs_many(mixing), strict=True))
 
     def _detect_many(self, texts: list[str]) -> list[str | None]:
         return [self._detect_one(text) for text in texts]
+
+    def _runs_many(self, texts: list[str]) -> list[list[tuple[str, int, int]]]:
+        return [self._runs(text) for text in texts]
+
+    def _runs_cached(self, text: str) -> list[tuple[str, int, int]]:
+        if text not in self._found_runs:
+            self._found_runs[text] = self._runs(text)
+        return self._found_runs[text]
 
     def _detect(self, text: str) -> str | None:
         if text not in self._detected:
@@ -76,7 +93,7 @@ class LanguageIdentifier:
         only_han = scripts.get("han", 0) and not scripts.get("latin", 0)
         if only_han and "zh" in self.languages and not scripts.get("kana"):
             return Identification("zh", ())
-        runs = self._runs(text) if self._may_mix(text, scripts) else []
+        runs = self._runs_cached(text) if self._may_mix(text, scripts) else []
         runs = clean_runs(text, runs)
         if len({lang for lang, _, _ in runs}) >= 2:
             totals: Counter[str] = Counter()
@@ -122,6 +139,13 @@ class LinguaIdentifier(LanguageIdentifier):
         return [
             (_code(r.language), r.start_index, r.end_index)
             for r in self._detector.detect_multiple_languages_of(text)
+        ]
+
+    def _runs_many(self, texts: list[str]) -> list[list[tuple[str, int, int]]]:
+        """All cores at once (lingua's parallel API)."""
+        return [
+            [(_code(r.language), r.start_index, r.end_index) for r in found]
+            for found in self._detector.detect_multiple_languages_in_parallel_of(texts)
         ]
 
 
@@ -199,39 +223,30 @@ def blank_symbols(text: str) -> str:
     return NON_LINGUISTIC.sub(lambda match: " " * len(match.group()), text)
 
 
-def script_of(char: str) -> str | None:
-    if not char.isalpha():
-        return None
-    code = ord(char)
-    if 0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0xF900 <= code <= 0xFAFF:
-        return "han"
-    if 0x3040 <= code <= 0x30FF:
-        return "kana"
-    if 0xAC00 <= code <= 0xD7AF or 0x1100 <= code <= 0x11FF:
-        return "hangul"
-    if code < 0x250 or unicodedata.name(char, "").startswith("LATIN"):
-        return "latin"
-    return "other"
+SCRIPTS = {
+    "han": re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"),
+    "kana": re.compile(r"[\u3040-\u30ff]"),
+    "hangul": re.compile(r"[\uac00-\ud7af\u1100-\u11ff]"),
+    "latin": re.compile(r"[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff]"),
+}
+LETTER = re.compile(r"[^\W\d_]")
+CJK_SCRIPTS = ("han", "kana", "hangul")
 
 
 def script_profile(text: str) -> dict[str, int]:
-    counts: Counter[str] = Counter()
-    for char in text:
-        script = script_of(char)
-        if script:
-            counts[script] += 1
-    return counts
+    """Letters per script (han, kana, hangul, latin, other), counted by regular expressions:
+    this runs on every ruling, so no per-character Python loop."""
+    counts = {name: len(pattern.findall(text)) for name, pattern in SCRIPTS.items()}
+    other = len(LETTER.findall(text)) - sum(counts.values())
+    if other > 0:
+        counts["other"] = other
+    return {name: count for name, count in counts.items() if count}
 
 
 def weighted_letters(text: str) -> int:
-    total = 0
-    for char in text:
-        script = script_of(char)
-        if script in ("han", "kana", "hangul"):
-            total += HAN_WEIGHT
-        elif script:
-            total += 1
-    return total
+    profile = script_profile(text)
+    cjk = sum(profile.get(name, 0) for name in CJK_SCRIPTS)
+    return cjk * HAN_WEIGHT + sum(profile.values()) - cjk
 
 
 def clean_runs(text: str, runs: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:

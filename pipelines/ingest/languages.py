@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from functools import cache
+from pathlib import Path
 
 from ..engine import Engine, partitions
 from ..engine.local import LocalEngine
 from ..model import Ruling
-from .langid import LanguageIdentifier, build, script_profile, weighted_letters
+from .langid import (
+    Identification,
+    LanguageIdentifier,
+    build,
+    script_profile,
+    weighted_letters,
+)
 
 SHORT_TEXT_LETTERS = 30
 """Below this many letters a detector's guess between two languages of the same script is
@@ -24,9 +35,11 @@ def assign_languages(
     identifier: str,
     languages: tuple[str, ...],
     engine: Engine | None = None,
+    cache_dir: Path | None = None,
 ) -> list[Ruling]:
     """The rulings with ``lang``, ``spans`` and ``doc_lang`` filled, in the same order;
-    documents are identified in groups, one task each."""
+    documents are identified in groups, one task each. With a ``cache_dir`` the
+    identifications of earlier runs are reused (texts are identified once, ever)."""
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
         by_doc[item.doc].append(item)
@@ -34,20 +47,78 @@ def assign_languages(
         [item for doc in docs for item in by_doc[doc]]
         for docs in partitions(list(by_doc), max(1, -(-len(by_doc) // DOCUMENTS_PER_TASK)))
     ]
+    store = IdentificationStore(cache_dir, identifier, languages) if cache_dir else None
+    known = store.load() if store else {}
     engine = engine or LocalEngine()
-    done = engine.map(
-        identify_documents, groups, shared={"identifier": identifier, "languages": languages}
-    )
-    by_id = {item.id: item for group in done for item in group}
+    shared = {"identifier": identifier, "languages": languages, "known": known}
+    done = engine.map(identify_documents, groups, shared=shared)
+    by_id = {item.id: item for group, _ in done for item in group}
+    if store:
+        store.add({key: value for _, new in done for key, value in new.items()})
     return [by_id[item.id] for item in rulings]
 
 
 def identify_documents(
-    rulings: list[Ruling], identifier: str, languages: tuple[str, ...]
-) -> list[Ruling]:
-    """Language identification of whole documents (a task of ``assign_languages``)."""
-    assign_document_languages(rulings, shared_identifier(identifier, languages))
-    return rulings
+    rulings: list[Ruling],
+    identifier: str,
+    languages: tuple[str, ...],
+    known: dict[str, Identification],
+) -> tuple[list[Ruling], dict[str, Identification]]:
+    """Language identification of whole documents (a task of ``assign_languages``); also
+    returns the identifications it had to compute."""
+    remembering = RememberingIdentifier(shared_identifier(identifier, languages), known)
+    assign_document_languages(rulings, remembering)
+    return rulings, remembering.new
+
+
+def text_key(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+class RememberingIdentifier:
+    """An identifier that answers from earlier runs' identifications first."""
+
+    def __init__(self, identifier: LanguageIdentifier, known: dict[str, Identification]):
+        self.identifier = identifier
+        self.known = known
+        self.new: dict[str, Identification] = {}
+
+    def prefetch(self, texts: Iterable[str]) -> None:
+        self.identifier.prefetch(t for t in texts if text_key(t) not in self.known)
+
+    def identify(self, text: str) -> Identification:
+        key = text_key(text)
+        found = self.known.get(key) or self.new.get(key)
+        if found is None:
+            found = self.new[key] = self.identifier.identify(text)
+        return found
+
+
+class IdentificationStore:
+    """Identifications kept between runs, one file per identifier and candidate languages."""
+
+    def __init__(self, cache_dir: Path, identifier: str, languages: tuple[str, ...]) -> None:
+        self.path = cache_dir / "langid" / f"{identifier}-{'-'.join(languages)}.pickle"
+
+    def load(self) -> dict[str, Identification]:
+        try:
+            with open(self.path, "rb") as handle:
+                found = pickle.load(handle)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+            return {}
+        return found if isinstance(found, dict) else {}
+
+    def add(self, new: dict[str, Identification]) -> None:
+        """Merge new identifications into the file (atomically; concurrent runs may
+        recompute, never corrupt)."""
+        if not new:
+            return
+        merged = {**self.load(), **new}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        with open(temporary, "wb") as handle:
+            pickle.dump(merged, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, self.path)
 
 
 @cache
@@ -56,7 +127,9 @@ def shared_identifier(name: str, languages: tuple[str, ...]) -> LanguageIdentifi
     return build(name, languages)
 
 
-def assign_document_languages(rulings: list[Ruling], identifier: LanguageIdentifier) -> None:
+def assign_document_languages(
+    rulings: list[Ruling], identifier: LanguageIdentifier | RememberingIdentifier
+) -> None:
     """Fill ``lang``/``spans`` (unless the reader knew them), then ``doc_lang`` per document.
 
     A document's language is its title's language when some of its rulings share it (a
@@ -96,7 +169,9 @@ def _defer_to_document(item: Ruling) -> bool:
     return same_script and letters < SHORT_TEXT_LETTERS
 
 
-def _document_language(members: list[Ruling], identifier: LanguageIdentifier) -> str | None:
+def _document_language(
+    members: list[Ruling], identifier: LanguageIdentifier | RememberingIdentifier
+) -> str | None:
     weight: Counter[str] = Counter()
     for item in members:
         if item.lang:
