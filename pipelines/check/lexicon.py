@@ -78,7 +78,21 @@ def _number_patterns(lang: str) -> list[tuple[re.Pattern[str], str]]:
     return patterns
 
 
-DIGITS = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")
+SPACED_WORD_CHAR = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]"
+"""A word character of a script written with spaces (letters, digits, underscore). Han,
+kana and hangul are word characters to ``\\w`` too, but a number glued to them (2点伤害,
+规则714, 第3章) is still a number of its own."""
+DIGITS = re.compile(rf"(?<!{SPACED_WORD_CHAR})(?<!\.)\d+(?:[.,]\d+)?(?!{SPACED_WORD_CHAR})")
+
+
+THOUSANDS = re.compile(r"\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*")
+
+
+def _number_value(digits: str) -> str:
+    """999,999 and 999.999 (groups of three) are 999999; 1,5 is 1.5."""
+    if THOUSANDS.fullmatch(digits):
+        return digits.replace(",", "").replace(".", "")
+    return digits.replace(",", ".")
 
 
 def numbers(text: str, lang: str) -> Counter[str]:
@@ -86,14 +100,19 @@ def numbers(text: str, lang: str) -> Counter[str]:
     plain = strip_tokens(text)
     found: Counter[str] = Counter()
     for match in DIGITS.finditer(plain):
-        found[f"cardinal:{match.group().replace(',', '.')}"] += 1
+        found[f"cardinal:{_number_value(match.group())}"] += 1
+    matches = [
+        (match.start(), match.end(), value)
+        for pattern, value in _number_patterns(lang)
+        for match in pattern.finditer(plain)
+    ]
+    matches.sort(key=lambda m: (m[0] - m[1], m[0]))  # the longest first (第二个: ordinal 2)
     taken: list[tuple[int, int]] = []
-    for pattern, value in sorted(_number_patterns(lang), key=lambda p: -len(p[0].pattern)):
-        for match in pattern.finditer(plain):
-            if any(match.start() < end and start < match.end() for start, end in taken):
-                continue
-            taken.append(match.span())
-            found[value] += 1
+    for start, end, value in matches:
+        if any(start < other_end and other_start < end for other_start, other_end in taken):
+            continue
+        taken.append((start, end))
+        found[value] += 1
     return found
 
 

@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from ...ingest.cards import name_key
+from ...ingest.cards import Mention, name_key
 from ...model import Finding, Ruling
 from ..context import AlignedPair, CheckContext
 from ..registry import check
+
+HAN = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]")
+WORD_BEFORE = re.compile(r"[A-Z][\w'’-]*[ -]$")
+WORD_AFTER = re.compile(r"[ -][A-Z][\w'’-]*")
+
+
+def _english_mentions(ctx: CheckContext, text: str) -> list[Mention]:
+    """Source-language card names in a text. Han characters are blanked first (same
+    offsets): an English name is never written in them, and scanning every Han substring
+    is what makes a name search slow."""
+    return ctx.cards.mentions(HAN.sub(" ", text), [ctx.source_lang])
+
+
+def _part_of_source_name(text: str, mention: Mention, source: str | None) -> bool:
+    """The name is one word of a longer capitalised name that the English source writes
+    the same way ("Mountain" in "Magnetic Mountain", a card kept in English on purpose)."""
+    if source is None:
+        return False
+    start, end = mention.start, mention.end
+    while found := WORD_BEFORE.search(text[:start]):
+        start = found.start()
+    while found := WORD_AFTER.match(text, end):
+        end = found.end()
+    return (start, end) != (mention.start, mention.end) and text[start:end] in source
 
 
 @check("CARD003", category="card-name", severity="warning", scope="ruling")
@@ -18,9 +43,13 @@ def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Findin
     lang = ruling.lang
     if not lang or lang == ctx.source_lang:
         return
-    for mention in ctx.cards.mentions(ruling.text, [ctx.source_lang]):
+    pair = ctx.pairs_by_target.get(ruling.id)
+    source = pair.source.text if pair else None
+    for mention in _english_mentions(ctx, ruling.text):
         localized = ctx.cards.name_in(mention.card, lang)
         if localized and name_key(localized) == name_key(mention.name):
+            continue
+        if _part_of_source_name(ruling.text, mention, source):
             continue
         yield ctx.finding(
             "CARD003",
@@ -40,10 +69,20 @@ def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Findin
 def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
     """The source names a card and the translation does not contain that card's official
     name in its language (it names it differently, or not at all). For a ruling shared by
-    many cards, the source's own card name stands for the translation's card."""
+    many cards, the source's own card name stands for the translation's card. A name that
+    is also a game term of the termbase ("Fortify", the keyword and a card) is not taken
+    for the card."""
     lang = pair.lang
+    terms = {(h.start, h.end) for h in ctx.term_hits(pair.source.text, ctx.source_lang)}
+    mentions = [
+        m
+        for m in ctx.cards.mentions(pair.source.text, [ctx.source_lang])
+        if (m.start, m.end) not in terms
+    ]
+    if not mentions:
+        return
     target_cards = {m.card for m in ctx.cards.mentions(pair.target.text)}
-    for mention in ctx.cards.mentions(pair.source.text, [ctx.source_lang]):
+    for mention in mentions:
         card = mention.card
         if card == pair.source.card and pair.target.card and pair.target.card != card:
             card = pair.target.card

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ...model import Finding, Ruling
@@ -41,19 +42,69 @@ def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
     )
 
 
+LATIN = "A-Za-z0-9\u00c0-\u024f"
+LATIN_SEGMENT = re.compile(rf"[{LATIN}][{LATIN}'’\-. &/®™©]*")
+"""A stretch of Latin-script text between Chinese characters and list punctuation (、，)."""
+NAME_WORD = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f'’\-]*")
+FUNCTION_WORDS = frozenset(
+    {"a", "an", "and", "at", "by", "de", "del", "der", "for", "from", "in", "la", "le"}
+    | {"of", "on", "the", "to", "van", "von", "with", "y"}
+)
+"""Words that stay in lower case inside English names (Fae of Wishes, Priest of Yawgmoth)."""
+DOMAIN = re.compile(r"(?:[\w-]+\.)+[A-Za-z]{2,}(?:/\S*)?")
+
+
+def _name_like(segment: str) -> bool:
+    """Every word capitalised, but for the small words names keep in lower case."""
+    found = NAME_WORD.findall(segment)
+    return (
+        bool(found)
+        and all(word[0].isupper() or word.casefold() in FUNCTION_WORDS for word in found)
+        and any(word[0].isupper() for word in found)
+    )
+
+
+def _apostrophes(text: str) -> str:
+    return text.replace("’", "'")
+
+
+def kept_names(run: str, source: str | None) -> bool:
+    """Whether a foreign run only holds names left in the source language on purpose:
+    card, product or people's names (Fae of Wishes, Wizards of the Coast, Richard
+    Garfield) and web addresses, each written as in the English source when there is one.
+    Translations keep the English name of a card never printed in their language."""
+    segments = [m.group().strip(" .-&/") for m in LATIN_SEGMENT.finditer(run)]
+    segments = [segment for segment in segments if segment]
+    if not segments:
+        return False
+    for segment in segments:
+        if DOMAIN.fullmatch(segment):
+            continue
+        if not _name_like(segment) or (
+            source is not None and _apostrophes(segment) not in _apostrophes(source)
+        ):
+            return False
+    return True
+
+
 @check("MIX001", category="mixed-language", severity="error", scope="ruling")
 def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
     """Part of a translated ruling is still in another language: a sentence finished in
     English ("意指一张(1) has suspend, (2) is in exile…"), a clause left over. The evidence
     lists each foreign run with its offsets. A run that is only a card name is reported as
-    an untranslated card name (CARD003) instead."""
+    an untranslated card name (CARD003) instead; one that only holds names kept as in the
+    English source (a card never printed in the language, a company or a person, written
+    in capitals as names are) or web addresses is not reported."""
     if not ruling.spans or not ruling.doc_lang:
         return
+    pair = ctx.pairs_by_target.get(ruling.id)
+    source = pair.source.text if pair else None
     runs = [
         span
         for span in ruling.spans
         if span["lang"] != ruling.doc_lang
         and not ctx.is_card_name(ruling.text[span["start"] : span["end"]])
+        and not kept_names(ruling.text[span["start"] : span["end"]], source)
     ]
     if not runs:
         return

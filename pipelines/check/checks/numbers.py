@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from ...model import Finding
 from ..context import AlignedPair, CheckContext
@@ -16,14 +17,29 @@ def _describe(values) -> list[str]:
     )
 
 
+@cache
+def _states_a_number(form: str, lang: str) -> bool:
+    return bool(numbers(form, lang))
+
+
+def _without_term_names(ctx: CheckContext, text: str, lang: str) -> str:
+    """The text with game terms that contain a number word blanked ("split second",
+    "double strike"): a keyword's name states no quantity. Offsets are kept."""
+    for hit in ctx.term_hits(text, lang):
+        if _states_a_number(hit.form, lang):
+            text = text[: hit.start] + " " * (hit.end - hit.start) + text[hit.end :]
+    return text
+
+
 @check("NUM001", category="number", severity="error", scope="pair")
 def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
     """A number of the source (in digits or words, cardinal or ordinal) is missing from the
     translation or replaced by another: "three time counters" translated with 两个, "the
     second triggered ability" as "la primera". Words for one are not compared, since
-    languages use them as articles."""
-    source = numbers(pair.source.text, ctx.source_lang)
-    target = numbers(pair.target.text, pair.lang)
+    languages use them as articles, nor numbers inside the name of a game term ("split
+    second")."""
+    source = numbers(_without_term_names(ctx, pair.source.text, ctx.source_lang), ctx.source_lang)
+    target = numbers(_without_term_names(ctx, pair.target.text, pair.lang), pair.lang)
     missing = source - target
     extra = target - source
     if not missing:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 
 from ...model import Finding, Ruling
 from ..context import AlignedPair, CheckContext
-from ..lexicon import token_kinds, tokens
+from ..lexicon import token_kinds, tokens, words
 from ..registry import check
 
 OPENERS = {"(": ")", "（": "）", "[": "]", "［": "］"}
@@ -46,19 +47,35 @@ def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Findin
         )
 
 
-def _brackets(text: str) -> tuple[int, int]:
+PLURAL_MARK = re.compile(r"(?<=[^\W\d_])\((?:s|es)\)")
+"""target(s), mode(s): an optional plural ending, not a parenthesised passage."""
+QUOTED = re.compile(r"“[^“”]*”|«[^«»]*»|「[^「」]*」|『[^『』]*』|\"[^\"]*\"|‘[^‘’]*’")
+MIN_QUOTED_WORDS = 3
+"""A quoted passage of the source counts when it has at least this many words: a rule
+text, an example or a phrase ("without paying its mana cost"). One or two quoted words
+("put", "Token") are a word being talked about, which translations may render as plain
+text (“put” -> 放置)."""
+
+
+def _brackets(text: str, lang: str, *, source: bool) -> tuple[int, int]:
+    """Parenthesised passages and quoted passages (in the source, only long ones)."""
+    text = PLURAL_MARK.sub("", text)
     parens = sum(text.count(o) for o in OPENERS)
-    quotes = sum(text.count(q) for q in QUOTES_OPEN) + text.count('"') // 2
-    return parens, quotes
+    passages = [match.group()[1:-1] for match in QUOTED.finditer(text)]
+    if source:
+        passages = [p for p in passages if len(words(p, lang)) >= MIN_QUOTED_WORDS]
+    return parens, len(passages)
 
 
 @check("PH002", category="placeholder", severity="warning", scope="pair")
 def dropped_brackets(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
     """The translation has fewer parenthesised or quoted passages than the source: a
     reminder, an example or a quoted phrase ("without paying its mana cost") was dropped
-    or merged into the sentence."""
-    source_parens, source_quotes = _brackets(pair.source.text)
-    target_parens, target_quotes = _brackets(pair.target.text)
+    or merged into the sentence. Plural endings such as "target(s)" are not passages, and
+    quoted words under three words long ("put", "Token") are not counted in the source:
+    translations may render a word being talked about as plain text."""
+    source_parens, source_quotes = _brackets(pair.source.text, ctx.source_lang, source=True)
+    target_parens, target_quotes = _brackets(pair.target.text, pair.lang, source=False)
     lost = {}
     if target_parens < source_parens:
         lost["parentheses"] = (source_parens, target_parens)

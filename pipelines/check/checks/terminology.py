@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from ...model import Finding, Ruling
 from ..context import AlignedPair, CheckContext
 from ..registry import check
-from ..termbase import TermHit
+from ..termbase import UNSPACED_LANGS, TermHit
 
 USABLE = ("approved", "admitted")
 
@@ -29,7 +30,12 @@ def _wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit
 
     A span can be forbidden for one concept and approved for another ("habilidad activada":
     wrong for triggered, right for activated). It is only wrong when the source names the
-    first concept and does not name the second one often enough to account for the span.
+    first concept and does not name the second one often enough to account for the span,
+    and the translation names the first concept (in a usable form) less often than the
+    source does: a swap takes a term away from where it belongs. A translation that names
+    the second concept more often than the source (起动该起动式异能 for "activated it",
+    repeating the noun where English has a pronoun) while keeping every mention of the
+    first has not swapped anything.
     """
     source_counts = ctx.concept_counts(pair.source.text, ctx.source_lang)
     hits = ctx.term_hits(pair.target.text, pair.lang)
@@ -37,14 +43,18 @@ def _wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit
     for hit in hits:
         if hit.status in USABLE:
             approved_at[hit.start, hit.end].add(hit.concept)
+    target_counts = Counter(hit.concept for hit in hits if hit.status in USABLE)
     budget = Counter(source_counts)
     wrong: dict[str, list[TermHit]] = defaultdict(list)
     for hit in hits:
         if hit.status != "forbidden" or hit.concept not in source_counts:
             continue
-        explained = [c for c in sorted(approved_at[hit.start, hit.end]) if budget[c] > 0]
+        other = sorted(approved_at[hit.start, hit.end])
+        explained = [c for c in other if budget[c] > 0]
         if explained:
             budget[explained[0]] -= 1
+            continue
+        if other and target_counts[hit.concept] >= source_counts[hit.concept]:
             continue
         wrong[hit.concept].append(hit)
     return wrong
@@ -80,12 +90,39 @@ def forbidden_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
+def _usable_forms(ctx: CheckContext, concept: str, lang: str) -> re.Pattern[str] | None:
+    """Every approved or admitted form of a concept in a language, as one expression that
+    finds a form anywhere (inside a longer term too: 操控 in 操控者, "habilidad" in
+    "habilidad activada"); whole words in languages written with spaces."""
+    key = f"usable-forms:{concept}:{lang}"
+    if key not in ctx.cache:
+        forms = sorted(
+            {
+                form
+                for status in USABLE
+                for term in ctx.termbase.terms(concept, lang, status)
+                for form in term.forms
+            },
+            key=len,
+            reverse=True,
+        )
+        body = "|".join(re.escape(form).replace(r"\ ", r"\s+") for form in forms)
+        if not body:
+            ctx.cache[key] = None
+        elif lang.split("-")[0] in UNSPACED_LANGS:
+            ctx.cache[key] = re.compile(body, re.IGNORECASE)
+        else:
+            ctx.cache[key] = re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE)
+    return ctx.cache[key]
+
+
 @check("TERM002", category="terminology", severity="warning", scope="pair")
 def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
     """The source uses a core game term (one the termbase enforces) and the translation
-    contains none of its approved or admitted forms: the term was paraphrased, dropped or
-    mistranslated. (A forbidden form is reported by TERM001 instead; a source that uses
-    old wording, such as "play" for casting a spell, is not held to the new term.)"""
+    contains none of its approved or admitted forms, not even inside a longer term: the term
+    was paraphrased, dropped or mistranslated. (A forbidden form is reported by TERM001
+    instead; a source that uses old wording, such as "play" for casting a spell, is not
+    held to the new term.)"""
     named = {
         h.concept for h in ctx.term_hits(pair.source.text, ctx.source_lang) if h.status in USABLE
     }
@@ -94,6 +131,9 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
     flagged = set(_wrong_spans(ctx, pair))
     for concept in sorted(named):
         if not ctx.termbase.is_enforced(concept) or concept in present or concept in flagged:
+            continue
+        forms = _usable_forms(ctx, concept, pair.lang)
+        if forms is not None and forms.search(pair.target.text):
             continue
         expected = _expected(ctx, concept, pair.lang)
         if not expected:
@@ -113,7 +153,9 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
 def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
     """The translation uses old official wording the termbase marks obsolete ("poner en
     juego" for "put onto the battlefield", 场上). Not reported when the English source itself
-    uses the old wording of that concept (an old ruling translated faithfully)."""
+    uses the old wording of that concept (an old ruling translated faithfully), nor when the
+    termbase has no current term of the concept in the language to use instead (the
+    glossary's "unblockable" is obsolete, yet 不可被阻挡 still says "can't be blocked")."""
     if not ruling.lang or ruling.lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
@@ -130,12 +172,13 @@ def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
             by_concept[hit.concept].append(hit)
     for concept, hits in sorted(by_concept.items()):
         expected = _expected(ctx, concept, ruling.lang)
+        if not expected:
+            continue
         found = sorted({h.form for h in hits})
         yield ctx.finding(
             "TERM003",
             ruling,
-            f"\u201c{found[0]}\u201d is old wording; use \u201c{expected[0] if expected else '?'}"
-            "\u201d.",
+            f"\u201c{found[0]}\u201d is old wording; use \u201c{expected[0]}\u201d.",
             {
                 "concept": concept,
                 "expected": expected,

@@ -1,0 +1,413 @@
+"""Each check family on small hand-built pairs: it fires on a real defect and stays quiet on
+the correct translation. No shared data, no embedding model."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipelines.check import CheckContext
+from pipelines.check.lexicon import numbers
+from pipelines.check.registry import CHECKS
+from pipelines.check.termbase import Termbase
+from pipelines.ingest.cards import CardIndex
+from pipelines.model import Alignment, Finding, Ruling
+
+
+@pytest.fixture(scope="module")
+def termbase() -> Termbase:
+    return Termbase.load()
+
+
+@pytest.fixture(scope="module")
+def cards() -> CardIndex:
+    return CardIndex.build([])
+
+
+def ruling(
+    rid: str,
+    text: str,
+    lang: str,
+    *,
+    doc_lang: str | None = None,
+    date: str | None = None,
+    date_raw: str | None = None,
+    spans: list[dict] | None = None,
+    card: str | None = None,
+) -> Ruling:
+    file, line = rid.rsplit(":", 1)
+    return Ruling(
+        id=rid,
+        file=file,
+        line=int(line),
+        format="plain-dated",
+        doc_title=None,
+        card=card,
+        section=None,
+        doc_lang=doc_lang or lang,
+        lang=lang,
+        spans=spans or [],
+        date=date,
+        date_raw=date_raw or date,
+        text=text,
+        doc=file,
+        position=int(line),
+    )
+
+
+class Run:
+    """A context over hand-made pairs; ``findings(code)`` runs one check."""
+
+    def __init__(self, termbase: Termbase, cards: CardIndex) -> None:
+        self.termbase, self.cards = termbase, cards
+        self.rulings: list[Ruling] = []
+        self.alignment: list[Alignment] = []
+
+    def pair(
+        self, source: str, target: str, lang: str, *, n: int | None = None, **target_fields
+    ) -> Ruling:
+        n = len(self.rulings) + 1 if n is None else n
+        en = ruling(f"en.txt:{n}", source, "en", date=target_fields.pop("source_date", None))
+        translated = ruling(f"{lang}.txt:{n}", target, lang, **target_fields)
+        self.rulings += [en, translated]
+        self.alignment.append(
+            Alignment(en.id, translated.id, lang, 0.9, "rule", similarity=0.8, group="en.txt")
+        )
+        return translated
+
+    def alone(self, text: str, lang: str, **fields) -> Ruling:
+        item = ruling(f"{lang}.txt:{len(self.rulings) + 1}", text, lang, **fields)
+        self.rulings.append(item)
+        return item
+
+    def findings(self, code: str) -> list[Finding]:
+        ctx = CheckContext(self.rulings, self.alignment, self.termbase, self.cards, "en")
+        check = CHECKS[code]
+        scope = check.meta["scope"]
+        if scope == "pair":
+            return [f for pair in ctx.pairs for f in check.target(pair, ctx)]
+        if scope == "ruling":
+            return [f for item in ctx.translations for f in check.target(item, ctx)]
+        if scope == "document":
+            return [
+                f
+                for members in ctx.documents.values()
+                if members[0].doc_lang != "en"
+                for f in check.target(members, ctx)
+            ]
+        return list(check.target(ctx))
+
+
+@pytest.fixture
+def run(termbase, cards) -> Run:
+    return Run(termbase, cards)
+
+
+def codes_on(run: Run, code: str, target: Ruling) -> list[Finding]:
+    return [f for f in run.findings(code) if f.ruling_id == target.id]
+
+
+# --- terminology -------------------------------------------------------------------------
+
+
+SUSPEND_EN = (
+    "The last ability of suspend is a triggered ability; it triggers when the last time "
+    "counter is removed."
+)
+
+
+def test_term001_habilidad_activada_for_a_triggered_ability(run):
+    wrong = run.pair(
+        SUSPEND_EN,
+        "La última habilidad de suspender es una habilidad activada; se dispara cuando se "
+        "remueve el último contador de tiempo.",
+        "es",
+    )
+    right = run.pair(
+        SUSPEND_EN,
+        "La última habilidad de suspender es una habilidad disparada; se dispara cuando se "
+        "remueve el último contador de tiempo.",
+        "es",
+    )
+    found = codes_on(run, "TERM001", wrong)
+    assert [f.evidence["concept"] for f in found] == ["triggered-ability"]
+    assert found[0].evidence["found"] == ["habilidad activada"]
+    assert found[0].severity == "error" and found[0].category == "terminology"
+    assert codes_on(run, "TERM001", right) == []
+
+
+def test_term001_se_activa_for_triggers(run):
+    wrong = run.pair(
+        "Suspend's last ability triggers when the last time counter is removed.",
+        "La última habilidad de suspender se activa cuando se remueve el último contador de "
+        "tiempo.",
+        "es",
+    )
+    right = run.pair(
+        "Suspend's last ability triggers when the last time counter is removed.",
+        "La última habilidad de suspender se dispara cuando se remueve el último contador de "
+        "tiempo.",
+        "es",
+    )
+    assert {f.evidence["concept"] for f in codes_on(run, "TERM001", wrong)} == {"trigger-verb"}
+    assert codes_on(run, "TERM001", right) == []
+
+
+def test_term001_chinese_activated_for_triggered(run):
+    wrong = run.pair(
+        "A triggered ability uses the stack.", "起动式异能使用堆叠。", "zh", doc_lang="zh"
+    )
+    right = run.pair(
+        "A triggered ability uses the stack.", "触发式异能使用堆叠。", "zh", doc_lang="zh"
+    )
+    assert [f.evidence["found"] for f in codes_on(run, "TERM001", wrong)] == [["起动式异能"]]
+    assert codes_on(run, "TERM001", right) == []
+
+
+def test_term001_a_repeated_noun_is_not_a_swap(run):
+    """起动该起动式异能 repeats the noun where English says "activated it"; every triggered
+    ability of the source is still there, so nothing was swapped."""
+    repeated = run.pair(
+        "The controller of an activated ability is the player who activated it. The "
+        "controller of a triggered ability is the player who controlled its source.",
+        "起动式异能的操控者为起动该起动式异能的人。触发式异能的操控者为操控其来源的牌手。",
+        "zh",
+    )
+    swapped = run.pair(
+        "The controller of an activated ability is the player who activated it. The "
+        "controller of a triggered ability is the player who controlled its source.",
+        "起动式异能的操控者为起动该起动式异能的人。起动式异能的操控者为操控其来源的牌手。",
+        "zh",
+    )
+    assert codes_on(run, "TERM001", repeated) == []
+    assert [f.evidence["concept"] for f in codes_on(run, "TERM001", swapped)] == [
+        "triggered-ability"
+    ]
+
+
+def test_term002_missing_term_and_a_term_inside_a_longer_one(run):
+    dropped = run.pair(
+        "Put that card into its owner's graveyard.", "将该牌置入其拥有者的墓穴。", "zh"
+    )
+    inside = run.pair(
+        "An emblem is controlled by the player who puts it into the command zone.",
+        "徽记的操控者为将它放进统帅区的牌手。",
+        "zh",
+    )
+    assert [f.evidence["concept"] for f in codes_on(run, "TERM002", dropped)] == ["graveyard"]
+    # 操控 (control) is inside 操控者 (controller): the term is there.
+    assert codes_on(run, "TERM002", inside) == []
+
+
+def test_term002_everyday_senses_are_not_the_game_term(run):
+    draw_game = run.pair(
+        "If both players lose, the game is a draw.", "如果两位牌手都输，游戏为平手。", "zh"
+    )
+    card_draw = run.pair("Each player draws a card.", "每位牌手各抽一张卡。", "zh")
+    assert codes_on(run, "TERM002", draw_game) == []  # "is a draw" is not drawing a card
+    assert "draw" in {f.evidence["concept"] for f in codes_on(run, "TERM002", card_draw)}
+
+
+# --- placeholders --------------------------------------------------------------------------
+
+
+def test_ph001_dropped_x(run):
+    wrong = run.pair("You may cast it by paying {X}{R}.", "Puedes lanzarlo pagando {R}.", "es")
+    right = run.pair("You may cast it by paying {X}{R}.", "Puedes lanzarlo pagando {X}{R}.", "es")
+    found = codes_on(run, "PH001", wrong)
+    assert [f.evidence["missing"] for f in found] == [["{X}"]]
+    assert codes_on(run, "PH001", right) == []
+
+
+def test_ph002_plural_endings_and_short_quotes_do_not_count(run):
+    free = run.pair(
+        "Choose the target(s). This isn't the same as “putting” a land.",
+        "选择目标。这与放置地不同。",
+        "zh",
+    )
+    dropped = run.pair(
+        "It reads “Draw a card, then discard a card.”", "其叙述为抓一张牌，然后弃一张牌。", "zh"
+    )
+    assert codes_on(run, "PH002", free) == []
+    assert [f.evidence for f in codes_on(run, "PH002", dropped)] == [
+        {"quotations": {"expected": 1, "found": 0}}
+    ]
+
+
+# --- numbers ---------------------------------------------------------------------------------
+
+
+def test_num001_number_words_across_languages(run):
+    same = run.pair("Remove three time counters.", "Remueve tres contadores de tiempo.", "es")
+    changed = run.pair("Remove three time counters.", "Remueve dos contadores de tiempo.", "es")
+    assert codes_on(run, "NUM001", same) == []
+    found = codes_on(run, "NUM001", changed)
+    assert [(f.evidence["missing"], f.evidence["extra"]) for f in found] == [(["3"], ["2"])]
+
+
+def test_num001_chinese_words_and_digits(run):
+    changed = run.pair("Draw two cards.", "抓三张牌。", "zh")
+    same = run.pair("Draw two cards.", "抓两张牌。", "zh")
+    glued = run.pair("It deals 3 damage to each creature.", "它对每个生物造成3点伤害。", "zh")
+    wrong_digit = run.pair("It deals 3 damage to each creature.", "它对每个生物造成2点伤害。", "zh")
+    ordinal = run.pair("The second ability triggers.", "第二个异能触发。", "zh")
+    assert [f.evidence["missing"] for f in codes_on(run, "NUM001", changed)] == [["2"]]
+    assert codes_on(run, "NUM001", same) == []
+    assert codes_on(run, "NUM001", glued) == []
+    assert [f.evidence["extra"] for f in codes_on(run, "NUM001", wrong_digit)] == [["2"]]
+    assert codes_on(run, "NUM001", ordinal) == []
+
+
+def test_num001_numbers_inside_a_keyword_name_are_not_quantities(run):
+    keyword = run.pair("Split second is a static ability.", "转瞬属于静止式异能。", "zh")
+    assert codes_on(run, "NUM001", keyword) == []
+
+
+def test_numbers_thousands_separators():
+    assert numbers("999,999 tokens", "en") == numbers("999999个衍生物", "zh")
+    assert numbers("1,5", "es") == {"cardinal:1.5": 1}
+
+
+def test_numbers_digits_next_to_han_and_rule_numbers():
+    assert numbers("参见规则714。", "zh") == numbers("See rule 714.", "en")
+    assert numbers("第二个行动阶段", "zh") == {"ordinal:2": 1}
+    assert numbers("先攻", "zh") == numbers("first strike", "en") == {}
+
+
+# --- truncation ------------------------------------------------------------------------------
+
+
+def test_trunc001_ellipsis_mid_sentence(run):
+    cut = run.alone(
+        "Si un permanente entra al campo de batalla, las habilidades de entrar al…",
+        "es",
+    )
+    whole = run.alone("Si un permanente entra al campo de batalla, nada sucede.", "es")
+    quoted = run.alone("El texto dice «Roba una carta.»…", "es")
+    found = run.findings("TRUNC001")
+    assert [f.ruling_id for f in found] == [cut.id]
+    assert whole.id not in {f.ruling_id for f in found}
+    assert quoted.id not in {f.ruling_id for f in found}
+
+
+# --- language --------------------------------------------------------------------------------
+
+
+def test_untr001_and_mix001(run):
+    english = run.alone("Suspend is a keyword ability.", "en", doc_lang="zh")
+    half_text = "意指一张牌(1) has suspend, (2) is in exile."
+    start = half_text.index("has")
+    half = run.pair(
+        "It means a card that (1) has suspend, (2) is in exile.",
+        half_text,
+        "zh",
+        spans=[{"lang": "en", "start": start, "end": len(half_text)}],
+    )
+    name_text = "例如：Lost Order of Jarkeld的力量等于1+*。"
+    kept_name = run.pair(
+        "Example: Lost Order of Jarkeld has power equal to 1+*.",
+        name_text,
+        "zh",
+        spans=[{"lang": "en", "start": 3, "end": name_text.index("的")}],
+    )
+    assert [f.ruling_id for f in run.findings("UNTR001")] == [english.id]
+    mixed = run.findings("MIX001")
+    assert [f.ruling_id for f in mixed] == [half.id]
+    assert kept_name.id not in {f.ruling_id for f in mixed}
+
+
+# --- card names ------------------------------------------------------------------------------
+
+
+def test_card003_english_card_name_in_spanish(run):
+    english = run.pair(
+        "Meddling Mage's ability doesn't stop you from casting it.",
+        "La habilidad de Meddling Mage no te impide lanzarlo.",
+        "es",
+    )
+    localized = run.pair(
+        "Meddling Mage's ability doesn't stop you from casting it.",
+        "La habilidad de Mago entrometido no te impide lanzarlo.",
+        "es",
+    )
+    found = run.findings("CARD003")
+    assert [(f.ruling_id, f.evidence["expected"]) for f in found] == [
+        (english.id, "Mago entrometido")
+    ]
+    assert localized.id not in {f.ruling_id for f in found}
+
+
+# --- style -----------------------------------------------------------------------------------
+
+
+def test_style005_half_width_parenthesis_next_to_chinese(run):
+    half = run.alone("意指一张牌(已延缓)。", "zh")
+    full = run.alone("意指一张牌（已延缓）。", "zh")
+    found = run.findings("STYLE005")
+    assert [f.ruling_id for f in found] == [half.id]
+    assert full.id not in {f.ruling_id for f in found}
+
+
+def test_style003_capital_after_semicolon(run):
+    capital = run.alone("Puedes lanzarlo normalmente; Necesitarás una forma de pagar.", "es")
+    lower = run.alone("Puedes lanzarlo normalmente; necesitarás una forma de pagar.", "es")
+    found = run.findings("STYLE003")
+    assert [(f.ruling_id, f.evidence["found"]) for f in found] == [(capital.id, "Necesitarás")]
+    assert lower.id not in {f.ruling_id for f in found}
+
+
+def test_style002_coste_and_costo_in_one_document(termbase, cards):
+    mixed = Run(termbase, cards)
+    for n, text in enumerate(
+        ["Pagas el coste de suspender.", "El coste no cambia.", "Pagas su costo."], start=1
+    ):
+        mixed.rulings.append(ruling(f"mixed.txt:{n}", text, "es"))
+    consistent = Run(termbase, cards)
+    for n, text in enumerate(["Pagas el coste de suspender.", "El coste no cambia."], start=1):
+        consistent.rulings.append(ruling(f"same.txt:{n}", text, "es"))
+    found = mixed.findings("STYLE002")
+    assert [(f.ruling_id, f.evidence["found"]) for f in found] == [("mixed.txt:3", "costo")]
+    assert consistent.findings("STYLE002") == []
+
+
+# --- dates -----------------------------------------------------------------------------------
+
+
+def test_date001_day_and_month_swapped_is_an_error(run):
+    swapped = run.pair(
+        "Suspend works the same way.",
+        "Suspender funciona igual.",
+        "es",
+        source_date="2013-06-07",
+        date="2013-07-06",
+        date_raw="07/06/2013",
+    )
+    other = run.pair(
+        "Suspend works the same way.",
+        "Suspender funciona igual.",
+        "es",
+        source_date="2013-06-07",
+        date="2021-03-19",
+    )
+    same = run.pair(
+        "Suspend works the same way.",
+        "Suspender funciona igual.",
+        "es",
+        source_date="2013-06-07",
+        date="2013-06-07",
+    )
+    by_id = {f.ruling_id: f for f in run.findings("DATE001")}
+    assert by_id[swapped.id].severity == "error"
+    assert by_id[swapped.id].evidence["day_month_swapped"] is True
+    assert by_id[other.id].severity == "warning"
+    assert same.id not in by_id
+
+
+# --- coverage --------------------------------------------------------------------------------
+
+
+def test_miss001_for_a_no_translation_row(run):
+    source = ruling("en.txt:40", "A rule the translation lacks.", "en")
+    run.rulings.append(source)
+    run.alignment.append(Alignment(source.id, None, "zh", 0.0, "no-translation", group="en.txt"))
+    found = run.findings("MISS001")
+    assert [(f.ruling_id, f.category) for f in found] == [(source.id, "missing-translation")]
