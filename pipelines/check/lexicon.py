@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from ..ingest import dates
 from ..resources import read_tsv
@@ -97,6 +97,13 @@ def _number_value(digits: str) -> str:
 
 def numbers(text: str, lang: str) -> Counter[str]:
     """Numbers a ruling states: digits and number words (``cardinal:3``, ``ordinal:2``)."""
+    return Counter(_numbers(text, lang))
+
+
+@lru_cache(maxsize=300_000)
+def _numbers(text: str, lang: str) -> Counter[str]:
+    """``numbers`` once per text (a ruling shared by many cards, or a source with many
+    translations, is read once); callers get a copy."""
     plain = strip_tokens(text)
     found: Counter[str] = Counter()
     for match in DIGITS.finditer(plain):
