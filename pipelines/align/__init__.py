@@ -8,10 +8,12 @@ with the same ruling on other cards.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..engine import Engine, partitions
 from ..engine.local import LocalEngine
@@ -29,9 +31,13 @@ VOTE_MAJORITY = 0.5
 VOTE_MIN_SIMILARITY = 0.55
 """A sampled unit votes for the document of its nearest English unit only when it is this
 close: a document of unrelated or untranslated rulings must not be taken for rules text."""
+VOTE_IN_ORDER = 0.75
+"""A translation of rules text keeps their order: the nearest English units of the sampled
+units (taken in document order) must mostly move forward. A card's rulings that each
+resemble some rule land all over the rules, in no order."""
 LONG_DOCUMENT = 100
 """A card has at most a few dozen rulings: a document of more units is rules text or other
-prose whatever card its text names most often, and the vote decides where it belongs."""
+prose whatever card it is about, and the vote decides where it belongs."""
 
 __all__ = ["align"]
 
@@ -134,22 +140,25 @@ def align_documents(
     """The alignment rows of some translated documents (one task of ``align``)."""
     world = _world(rulings, vectors, source_lang)
     ctx = world.ctx
-    rows: list[Alignment] = []
-    for doc in docs:
-        members = ctx.documents[doc]
-        source_doc = _rules_source(ctx, members, world.rules_sources)
-        if source_doc is not None:
-            rows.extend(align_document(ctx, world.rules_sources[source_doc], members, embedder))
-        elif any(is_rules_unit(m) for m in members):
-            lang = members[0].doc_lang
-            rows.extend(Alignment(None, m.id, lang, 0.0, "no-source", None, doc) for m in members)
-        else:
-            card = members[0].card
-            own = [r for r in world.own_by_card.get(card, []) if r.doc != doc] if card else []
-            rows.extend(
-                align_card_document(ctx, members, own, world.pool, world.versions, embedder)
-            )
-    return rows
+    world.pool.prepare(ctx, [r for doc in docs for r in ctx.documents[doc] if ctx.is_target(r)])
+    with threadpool_limits(1):
+        return [row for doc in docs for row in _align_document(world, doc, embedder)]
+
+
+def _align_document(world: _World, doc: str, embedder: str) -> list[Alignment]:
+    """One document's rows (its matrices are small: one BLAS thread is fastest)."""
+    ctx = world.ctx
+    members = ctx.documents[doc]
+    card = members[0].card
+    has_own = bool(card and any(r.doc != doc for r in world.own_by_card.get(card, [])))
+    source_doc = _rules_source(ctx, members, world.rules_sources, has_own)
+    if source_doc is not None:
+        return align_document(ctx, world.rules_sources[source_doc], members, embedder)
+    if any(is_rules_unit(m) for m in members):
+        lang = members[0].doc_lang
+        return [Alignment(None, m.id, lang, 0.0, "no-source", None, doc) for m in members]
+    own = [r for r in world.own_by_card.get(card, []) if r.doc != doc] if card else []
+    return align_card_document(ctx, members, own, world.pool, world.versions, embedder)
 
 
 def alignment_order(row: Alignment) -> tuple:
@@ -157,15 +166,20 @@ def alignment_order(row: Alignment) -> tuple:
 
 
 def _rules_source(
-    ctx: AlignContext, members: list[Ruling], rules_sources: dict[str, list[Ruling]]
+    ctx: AlignContext,
+    members: list[Ruling],
+    rules_sources: dict[str, list[Ruling]],
+    has_own: bool = False,
 ) -> str | None:
     """The English rules document this one translates: by shared rule numbers, else by
-    where its texts' nearest English neighbours live (card documents with a known card are
-    card rulings, never rules)."""
+    where its texts' nearest English neighbours live, in order. A card document whose card
+    has English rulings in the input is card rulings, never rules; a card found only
+    from the names a text mentions (a translated rules file mentions Mountain more than any
+    other card) does not decide."""
     if not rules_sources:
         return None
     is_rules = any(is_rules_unit(m) for m in members)
-    if not is_rules and members[0].card and len(members) < LONG_DOCUMENT:
+    if not is_rules and has_own and len(members) < LONG_DOCUMENT:
         return None
     overlap = {doc: shared_keys(source, members) for doc, source in rules_sources.items()}
     best = max(sorted(overlap), key=lambda d: overlap[d])
@@ -192,6 +206,14 @@ def _vote(
     if not votes:
         return None
     doc, count = max(sorted(votes.items()), key=lambda kv: kv[1])
-    if doc in rules_sources and count / len(sample) >= VOTE_MAJORITY:
-        return doc
-    return None
+    if doc not in rules_sources or count / len(sample) < VOTE_MAJORITY:
+        return None
+    positions = [
+        english[i].position
+        for column, i in enumerate(nearest)
+        if english[i].doc == doc and similarity[i, column] >= VOTE_MIN_SIMILARITY
+    ]
+    steps = list(itertools.pairwise(positions))
+    if steps and sum(b > a for a, b in steps) / len(steps) < VOTE_IN_ORDER:
+        return None
+    return doc

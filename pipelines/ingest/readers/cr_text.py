@@ -194,8 +194,9 @@ class _PartReader:
             self.numbered_heading(block.start, *numbered)
         elif single and looks_like_title(first):
             self.unnumbered_heading(block)
-        elif self.mode == "glossary" or (
-            self.mode == "rules" and not single and looks_like_title(first) and self.rule
+        elif not single and (
+            self.mode == "glossary"
+            or (self.mode == "rules" and looks_like_title(first) and self.rule)
         ):
             self.glossary_block(block)
         else:
