@@ -29,6 +29,9 @@ from .readers import CardName
 CJK_LANGS = ("zh", "zh-Hant", "ja", "ko")
 ORACLE_ID = "oracle_id"
 SHIPPED_NAMES = ("card_names.tsv", "card_names_manual.tsv")
+MAX_CARD_RULINGS = 100
+"""A card has at most a few dozen rulings: a longer document (a translated rules file that
+mentions Mountain more than any other card) is not identified from the names it mentions."""
 
 define(
     "CARD001",
@@ -213,9 +216,10 @@ HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 def identify_cards(rulings: list[Ruling], index: CardIndex) -> list[Finding]:
     """Set ``card`` on every card-ruling document and report titles the card data contradicts.
 
-    The card comes from the title (through the index, in any language), else from the card
-    names the rulings mention (a name opening a ruling counts double, one in parentheses or
-    after "such as" half), else stays null with a CARD002 finding.
+    The card comes from the title (through the index, in any language), else, for a
+    document of card size, from the card names the rulings mention (a name opening a ruling
+    counts double, one in parentheses or after "such as" half), else stays null with a
+    CARD002 finding.
     """
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
@@ -260,6 +264,8 @@ def _card_of(members: list[Ruling], index: CardIndex) -> tuple[str | None, str]:
         cards = {card for card, _ in index.lookup(title)}
         if len(cards) == 1:
             return cards.pop(), "title"
+    if len(members) > MAX_CARD_RULINGS:
+        return None, ""
     votes: Counter[str] = Counter()
     for item in members:
         for mention in index.mentions(item.text):
