@@ -140,7 +140,7 @@ def align_documents(
     """The alignment rows of some translated documents (one task of ``align``)."""
     world = _world(rulings, vectors, source_lang)
     ctx = world.ctx
-    world.pool.prepare(ctx, [r for doc in docs for r in ctx.documents[doc] if ctx.is_target(r)])
+    world.pool.prepare(ctx, [r for doc in docs for r in ctx.documents[doc] if r.lang])
     with threadpool_limits(1):
         return [row for doc in docs for row in _align_document(world, doc, embedder)]
 

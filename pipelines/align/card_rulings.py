@@ -29,6 +29,8 @@ OWN_CARD_BONUS = 0.04
 MARGIN_WEIGHT = 0.5
 TEMPLATE_NEIGHBOURS = 3
 UNTRANSLATED_MIN_SIMILARITY = 0.80
+UNTRANSLATED_CANDIDATES = 5
+"""Nearest other-card rulings considered as the one an untranslated ruling copies."""
 UNTRANSLATED_REWORDED = (0.60, 0.60)
 """An older wording of the same English ruling ("enter" for "enter the battlefield") is
 less similar in meaning (0.76) but shares most words: (similarity, shared words) minima."""
@@ -39,41 +41,54 @@ PREPARED_SPARE = 8
 
 @dataclass
 class SourcePool:
-    """Every English card ruling, de-duplicated by (text, date): the template candidates."""
+    """Every English card ruling, de-duplicated by (text, date): the template candidates.
+
+    Neighbours are searched among the distinct texts (a ruling repeated with several dates
+    is one text), then expanded to the rulings that carry each text.
+    """
 
     rulings: list[Ruling]
-    vectors: np.ndarray
+    text_vectors: np.ndarray
+    """One vector per distinct template text."""
+    members: list[list[int]]
+    """The pool rulings (indices into ``rulings``) that carry each distinct text."""
     _neighbours: dict[str, list[int]] = field(default_factory=dict)
     """Prepared nearest pool rulings of target rulings, by target id (best first)."""
-
-    def prepare(self, ctx: AlignContext, targets: list[Ruling]) -> None:
-        """Find the nearest pool rulings of many targets at once: one large matrix product
-        in chunks instead of a small one per document (small products are slow in BLAS)."""
-        todo = [t for t in targets if t.id not in self._neighbours]
-        if not todo or not self.rulings:
-            return
-        wanted = min(TEMPLATE_NEIGHBOURS + PREPARED_SPARE, len(self.rulings))
-        queries = ctx.vectors[[ctx.row[t.id] for t in todo]]
-        for start in range(0, len(todo), CHUNK):
-            scores = np.round(queries[start : start + CHUNK] @ self.vectors.T, 5)
-            top = np.argpartition(-scores, wanted - 1, axis=1)[:, :wanted]
-            for target, row, candidates in zip(
-                todo[start : start + CHUNK], scores, top, strict=True
-            ):
-                self._neighbours[target.id] = sorted(
-                    (int(c) for c in candidates), key=lambda c: (-row[c], c)
-                )
 
     @classmethod
     def build(cls, ctx: AlignContext, english: list[Ruling]) -> SourcePool:
         chosen: dict[tuple[str, str | None], Ruling] = {}
         for item in english:
-            key = (template_text(item), item.date)
-            chosen.setdefault(key, item)
+            chosen.setdefault((template_text(item), item.date), item)
         rulings = list(chosen.values())
-        rows = [ctx.row[r.id] for r in rulings]
-        vectors = ctx.vectors[rows] if rows else np.zeros((0, ctx.vectors.shape[1]), np.float32)
-        return cls(rulings, vectors)
+        by_text: dict[str, list[int]] = {}
+        for index, ruling in enumerate(rulings):
+            by_text.setdefault(template_text(ruling), []).append(index)
+        members = list(by_text.values())
+        rows = [ctx.row[rulings[group[0]].id] for group in members]
+        dim = ctx.vectors.shape[1]
+        vectors = ctx.vectors[rows] if rows else np.zeros((0, dim), np.float32)
+        return cls(rulings, vectors, members)
+
+    def prepare(self, ctx: AlignContext, targets: list[Ruling]) -> None:
+        """Find the nearest pool rulings of many targets at once: one large matrix product
+        in chunks instead of a small one per document (small products are slow in BLAS)."""
+        todo = [t for t in targets if t.id not in self._neighbours]
+        if not todo or not self.members:
+            return
+        wanted = min(TEMPLATE_NEIGHBOURS + PREPARED_SPARE, len(self.members))
+        queries = ctx.vectors[[ctx.row[t.id] for t in todo]]
+        for start in range(0, len(todo), CHUNK):
+            scores = queries[start : start + CHUNK] @ self.text_vectors.T
+            np.negative(scores, out=scores)
+            top = np.argpartition(scores, wanted - 1, axis=1)[:, :wanted]
+            chosen = np.round(np.take_along_axis(scores, top, axis=1), 5)
+            for target, texts, values in zip(todo[start : start + CHUNK], top, chosen, strict=True):
+                ranked = sorted(zip(values.tolist(), texts.tolist(), strict=True))
+                self._neighbours[target.id] = self._expand(text for _, text in ranked)
+
+    def _expand(self, texts) -> list[int]:
+        return [index for text in texts for index in self.members[text]]
 
     def nearest(
         self, ctx: AlignContext, targets: list[Ruling], k: int, exclude_docs: set[str]
@@ -83,22 +98,18 @@ class SourcePool:
         self.prepare(ctx, targets)
         found = []
         for target in targets:
-            usable = [
-                c
-                for c in self._neighbours.get(target.id, [])
-                if self.rulings[c].doc not in exclude_docs
-            ]
-            if len(usable) < k and len(self._neighbours.get(target.id, [])) < len(self.rulings):
-                usable = self._search(ctx, target, k, exclude_docs)
+            prepared = self._neighbours.get(target.id, [])
+            usable = [c for c in prepared if self.rulings[c].doc not in exclude_docs]
+            if len(usable) < k and len(prepared) < len(self.rulings):
+                usable = self._search(ctx, target, exclude_docs)
             found.append(usable[:k])
         return found
 
-    def _search(
-        self, ctx: AlignContext, target: Ruling, k: int, exclude_docs: set[str]
-    ) -> list[int]:
-        scores = np.round(self.vectors @ ctx.vectors[ctx.row[target.id]], 5)
-        order = sorted(range(len(self.rulings)), key=lambda c: (-scores[c], c))
-        return [c for c in order if self.rulings[c].doc not in exclude_docs][:k]
+    def _search(self, ctx: AlignContext, target: Ruling, exclude_docs: set[str]) -> list[int]:
+        """Every pool ruling, nearest first (when the prepared neighbours ran out)."""
+        scores = np.round(self.text_vectors @ ctx.vectors[ctx.row[target.id]], 5)
+        order = sorted(range(len(self.members)), key=lambda t: (-scores[t], t))
+        return [c for c in self._expand(order) if self.rulings[c].doc not in exclude_docs]
 
 
 def align_card_document(
@@ -222,7 +233,9 @@ def _untranslated(
     """A source-language ruling standing in a translation: paired with the English ruling
     it copies (the same text, or an older wording of it), if the input has one, but marked
     ``untranslated`` and never scored as a good translation."""
-    candidates = {r.id: r for r in [*own_sources, *pool.rulings] if r.doc != stray.doc}
+    nearest = pool.nearest(ctx, [stray], UNTRANSLATED_CANDIDATES, {stray.doc})[0]
+    neighbours = [pool.rulings[index] for index in nearest]
+    candidates = {r.id: r for r in [*own_sources, *neighbours] if r.doc != stray.doc}
     ordered = sorted(candidates.values(), key=lambda r: ctx.row[r.id])
     similarity = ctx.matrix(ordered, [stray])[:, 0] if ordered else np.zeros(0)
     copied = None
