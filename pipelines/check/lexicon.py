@@ -51,11 +51,15 @@ def _normal_token(token: str) -> str:
     )
 
 
+YEAR = re.compile(r"\d{4}")
+"""Every date the date reader knows has a four-digit year: no year, no date to look for."""
+
+
 def strip_tokens(text: str) -> str:
     """The text with placeholder tokens and dates blanked, for number extraction."""
     for kind in token_kinds():
         text = kind.pattern.sub(" ", text)
-    while found := dates.search(text):
+    while YEAR.search(text) and (found := dates.search(text)):
         text = text[: found.start] + " " + text[found.end :]
     return text
 

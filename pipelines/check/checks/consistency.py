@@ -7,6 +7,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ...model import Finding, Ruling
 from ..context import CheckContext
@@ -28,9 +29,14 @@ def variant_key(ruling: Ruling, ctx: CheckContext) -> str:
     """The text with quotes, spacing and the ruling's own card name made uniform."""
     text = QUOTES.sub('"', ruling.text)
     if ruling.card and ruling.lang:
-        for name in {ctx.cards.name_in(ruling.card, ruling.lang), ruling.card} - {None}:
-            text = re.sub(re.escape(name), "~", text, flags=re.IGNORECASE)
+        for name in sorted({ctx.cards.name_in(ruling.card, ruling.lang), ruling.card} - {None}):
+            text = _name_pattern(name).sub("~", text)
     return " ".join(text.split())
+
+
+@lru_cache(maxsize=100_000)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(re.escape(name), re.IGNORECASE)
 
 
 def differences(preferred: str, other: str, lang: str) -> list[dict[str, str]]:
