@@ -1,0 +1,941 @@
+"""A seeded, realistic corpus of card rulings in English, Spanish and Chinese, for benchmarks.
+
+Run from the repository root::
+
+    python benchmarks/generate_corpus.py OUT_DIR --rulings 100000 --seed 7
+
+Every text comes from real parallel material read at run time (nothing is copied into the
+repository); when ../shared is absent the script says so and exits 0 without writing:
+
+- MTGJSON set files ``../shared/data/mtgjson/{TSP,PLC,FUT}.json``: each card's English
+  printed text lines (``originalText``, else the Oracle ``text``) with the Spanish and
+  Chinese Simplified ``foreignData`` text lines (line i of one is, roughly, line i of the
+  other; only cards whose line counts agree give units, and only lines of a plausible length
+  ratio with the same symbols and digits), the cards' localized names and the real ruling
+  dates. The foreign texts translate the printed English of 2006-2007 ("put into play"), not
+  today's Oracle wording ("put onto the battlefield"); pairing them with the Oracle text
+  would make almost every ruling an outdated-terminology finding, which is no low rate;
+- the Comprehensive Rules pair ``../shared/data/cr/MagicCompRules_20231013_{en,zh}.txt``: the
+  files are line-aligned, and a rule line is kept when both sides carry the same rule number;
+- the seed documents ``corpus/*.txt``: Spanish ruling translations are paired with their
+  English rulings (from the other seeds or the card's MTGJSON rulings) when a date group has
+  the same number of rulings on both sides and every pair looks alike (length ratio, the
+  same digits and symbols); the retrace rules of the seeds are paired section by section.
+
+A parallel *unit* is an English text with its real Spanish and/or Chinese counterparts. A
+synthetic card has a real base card's names in every language (``Cavalry Master``, then
+``Cavalry Master II``, ... for further variants) and a translation plan: Spanish and
+Chinese (most cards), Spanish only, or Chinese only; its rulings are built from 1-3 units of
+a pool that covers the plan's languages, so every translation is real text. Generic rulings
+are shared the way the real keyword rulings are (the seeds' 2024 suspend rulings, the CR's
+keyword rules for Chinese, groups of card-text units): a card joins at most one group, the
+groups' popularity is Zipf-like, so a few groups are on hundreds of cards and most on dozens.
+The share of distinct texts comes out near the real one: the English rulings of the real
+TSP, PLC and FUT cards are 41% distinct (1,915 rulings, 790 texts), the generated ones about
+42% per language (43,144 distinct texts in 99,497 rulings with the defaults).
+
+Output layout (the way real inputs look)::
+
+    OUT_DIR/en/G01.json ...      English masters: MTGJSON set files ({"meta", "data": set})
+    OUT_DIR/es/00012_<hash>.txt  one Spanish document per card: a title line (the card's
+    OUT_DIR/zh/00012_<hash>.txt  localized name), then "DD/MM/YYYY text" lines or blocks of
+                                 a date line, a blank line and a paragraph
+
+Realistic drift is injected into the translations at low seeded rates (see ``DRIFT``): a game
+term swapped for its forbidden confusable (from the shipped termbase), English left in place,
+a dropped ``{X}``/``{T}`` symbol, a changed number, text cut with "…", a date with day and
+month swapped, a ruling missing, mixed quote styles. ``--manifest FILE`` writes what was
+injected where (outside OUT_DIR, which must hold only corpus files).
+
+Deterministic: the same seed, ../shared data, seed documents and shipped termbase give the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+import sys
+import unicodedata
+import uuid
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from hashlib import blake2b
+from pathlib import Path
+from random import Random
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = (ROOT / ".." / "shared").resolve()
+SEEDS = ROOT / "corpus"
+MTGJSON_SETS = ("TSP", "PLC", "FUT")
+CR_FILES = ("MagicCompRules_20231013_en.txt", "MagicCompRules_20231013_zh.txt")
+LANGS = ("en", "es", "zh")
+FOREIGN = {"Spanish": "es", "Chinese Simplified": "zh"}
+
+PLANS = (("es+zh", 0.80), ("es", 0.10), ("zh", 0.10))
+"""Which translations a card has. Spanish-only and Chinese-only cards balance each other so
+each language holds about a third of the rulings."""
+NO_RULINGS = 0.25
+"""Share of cards with no rulings (they only add names, as in real card data)."""
+GROUP_SHARE = 0.40
+"""Share of ruled cards that carry one group of generic rulings."""
+GROUPS_PER_PLAN = 24
+SPECIFIC_WEIGHTS = (30, 24, 16, 10, 7, 5, 3, 2, 1, 1, 0.6, 0.5, 0.4, 0.3, 0.2, 0.2, 0.1, 0.1)
+"""Relative frequency of 1, 2, 3, ... card-specific rulings on a card."""
+MAX_RULINGS = 20
+UNITS_PER_RULING = ((1, 0.15), (2, 0.60), (3, 0.25))
+"""A ruling is a few sentences: joined units, each a line of real parallel text."""
+LONG_UNIT = 220
+"""An English unit this long is a ruling on its own."""
+SET_SIZE = (180, 360)
+ZH_CR_SHARE = 0.6
+"""Chinese-only cards draw their specific rulings from the CR pairs this often."""
+LAYOUTS = ("plain-dated", "plain-block")
+
+DRIFT = {
+    "missing": 0.008,
+    "english-left": 0.004,
+    "term-swap": 0.012,
+    "symbol-dropped": 0.004,
+    "number-changed": 0.004,
+    "truncated": 0.004,
+    "quotes-mixed": 0.004,
+    "date-swapped": 0.004,
+}
+"""Rate per translated ruling. Only one text drift per ruling; a drift that does not apply
+to a text (no symbol, no number, no term with a confusable, no quotes) is not injected."""
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+WORD = re.compile(r"[A-Za-zÀ-ÿ]+")
+SYMBOL = re.compile(r"\{[^{}]{1,6}\}")
+REMINDER = re.compile(r"\s*\([^()]*\)")
+ES_RATIO = (0.8, 2.2)
+ZH_RATIO = (0.15, 0.9)
+NUMBER = re.compile(r"(?<![{\w])\d+(?![}\w])")
+RULE_LINE = re.compile(r"^(\d{3}\.\d+[a-z]?\.?)\s+(\S.*)$")
+EXAMPLE_EN = "Example:"
+EXAMPLE_ZH = ("例如：", "例如:")
+SEED_DATE = re.compile(r"^(\d{2})/(\d{2})/(\d{4})\s*(.*)$")
+EN_WORDS = frozenset(
+    ["the", "is", "of", "and", "to", "a", "if", "it", "you", "card", "with", "that", "this"]
+)
+ES_WORDS = frozenset(
+    ["el", "la", "los", "las", "de", "que", "y", "en", "una", "un", "se", "con", "si", "su"]
+)
+SENTENCE_END = tuple('.!?)”"»。！？）')
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """An English text and its real translations (None where there is none)."""
+
+    en: str
+    es: str | None
+    zh: str | None
+    origin: str
+
+
+@dataclass(frozen=True, slots=True)
+class BaseCard:
+    name: str
+    names: dict[str, str]
+    """MTGJSON foreignData language -> localized name (Spanish and Chinese always present)."""
+    foreign_text: dict[str, str]
+    text: str
+    type: str
+    mana_cost: str
+    rarity: str
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """One ruling in the three languages (None where the card has no such translation)."""
+
+    date: str
+    en: str
+    es: str | None
+    zh: str | None
+    units: tuple[Unit, ...] = ()
+
+
+@dataclass
+class Card:
+    number: int
+    base: BaseCard
+    variant: int
+    plan: str
+    rulings: list[Text]
+
+    @property
+    def suffix(self) -> str:
+        return f" {roman(self.variant + 1)}" if self.variant else ""
+
+    def name(self, language: str = "English") -> str:
+        name = self.base.name if language == "English" else self.base.names[language]
+        if not self.variant:
+            return name
+        return f"{name}{roman(self.variant + 1)}" if CJK.search(name[-1]) else name + self.suffix
+
+    def langs(self) -> tuple[str, ...]:
+        return ("es", "zh") if self.plan == "es+zh" else (self.plan,)
+
+
+@dataclass
+class Summary:
+    out: Path
+    files: Counter[str] = field(default_factory=Counter)
+    rulings: Counter[str] = field(default_factory=Counter)
+    distinct: dict[str, int] = field(default_factory=dict)
+    distinct_all: int = 0
+    cards: int = 0
+    ruled_cards: int = 0
+    plans: Counter[str] = field(default_factory=Counter)
+    units: Counter[str] = field(default_factory=Counter)
+    drift: Counter[str] = field(default_factory=Counter)
+    bytes: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.rulings.values())
+
+    def lines(self) -> list[str]:
+        out = [
+            f"corpus {self.out}: {sum(self.files.values())} files, {self.bytes / 1e6:.1f} MB, "
+            f"{self.total} rulings, {self.distinct_all} distinct texts",
+            f"cards: {self.cards} ({self.ruled_cards} with rulings); plans "
+            + ", ".join(f"{plan} {n}" for plan, n in sorted(self.plans.items())),
+            "parallel units: " + ", ".join(f"{k} {v}" for k, v in sorted(self.units.items())),
+        ]
+        for lang in LANGS:
+            share = self.rulings[lang] / max(self.total, 1)
+            out.append(
+                f"  {lang}: {self.files[lang]:6d} files {self.rulings[lang]:7d} rulings "
+                f"({share:.0%}), {self.distinct.get(lang, 0):7d} distinct texts"
+            )
+        drift = ", ".join(f"{k} {v}" for k, v in sorted(self.drift.items())) or "none"
+        out.append(f"drift injected: {drift}")
+        return out
+
+    def as_dict(self) -> dict:
+        return {
+            "files": dict(self.files),
+            "rulings": dict(self.rulings),
+            "total_rulings": self.total,
+            "distinct": self.distinct,
+            "distinct_all": self.distinct_all,
+            "cards": self.cards,
+            "ruled_cards": self.ruled_cards,
+            "plans": dict(self.plans),
+            "units": dict(self.units),
+            "drift": dict(self.drift),
+            "bytes": self.bytes,
+        }
+
+
+def available(shared: Path = SHARED) -> bool:
+    """Whether the real parallel material is there."""
+    mtgjson = shared / "data" / "mtgjson"
+    cr = shared / "data" / "cr"
+    return all((mtgjson / f"{code}.json").is_file() for code in MTGJSON_SETS) and all(
+        (cr / name).is_file() for name in CR_FILES
+    )
+
+
+ROMAN = (
+    (1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
+    (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"),
+)  # fmt: skip
+
+
+def roman(number: int) -> str:
+    parts = []
+    for value, letters in ROMAN:
+        while number >= value:
+            parts.append(letters)
+            number -= value
+    return "".join(parts)
+
+
+def clean(text: str) -> str:
+    return " ".join(text.split())
+
+
+def text_lines(text: str | None) -> list[str]:
+    return [clean(line) for line in re.split(r"[\n\u2028]", text or "") if line.strip()]
+
+
+# ---------------------------------------------------------------------------------------
+# Reading the real material
+
+
+@dataclass
+class Material:
+    triples: list[Unit]
+    es_pairs: list[Unit]
+    zh_pairs: list[Unit]
+    cr_units: list[Unit]
+    cr_sections: dict[str, list[Unit]]
+    seed_groups: dict[str, tuple[str, list[Unit]]]
+    """Group name -> (ISO date, units) of generic rulings paired from the seeds."""
+    seed_units: list[Unit]
+    bases: list[BaseCard]
+    dates: list[str]
+    english_rulings: dict[str, list[tuple[str, str]]]
+    meta: dict
+
+
+def load_material(shared: Path, seeds: Path) -> Material:
+    triples, es_pairs, zh_pairs, bases = [], [], [], []
+    dates: set[str] = set()
+    english_rulings: dict[str, list[tuple[str, str]]] = {}
+    seen_names: set[str] = set()
+    meta: dict = {}
+    for code in MTGJSON_SETS:
+        data = json.loads((shared / "data" / "mtgjson" / f"{code}.json").read_text("utf-8"))
+        meta = data.get("meta", meta)
+        dates.add(data["data"].get("releaseDate", ""))
+        for card in data["data"]["cards"]:
+            name = card.get("name", "")
+            foreign = {
+                entry["language"]: entry
+                for entry in card.get("foreignData", [])
+                if isinstance(entry, dict) and entry.get("language") and entry.get("name")
+            }
+            for ruling in card.get("rulings", []):
+                dates.add(ruling.get("date", ""))
+            if name in seen_names:
+                continue
+            seen_names.add(name)
+            english_rulings[name] = [(r["date"], clean(r["text"])) for r in card.get("rulings", [])]
+            en = text_lines(card.get("originalText") or card.get("text"))
+            es = text_lines(foreign.get("Spanish", {}).get("text"))
+            zh = text_lines(foreign.get("Chinese Simplified", {}).get("text"))
+            for index, line in enumerate(en):
+                es_line = es[index] if len(es) == len(en) else None
+                zh_line = zh[index] if len(zh) == len(en) else None
+                line = _without_reminder(line, [t for t in (es_line, zh_line) if t])
+                if len(line.split()) < 3:
+                    continue  # a bare keyword line ("Flying") is no ruling
+                es_line = es_line if es_line and _parallel(line, es_line, ES_RATIO) else None
+                zh_line = zh_line if zh_line and _parallel(line, zh_line, ZH_RATIO) else None
+                origin = f"mtgjson:{code}:{name}:{index}"
+                if es_line and zh_line:
+                    triples.append(Unit(line, es_line, zh_line, origin))
+                elif es_line:
+                    es_pairs.append(Unit(line, es_line, None, origin))
+                elif zh_line:
+                    zh_pairs.append(Unit(line, None, zh_line, origin))
+            if all(language in foreign for language in FOREIGN) and _title_like(name, foreign):
+                bases.append(
+                    BaseCard(
+                        name=name,
+                        names={lang: clean(e["name"]) for lang, e in sorted(foreign.items())},
+                        foreign_text={
+                            lang: e.get("text", "") for lang, e in sorted(foreign.items())
+                        },
+                        text=card.get("text", ""),
+                        type=card.get("type", ""),
+                        mana_cost=card.get("manaCost", ""),
+                        rarity=card.get("rarity", "common"),
+                    )
+                )
+    cr_units, cr_sections = _cr_units(shared / "data" / "cr")
+    seed_groups, seed_units = _seed_units(seeds, english_rulings, bases)
+    return Material(
+        triples=triples,
+        es_pairs=es_pairs,
+        zh_pairs=zh_pairs,
+        cr_units=cr_units,
+        cr_sections=cr_sections,
+        seed_groups=seed_groups,
+        seed_units=seed_units,
+        bases=sorted(bases, key=lambda b: b.name),
+        dates=sorted(d for d in dates if re.fullmatch(r"\d{4}-\d{2}-\d{2}", d)),
+        english_rulings=english_rulings,
+        meta=meta,
+    )
+
+
+def _without_reminder(english: str, translations: list[str]) -> str:
+    """The English line without its reminder text when the printed translations have none
+    (Oracle text added reminders that the old printings lack)."""
+    if "(" not in english or any(re.search(r"[(（]", t) for t in translations):
+        return english
+    return clean(REMINDER.sub("", english))
+
+
+def _parallel(english: str, translation: str, ratio: tuple[float, float]) -> bool:
+    """Roughly the same content: a plausible length ratio, the same symbols and digits."""
+    low, high = ratio
+    translation = unicodedata.normalize("NFKC", translation)
+    return (
+        low <= len(translation) / max(len(english), 1) <= high
+        and sorted(SYMBOL.findall(english)) == sorted(SYMBOL.findall(translation))
+        and sorted(re.findall(r"\d", english)) == sorted(re.findall(r"\d", translation))
+    )
+
+
+def _title_like(name: str, foreign: dict) -> bool:
+    names = [name] + [foreign[lang]["name"] for lang in FOREIGN]
+    return all(0 < len(n) <= 60 and n.strip()[-1] not in ".。!?:;," for n in names)
+
+
+def _cr_units(folder: Path) -> tuple[list[Unit], dict[str, list[Unit]]]:
+    """Rule lines with the same rule number on both sides, and examples next to them."""
+    en_lines = (folder / CR_FILES[0]).read_text("utf-8-sig").splitlines()
+    zh_lines = (folder / CR_FILES[1]).read_text("utf-8-sig").splitlines()
+    units: list[Unit] = []
+    sections: dict[str, list[Unit]] = defaultdict(list)
+    section = None
+    for number, (en, zh) in enumerate(zip(en_lines, zh_lines, strict=False), 1):
+        en, zh = clean(en), clean(zh)
+        en_rule, zh_rule = RULE_LINE.match(en), RULE_LINE.match(zh)
+        unit = None
+        if en_rule and zh_rule and en_rule.group(1) == zh_rule.group(1):
+            rule = en_rule.group(1).rstrip(".")
+            section = rule.split(".")[0] + "." + re.sub(r"[a-z]$", "", rule.split(".")[1])
+            unit = Unit(en_rule.group(2), None, zh_rule.group(2), f"cr:{rule}")
+        elif en.startswith(EXAMPLE_EN) and zh.startswith(EXAMPLE_ZH) and section:
+            zh_text = zh.split("：", 1)[-1] if "：" in zh[:4] else zh.split(":", 1)[-1]
+            unit = Unit(en[len(EXAMPLE_EN) :].strip(), None, zh_text.strip(), f"cr:{number}")
+        if unit and len(unit.en.split()) >= 4 and unit.zh and CJK.search(unit.zh):
+            units.append(unit)
+            if section and section.startswith("702."):
+                sections[section].append(unit)
+    return units, {k: v for k, v in sections.items() if len(v) >= 3}
+
+
+def _seed_lang(text: str) -> str:
+    cjk = len(CJK.findall(text))
+    words = [w.casefold() for w in WORD.findall(text)]
+    if cjk >= 5:
+        return "zh" if len(words) < 3 else "mixed"
+    en = sum(w in EN_WORDS for w in words)
+    es = sum(w in ES_WORDS for w in words)
+    return "en" if en > es else "es"
+
+
+def _read_seed(path: Path) -> tuple[str, list[tuple[str, str, str]]]:
+    """(title, [(ISO date, text, language)]) of a dated seed document (either layout)."""
+    lines = [clean(line) for line in path.read_text("utf-8", errors="replace").splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        return "", []
+    entries, date = [], None
+    for line in lines[1:]:
+        found = SEED_DATE.match(line)
+        if found:
+            day, month, year, rest = found.groups()
+            date = f"{year}-{month}-{day}"
+            if rest:
+                entries.append((date, rest, _seed_lang(rest)))
+        elif date is not None:
+            entries.append((date, line, _seed_lang(line)))
+    return lines[0], entries
+
+
+def _looks_parallel(en: str, es: str) -> bool:
+    ratio = len(es) / max(len(en), 1)
+    return (
+        0.9 <= ratio <= 1.7
+        and sorted(NUMBER.findall(en)) == sorted(NUMBER.findall(es))
+        and sorted(SYMBOL.findall(en)) == sorted(SYMBOL.findall(es))
+    )
+
+
+def _swap(date: str) -> str:
+    year, month, day = date.split("-")
+    return f"{year}-{day}-{month}"
+
+
+def _pair_groups(
+    translated: list[tuple[str, str]], english: list[tuple[str, str]]
+) -> list[tuple[str, str, str]]:
+    """(date, en, es) for each date whose groups are the same size and look alike in order;
+    a translation's date may be written with day and month swapped."""
+    english_by_date: dict[str, list[str]] = defaultdict(list)
+    for date, text in english:
+        english_by_date[date].append(text)
+    by_date: dict[str, list[str]] = defaultdict(list)
+    for date, text in translated:
+        by_date[date].append(text)
+    pairs = []
+    for date, texts in sorted(by_date.items()):
+        for candidate in (date, _swap(date)):
+            sources = english_by_date.get(candidate, [])
+            if len(sources) == len(texts) and all(
+                _looks_parallel(en, es) for en, es in zip(sources, texts, strict=True)
+            ):
+                pairs.extend((candidate, en, es) for en, es in zip(sources, texts, strict=True))
+                break
+    return pairs
+
+
+def _seed_units(
+    seeds: Path, english_rulings: dict[str, list[tuple[str, str]]], bases: list[BaseCard]
+) -> tuple[dict[str, tuple[str, list[Unit]]], list[Unit]]:
+    """Spanish seed rulings paired with English ones; groups of rulings shared by many cards
+    (the same English text on several MTGJSON cards) and card-specific units."""
+    if not seeds.is_dir():
+        return {}, []
+    docs = {path.name: _read_seed(path) for path in sorted(seeds.glob("*.txt"))}
+    card_of = {b.names["Spanish"]: b.name for b in bases}
+    english_seeds = {
+        name: [(d, t) for d, t, lang in entries if lang == "en"]
+        for name, (_, entries) in docs.items()
+    }
+    shared_count = Counter(t for rulings in english_rulings.values() for _, t in set(rulings))
+    found: dict[str, Unit] = {}
+    date_of: dict[str, str] = {}
+    for name, (title, entries) in docs.items():
+        spanish = [(d, t) for d, t, lang in entries if lang == "es"]
+        if not spanish:
+            continue
+        sources = [english_rulings.get(card_of.get(title, ""), [])]
+        sources += [english_seeds[other] for other in sorted(docs) if other != name]
+        for english in sources:
+            for date, en, es in _pair_groups(spanish, english):
+                if en not in found and es not in {u.es for u in found.values()}:
+                    found[en] = Unit(en, es, None, f"seed:{name}")
+                    date_of[en] = date
+    groups: dict[str, tuple[str, list[Unit]]] = {}
+    specific: list[Unit] = []
+    in_seeds = {t for rulings in english_seeds.values() for _, t in rulings}
+    by_date: dict[str, list[Unit]] = defaultdict(list)
+    for en, unit in found.items():
+        if shared_count[en] > 1 or en in in_seeds:  # the same ruling on several cards
+            by_date[date_of[en]].append(unit)
+        else:
+            specific.append(unit)
+    for date, units in sorted(by_date.items()):
+        if len(units) >= 3:
+            groups[f"seed-{date}"] = (date, units)
+        else:
+            specific.extend(units)
+    retrace = _seed_sections(docs, seeds)
+    if retrace:
+        groups["seed-retrace"] = ("2007-02-01", retrace)
+    return groups, specific
+
+
+def _seed_sections(docs: dict, seeds: Path) -> list[Unit]:
+    """Rules sections of the seeds ('-----'-separated, items '* ...' or a rule line) whose
+    English section is followed by a Spanish one with as many items."""
+    units: list[Unit] = []
+    for name in sorted(docs):
+        text = (seeds / name).read_text("utf-8", errors="replace")
+        if "\n-----" not in text:
+            continue
+        sections = []
+        for part in re.split(r"\n-{5,}\s*\n", text):
+            items = []
+            for line in part.splitlines():
+                line = clean(line)
+                rule = RULE_LINE.match(line)
+                if line.startswith("* "):
+                    items.append(line[2:])
+                elif rule and not rule.group(1).endswith("."):
+                    items.append(rule.group(2))
+            if items:
+                sections.append(items)
+        for first, second in itertools.pairwise(sections):
+            langs = {_seed_lang(" ".join(first)), _seed_lang(" ".join(second))}
+            if langs == {"en", "es"} and len(first) == len(second):
+                en_items = first if _seed_lang(" ".join(first)) == "en" else second
+                es_items = second if en_items is first else first
+                if all(_looks_parallel(e, s) for e, s in zip(en_items, es_items, strict=True)):
+                    units.extend(
+                        Unit(e, s, None, f"seed:{name}:retrace")
+                        for e, s in zip(en_items, es_items, strict=True)
+                    )
+    return units
+
+
+# ---------------------------------------------------------------------------------------
+# Building cards
+
+
+class Builder:
+    def __init__(self, material: Material, rng: Random) -> None:
+        self.m = material
+        self.rng = rng
+        self.pools = {
+            "es+zh": material.triples,
+            "es": material.triples + material.es_pairs + material.seed_units,
+            "zh": material.triples + material.zh_pairs,
+        }
+        self.variants: Counter[str] = Counter()
+        self.dates: dict[str, str] = {}
+        """English text -> its date: a text on several cards is one ruling, with one date."""
+        self.used: set[str] = set()
+        """English units already on the card being built (a card does not repeat itself)."""
+        self.groups = {plan: self._groups(plan) for plan, _ in PLANS}
+
+    def _pool(self, plan: str) -> list[Unit]:
+        if plan == "zh" and self.rng.random() < ZH_CR_SHARE:
+            return self.m.cr_units
+        return self.pools[plan]
+
+    def _unit(self, pool: list[Unit]) -> Unit:
+        for _ in range(20):
+            unit = self.rng.choice(pool)
+            if unit.en not in self.used:
+                break
+        self.used.add(unit.en)
+        return unit
+
+    def ruling(self, plan: str, date: str) -> Text:
+        """1-3 units of a pool, joined (a unit without a sentence end stands alone)."""
+        count = self._weighted(UNITS_PER_RULING)
+        pool = self._pool(plan)
+        units = [self._unit(pool)]
+        while len(units) < count:
+            last = units[-1]
+            if len(last.en) >= LONG_UNIT or not last.en.endswith(SENTENCE_END):
+                break
+            following = self._unit(pool)
+            if len(following.en) >= LONG_UNIT:
+                break
+            units.append(following)
+        english = " ".join(u.en for u in units)
+        return Text(
+            date=self.dates.setdefault(english, date),
+            en=english,
+            es=" ".join(u.es for u in units) if "es" in plan else None,
+            zh="".join(u.zh for u in units) if "zh" in plan else None,
+            units=tuple(units),
+        )
+
+    def _groups(self, plan: str) -> list[list[Text]]:
+        groups: list[list[Text]] = []
+        if plan == "es":
+            for _, (date, units) in sorted(self.m.seed_groups.items()):
+                groups.append([Text(date, u.en, u.es, None, (u,)) for u in units])
+        if plan == "zh":
+            sections = sorted(self.m.cr_sections)
+            for section in self.rng.sample(sections, min(GROUPS_PER_PLAN // 2, len(sections))):
+                date = self.rng.choice(self.m.dates)
+                units = self.m.cr_sections[section][:12]
+                groups.append([Text(date, u.en, None, u.zh, (u,)) for u in units])
+        while len(groups) < GROUPS_PER_PLAN:
+            date = self.rng.choice(self.m.dates)
+            size = min(3 + int(self.rng.expovariate(1 / 3)), 14)
+            self.used = set()
+            groups.append([self.ruling(plan, date) for _ in range(size)])
+        return groups
+
+    def card(self, number: int) -> Card:
+        base = self.rng.choice(self.m.bases)
+        variant = self.variants[base.name]
+        self.variants[base.name] += 1
+        plan = self._weighted(PLANS)
+        if self.rng.random() < NO_RULINGS:
+            return Card(number, base, variant, plan, [])
+        rulings: list[Text] = []
+        self.used = set()
+        if self.rng.random() < GROUP_SHARE:
+            groups = self.groups[plan]
+            weights = [1 / (rank + 1) for rank in range(len(groups))]
+            group = self.rng.choices(groups, weights)[0]
+            rulings.extend(group)
+            self.used.update(unit.en for ruling in group for unit in ruling.units)
+        specific = min(
+            self.rng.choices(range(1, len(SPECIFIC_WEIGHTS) + 1), SPECIFIC_WEIGHTS)[0],
+            MAX_RULINGS - len(rulings),
+        )
+        first = self.rng.choice(self.m.dates)
+        later = [d for d in self.m.dates if d >= first]
+        for _ in range(max(specific, 0)):
+            date = first if self.rng.random() < 0.6 else self.rng.choice(later)
+            rulings.append(self.ruling(plan, date))
+        rulings.sort(key=lambda r: r.date)
+        return Card(number, base, variant, plan, rulings)
+
+    def _weighted(self, choices):
+        values, weights = zip(*choices, strict=True)
+        return self.rng.choices(values, weights)[0]
+
+
+# ---------------------------------------------------------------------------------------
+# Drift
+
+
+class Drift:
+    def __init__(self, rng: Random) -> None:
+        from pipelines.check.termbase import Termbase
+
+        self.rng = rng
+        self.termbase = Termbase.load()
+        self.counts: Counter[str] = Counter()
+        self.log: list[dict] = []
+
+    def apply(self, lang: str, text: str, english: str, date: str, where: str):
+        """(text, date) as the translation writes them, or None when the ruling is missing."""
+        roll = self.rng.random()
+        kinds = [k for k in DRIFT if k not in ("date-swapped",)]
+        edge = 0.0
+        chosen = None
+        for kind in kinds:
+            edge += DRIFT[kind]
+            if roll < edge:
+                chosen = kind
+                break
+        new = text
+        if chosen == "missing":
+            self._note(chosen, lang, where, text, None)
+            return None
+        if chosen == "english-left":
+            new = english
+        elif chosen is not None:
+            new = getattr(self, "_" + chosen.replace("-", "_"))(lang, text)
+        if chosen is not None and new != text:
+            self._note(chosen, lang, where, text, new)
+        day, month = date[8:10], date[5:7]
+        if self.rng.random() < DRIFT["date-swapped"] and day != month and int(day) <= 12:
+            swapped = f"{date[:4]}-{day}-{month}"
+            self._note("date-swapped", lang, where, date, swapped)
+            date = swapped
+        return new, date
+
+    def _note(self, kind, lang, where, before, after) -> None:
+        self.counts[kind] += 1
+        self.log.append({"kind": kind, "lang": lang, "where": where, "before": before,
+                         "after": after})  # fmt: skip
+
+    def _term_swap(self, lang: str, text: str) -> str:
+        hits = []
+        for hit in self.termbase.find(text, lang):
+            if hit.status not in ("approved", "admitted") or not self.termbase.is_enforced(
+                hit.concept
+            ):
+                continue
+            forbidden = self.termbase.terms(hit.concept, lang, "forbidden")
+            if forbidden:
+                hits.append((hit, forbidden))
+        if not hits:
+            return text
+        hit, forbidden = self.rng.choice(hits)
+        form = self.rng.choice(forbidden).canonical
+        if hit.form[:1].isupper():
+            form = form[:1].upper() + form[1:]
+        return text[: hit.start] + form + text[hit.end :]
+
+    def _symbol_dropped(self, lang: str, text: str) -> str:
+        symbols = list(SYMBOL.finditer(text))
+        preferred = [s for s in symbols if s.group(0) in ("{X}", "{T}")] or symbols
+        if not preferred:
+            return text
+        found = self.rng.choice(preferred)
+        return clean(text[: found.start()] + text[found.end() :])
+
+    def _number_changed(self, lang: str, text: str) -> str:
+        numbers = list(NUMBER.finditer(text))
+        if not numbers:
+            return text
+        found = self.rng.choice(numbers)
+        value = int(found.group(0))
+        value = value + 1 if value < 2 or self.rng.random() < 0.5 else value - 1
+        return text[: found.start()] + str(value) + text[found.end() :]
+
+    def _truncated(self, lang: str, text: str) -> str:
+        if len(text) < 40:
+            return text
+        cut = int(len(text) * self.rng.uniform(0.55, 0.85))
+        if lang != "zh":
+            space = text.rfind(" ", 0, cut)
+            cut = space if space > len(text) // 3 else cut
+        return text[:cut].rstrip(" ,;:，；：") + "…"
+
+    def _quotes_mixed(self, lang: str, text: str) -> str:
+        styles = {"es": [("«", "»"), ('"', '"')], "zh": [("「", "」"), ('"', '"')]}
+        for opening, closing in (("“", "”"), ("«", "»"), ('"', '"')):
+            start = text.find(opening)
+            end = text.find(closing, start + 1) if start >= 0 else -1
+            if start >= 0 and end > start:
+                new_open, new_close = self.rng.choice(
+                    [s for s in styles[lang] if s != (opening, closing)]
+                )
+                return text[:start] + new_open + text[start + 1 : end] + new_close + text[end + 1 :]
+        return text
+
+
+# ---------------------------------------------------------------------------------------
+# Writing
+
+
+def generate(
+    out: Path,
+    rulings: int = 100_000,
+    seed: int = 7,
+    shared: Path = SHARED,
+    seeds: Path = SEEDS,
+    manifest: Path | None = None,
+) -> Summary:
+    """Write the corpus into ``out`` (created; it must be empty) and return its summary."""
+    if out.exists() and any(out.iterdir()):
+        raise SystemExit(f"error: {out} is not empty (the corpus must be alone in its folder)")
+    material = load_material(shared, seeds)
+    rng = Random(seed)
+    builder = Builder(material, rng)
+    drift = Drift(Random(seed + 1))
+    summary = Summary(out)
+    summary.units.update(
+        {
+            "en/es/zh card text": len(material.triples),
+            "en/es card text": len(material.es_pairs),
+            "en/zh card text": len(material.zh_pairs),
+            "en/zh CR": len(material.cr_units),
+            "en/es seeds": len(material.seed_units)
+            + sum(len(u) for _, u in material.seed_groups.values()),
+        }
+    )
+    cards: list[Card] = []
+    while summary.total < rulings:
+        card = builder.card(len(cards))
+        cards.append(card)
+        if card.rulings:
+            summary.rulings["en"] += len(card.rulings)
+            for lang in card.langs():
+                summary.rulings[lang] += len(card.rulings)
+    summary.rulings.clear()
+    texts: dict[str, set[str]] = defaultdict(set)
+    (out / "en").mkdir(parents=True, exist_ok=True)
+    for lang in ("es", "zh"):
+        (out / lang).mkdir(exist_ok=True)
+    _write_sets(out / "en", cards, material, rng, summary, texts)
+    for card in cards:
+        if not card.rulings:
+            continue
+        for lang in card.langs():
+            _write_translation(out / lang, card, lang, rng, drift, summary, texts)
+    summary.cards = len(cards)
+    summary.ruled_cards = sum(1 for c in cards if c.rulings)
+    summary.plans.update(c.plan for c in cards if c.rulings)
+    summary.distinct = {lang: len(texts[lang]) for lang in LANGS}
+    summary.distinct_all = len(set().union(*texts.values()))
+    summary.drift = drift.counts
+    summary.bytes = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    if manifest is not None:
+        manifest.write_text(
+            json.dumps({"summary": summary.as_dict(), "drift": drift.log}, ensure_ascii=False,
+                       indent=1) + "\n",
+            encoding="utf-8",
+        )  # fmt: skip
+    return summary
+
+
+def _write_sets(folder, cards, material, rng, summary, texts) -> None:
+    start = 0
+    set_number = 0
+    while start < len(cards):
+        size = rng.randint(*SET_SIZE)
+        members = cards[start : start + size]
+        start += size
+        set_number += 1
+        code = f"G{set_number:02d}"
+        release = rng.choice(material.dates)
+        data = {
+            "baseSetSize": len(members),
+            "block": "Benchmark",
+            "cards": [_card_json(card, code, index, rng) for index, card in enumerate(members, 1)],
+            "code": code,
+            "isFoilOnly": False,
+            "isOnlineOnly": False,
+            "keyruneCode": code,
+            "name": f"Benchmark Set {set_number}",
+            "releaseDate": release,
+            "totalSetSize": len(members),
+            "type": "expansion",
+        }
+        document = {"meta": material.meta or {"date": "2022-04-25"}, "data": data}
+        path = folder / f"{code}.json"
+        path.write_text(json.dumps(document, ensure_ascii=False) + "\n", encoding="utf-8")
+        summary.files["en"] += 1
+        for card in members:
+            summary.rulings["en"] += len(card.rulings)
+            texts["en"].update(r.en for r in card.rulings)
+
+
+def _card_json(card: Card, code: str, number: int, rng: Random) -> dict:
+    base = card.base
+    foreign = []
+    for language in base.names:
+        entry = {
+            "language": language,
+            "multiverseId": rng.randint(100_000, 999_999),
+            "name": card.name(language),
+            "text": base.foreign_text.get(language, ""),
+            "type": base.type,
+        }
+        foreign.append(entry)
+    return {
+        "foreignData": foreign,
+        "identifiers": {
+            "multiverseId": str(rng.randint(100_000, 999_999)),
+            "scryfallId": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+            "scryfallOracleId": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+        },
+        "manaCost": base.mana_cost,
+        "name": card.name(),
+        "number": str(number),
+        "rarity": base.rarity,
+        "rulings": [{"date": r.date, "text": r.en} for r in card.rulings],
+        "setCode": code,
+        "text": base.text,
+        "type": base.type,
+        "uuid": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+    }
+
+
+def _write_translation(folder, card, lang, rng, drift, summary, texts) -> None:
+    language = "Spanish" if lang == "es" else "Chinese Simplified"
+    title = card.name(language)
+    digest = blake2b(f"{lang}\n{title}".encode(), digest_size=8).hexdigest()
+    path = folder / f"{card.number:05d}_{digest}.txt"
+    layout = rng.choice(LAYOUTS)
+    entries = []
+    for position, ruling in enumerate(card.rulings):
+        text = ruling.es if lang == "es" else ruling.zh
+        kept = drift.apply(lang, text, ruling.en, ruling.date, f"{path.name}#{position}")
+        if kept is not None:
+            entries.append(kept)
+    if not entries:  # a document keeps at least one ruling
+        ruling = card.rulings[0]
+        entries.append((ruling.es if lang == "es" else ruling.zh, ruling.date))
+    lines = [title, ""]
+    for text, date in entries:
+        written = f"{date[8:10]}/{date[5:7]}/{date[:4]}"
+        if layout == "plain-dated":
+            lines += [f"{written} {text}", ""]
+        else:
+            lines += [written, "", text, ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    summary.files[lang] += 1
+    summary.rulings[lang] += len(entries)
+    texts[lang].update(text for text, _ in entries)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help="folder to write (created; must be empty)")
+    parser.add_argument("--rulings", type=int, default=100_000, help="rulings, all languages")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--shared", type=Path, default=SHARED, help="the ../shared folder")
+    parser.add_argument("--seeds", type=Path, default=SEEDS, help="the seed documents folder")
+    parser.add_argument("--manifest", type=Path, help="write the injected drift here (JSON)")
+    args = parser.parse_args(argv)
+    if not available(args.shared):
+        print(f"skipped: the real parallel material under {args.shared} is absent")
+        return 0
+    if args.manifest is not None and args.manifest.resolve().is_relative_to(args.out.resolve()):
+        parser.error("--manifest must be outside OUT_DIR (every file in it is read as input)")
+    summary = generate(args.out, args.rulings, args.seed, args.shared, args.seeds, args.manifest)
+    print("\n".join(summary.lines()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main())
