@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from . import __version__, console, stages, tables
+from . import __version__, console, manifest, stages, tables
 from .align.embed import EmbedderError, known_specs
 from .check.baseline import BaselineError
 from .check.termbase import TermbaseError
@@ -24,6 +24,7 @@ from .settings import Settings
 from .tables import TableError
 
 DEFAULT_INPUT = Path("corpus")
+WRITER_FILES = [entry.meta["filename"] for entry in WRITERS]
 DEFAULT_OUT = Path("reports")
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -218,15 +219,32 @@ def main() -> None:
 @align_options
 @check_options
 @engine_options
-def run(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
-    """Run every stage on INPUT files or folders (default: corpus/)."""
+@click.option(
+    "--force", is_flag=True, help="Recompute even when nothing changed since the last run."
+)
+def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int:
+    """Run every stage on INPUT files or folders (default: corpus/).
+
+    When the inputs, options and version are those of the last run into OUT and its outputs
+    are all there, they are reused (see OUT/run-manifest.json); --force recomputes.
+    """
     settings = settings_from(options)
+    sources = list(inputs) or [DEFAULT_INPUT]
+    key = manifest.run_key(sources, settings)
+    outputs = [tables.CORPUS, tables.ALIGNMENT, tables.FINDINGS, *WRITER_FILES]
+    if not force and manifest.unchanged(out, key, outputs):
+        console.reused(out)
+        findings = tables.read_records(out / tables.FINDINGS, Finding)
+        suppressed = tables.read_records(out / tables.SUPPRESSED, Finding)
+        console.findings_summary(findings, suppressed)
+        return exit_status(findings, settings.fail_on)
+    manifest.forget(out)
     with console.progress() as progress, running_engine(settings) as engine:
-        result = stages.ingest_stage(list(inputs) or [DEFAULT_INPUT], out, settings, engine)
+        console.ingest_summary(stages.ingest_stage(sources, out, settings, engine))
         stages.align_stage(out, settings, progress.update, engine)
         checked = stages.check_stage(out, settings, progress.update, engine)
         written = stages.report_stage(out, settings)
-    console.ingest_summary(result)
+    manifest.record(out, key)
     console.findings_summary(checked.findings, checked.suppressed)
     console.reports_written(written)
     return exit_status(checked.findings, settings.fail_on)

@@ -152,3 +152,10 @@ def card_lookup(index: CardIndex, name: str) -> bool:
         listed = ", ".join(f"{code}: {names[code]}" for code in sorted(names))
         stdout.print(f"\u201c{name}\u201d is the {language_name(lang)} name of {card} ({listed}).")
     return True
+
+
+def reused(out: Path) -> None:
+    stdout.print(
+        f"Nothing changed since the last run into {out}/ (same inputs, options and version): "
+        "its outputs stand. Use --force to recompute."
+    )

@@ -65,6 +65,7 @@ def align(
     rows = [row for part in engine.map(align_documents, groups, shared=shared) for row in part]
     world = _world(rulings, ctx.vectors, source_lang)
     assign_families(world.ctx, rows, world.versions)
+    _WORLDS.clear()
     rows.sort(key=alignment_order)
     return rows
 

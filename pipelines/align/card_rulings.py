@@ -25,7 +25,9 @@ MIN_SIMILARITY = 0.30
 ACCEPT_SCORE = 0.5
 """A pair is kept when its calibrated score says it is more likely right than wrong."""
 SAME_DATE_BONUS = 0.08
-OWN_CARD_BONUS = 0.04
+OWN_CARD_BONUS = 0.10
+"""The card's own English ruling outweighs the same text on another card with the
+translation's date: the card's own masters are the authority its dates are checked against."""
 MARGIN_WEIGHT = 0.5
 TEMPLATE_NEIGHBOURS = 3
 UNTRANSLATED_MIN_SIMILARITY = 0.80

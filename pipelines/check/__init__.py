@@ -77,6 +77,7 @@ def run_checks(
             by_code[code].extend(CHECKS[code].target(ctx))
             if on_progress:
                 on_progress(code)
+    _CONTEXTS.clear()
     return [finding for code in codes for finding in by_code[code]]
 
 

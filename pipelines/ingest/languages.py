@@ -55,6 +55,7 @@ def assign_languages(
     by_id = {item.id: item for group, _ in done for item in group}
     if store:
         store.add({key: value for _, new in done for key, value in new.items()})
+    shared_identifier.cache_clear()
     return [by_id[item.id] for item in rulings]
 
 
@@ -177,8 +178,18 @@ def _document_language(
         if item.lang:
             weight[item.lang] += weighted_letters(item.text)
     title = members[0].doc_title
-    if title:
+    if title and _title_is_telling(title):
         title_lang = identifier.identify(title).lang
         if title_lang in weight:
             return title_lang
-    return weight.most_common(1)[0][0] if weight else None
+    return max(sorted(weight), key=weight.__getitem__) if weight else None
+
+
+def _title_is_telling(title: str) -> bool:
+    """Whether a title's language can be trusted over its rulings': a title in Chinese,
+    Japanese or Korean script, or one long enough (a short Latin title such as a card
+    name, "Metamorfo vesuvano", is as often guessed wrong as right)."""
+    profile = script_profile(title)
+    return bool(profile.get("han") or profile.get("kana") or profile.get("hangul")) or (
+        weighted_letters(title) >= SHORT_TEXT_LETTERS
+    )

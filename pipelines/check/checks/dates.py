@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
+from ...align.context import template_text
 from ...model import Finding, Ruling
 from ..context import AlignedPair, CheckContext
 from ..registry import check
@@ -20,11 +21,13 @@ def _swapped(date: str) -> str | None:
 
 @check("DATE001", category="date", severity="warning", scope="pair")
 def date_differs_from_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
-    """The translation carries a different date than the English ruling it translates.
-    When exchanging day and month makes them agree (06/07/2013 for 2013-06-07), the date
-    was written in the wrong order, which is reported as an error."""
+    """The translation carries a different date than the English ruling it translates (and
+    than every other English ruling of the same text in the input: a ruling repeated on
+    many cards may carry a newer date on some of them). When exchanging day and month makes
+    them agree (06/07/2013 for 2013-06-07), the date was written in the wrong order, which
+    is reported as an error."""
     source, target = pair.source.date, pair.target.date
-    if not source or not target or source == target:
+    if not source or not target or target in english_dates(ctx, pair.source):
         return
     swapped = _swapped(target) == source
     yield ctx.finding(
@@ -41,6 +44,17 @@ def date_differs_from_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[F
         source=pair.source,
         severity="error" if swapped else None,
     )
+
+
+def english_dates(ctx: CheckContext, source: Ruling) -> set[str]:
+    """Every date the English text of this ruling carries in the input (any card)."""
+    if "english_dates" not in ctx.cache:
+        dates: dict[str, set[str]] = defaultdict(set)
+        for ruling in ctx.rulings:
+            if ruling.lang == ctx.source_lang and ruling.date and not ruling.section:
+                dates[template_text(ruling)].add(ruling.date)
+        ctx.cache["english_dates"] = dates
+    return ctx.cache["english_dates"].get(template_text(source), set()) | {source.date}
 
 
 @check("DATE002", category="date", severity="warning", scope="corpus")

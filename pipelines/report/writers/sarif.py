@@ -85,5 +85,6 @@ def write_sarif(run: RunTables, out: Path) -> Path:
         ],
     }
     path = out / "findings.sarif"
-    path.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    path.write_text(text + "\n", encoding="utf-8")
     return path

@@ -1,0 +1,83 @@
+"""The run manifest: what the outputs in a folder were made from.
+
+``rulings run`` records a digest of everything a run depends on (the input files' bytes,
+the options, the termbase and baseline files, and the package's own code and data) in
+``OUT/run-manifest.json``. A rerun with the same digest and all outputs present reuses them
+instead of recomputing (``--force`` recomputes anyway): a nightly run where nothing changed
+costs the time to read the inputs once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .ingest.source import discover
+from .settings import Settings
+
+MANIFEST = "run-manifest.json"
+PACKAGE = Path(__file__).resolve().parent
+VOLATILE = {"progress", "engine", "scheduler", "cache_dir", "fail_on"}
+"""Options that change how a run is computed or how it exits, never what it writes."""
+
+
+def run_key(inputs: list[Path], settings: Settings) -> dict[str, Any]:
+    """Digests of all that a run's outputs depend on."""
+    options = {
+        name: str(value)
+        for name, value in sorted(dataclasses.asdict(settings).items())
+        if name not in VOLATILE
+    }
+    files = [*settings.termbases, *([settings.baseline] if settings.baseline else [])]
+    return {
+        "version": __version__,
+        "code": _code_digest(),
+        "options": options,
+        "option_files": {str(path): _file_digest(path) for path in files},
+        "inputs": {doc.rel: _file_digest(doc.path) for doc in discover(inputs)},
+    }
+
+
+def unchanged(out: Path, key: dict[str, Any], outputs: list[str]) -> bool:
+    """Whether the outputs in ``out`` were made from exactly this key, and are all there."""
+    path = out / MANIFEST
+    if not path.is_file() or not all((out / name).is_file() for name in outputs):
+        return False
+    try:
+        return json.loads(path.read_text(encoding="utf-8")) == key
+    except (OSError, ValueError):
+        return False
+
+
+def record(out: Path, key: dict[str, Any]) -> None:
+    (out / MANIFEST).write_text(
+        json.dumps(key, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
+
+
+def forget(out: Path) -> None:
+    """Drop the manifest before a run rewrites the outputs (a run that fails half-way must
+    not leave a manifest that vouches for mixed outputs)."""
+    (out / MANIFEST).unlink(missing_ok=True)
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _code_digest() -> str:
+    """The package's own code and shipped data: a new version of either recomputes."""
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(PACKAGE).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
