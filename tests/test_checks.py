@@ -388,6 +388,13 @@ def test_date001_day_and_month_swapped_is_an_error(run):
         source_date="2013-06-07",
         date="2021-03-19",
     )
+    older = run.pair(
+        "Suspend works the same way.",
+        "Suspender funciona igual.",
+        "es",
+        source_date="2013-06-07",
+        date="2007-05-01",
+    )
     same = run.pair(
         "Suspend works the same way.",
         "Suspender funciona igual.",
@@ -398,7 +405,8 @@ def test_date001_day_and_month_swapped_is_an_error(run):
     by_id = {f.ruling_id: f for f in run.findings("DATE001")}
     assert by_id[swapped.id].severity == "error"
     assert by_id[swapped.id].evidence["day_month_swapped"] is True
-    assert by_id[other.id].severity == "warning"
+    assert by_id[older.id].severity == "warning"
+    assert by_id[other.id].severity == "info"  # newer than its source: an old master
     assert same.id not in by_id
 
 

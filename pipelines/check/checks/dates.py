@@ -25,16 +25,25 @@ def date_differs_from_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[F
     than every other English ruling of the same text in the input: a ruling repeated on
     many cards may carry a newer date on some of them). When exchanging day and month makes
     them agree (06/07/2013 for 2013-06-07), the date was written in the wrong order, which
-    is reported as an error."""
+    is reported as an error; a translation newer than its English source (an old snapshot of
+    the masters) is reported for information only."""
     source, target = pair.source.date, pair.target.date
     if not source or not target or target in english_dates(ctx, pair.source):
         return
     swapped = _swapped(target) == source
+    if swapped:
+        verdict, severity = ": day and month are swapped.", "error"
+    elif target > source:
+        verdict, severity = (
+            ": the English in the input may be older than the one translated.",
+            "info",
+        )
+    else:
+        verdict, severity = ": the translation may be out of date.", None
     yield ctx.finding(
         "DATE001",
         pair.target,
-        f"Dated {target} ({pair.target.date_raw}) but its source is dated {source}"
-        + (": day and month are swapped." if swapped else "."),
+        f"Dated {target} ({pair.target.date_raw}) but its source is dated {source}{verdict}",
         {
             "expected": source,
             "found": target,
@@ -42,7 +51,7 @@ def date_differs_from_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[F
             "day_month_swapped": swapped,
         },
         source=pair.source,
-        severity="error" if swapped else None,
+        severity=severity,
     )
 
 
@@ -60,10 +69,11 @@ def english_dates(ctx: CheckContext, source: Ruling) -> set[str]:
 @check("DATE002", category="date", severity="warning", scope="corpus")
 def dates_disagree_across_translations(ctx: CheckContext) -> Iterator[Finding]:
     """The translations of one ruling (in several documents or languages) carry different
-    dates: 02/02/2024 in one document, 07/06/2013 in another. The English source's date, or
-    else the date most of them carry, is the expected one and each translation dated
-    otherwise is reported; when no date prevails every translation is reported. All the
-    dates are in the evidence."""
+    dates, and the input has no dated English source to settle it (otherwise DATE001 compares
+    each with the source): 02/02/2024 in one document, 07/06/2013 in another. The date most
+    of them carry is the expected one and each translation dated otherwise is reported;
+    when no date prevails every translation is reported. All the dates are in the
+    evidence."""
     members: dict[str, list[Ruling]] = defaultdict(list)
     for row in ctx.alignment:
         if row.family and row.target_id and row.method != "untranslated":
@@ -74,12 +84,11 @@ def dates_disagree_across_translations(ctx: CheckContext) -> Iterator[Finding]:
         if len({r.doc for r in rulings}) < 2 or len({r.date for r in rulings}) < 2:
             continue
         family_source = ctx.by_id.get(family)
-        source = family_source if family_source and family_source.lang == ctx.source_lang else None
+        if family_source and family_source.lang == ctx.source_lang and family_source.date:
+            continue
         votes = Counter(r.date for r in rulings)
         top = max(votes.values())
-        if source and source.date:
-            expected = {source.date}
-        elif list(votes.values()).count(top) == 1:
+        if list(votes.values()).count(top) == 1:
             expected = {date for date, count in votes.items() if count == top}
         else:
             expected = set()
@@ -94,5 +103,4 @@ def dates_disagree_across_translations(ctx: CheckContext) -> Iterator[Finding]:
                 f"Dated {ruling.date}, but other translations of this ruling are dated "
                 f"{', '.join(others)}.",
                 {"expected": sorted(expected) or None, "found": ruling.date, "translations": dated},
-                source=source,
             )

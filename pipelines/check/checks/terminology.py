@@ -122,7 +122,9 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
     contains none of its approved or admitted forms, not even inside a longer term: the term
     was paraphrased, dropped or mistranslated. (A forbidden form is reported by TERM001
     instead; a source that uses old wording, such as "play" for casting a spell, is not
-    held to the new term.)"""
+    held to the new term; a half-translated ruling is reported as such, MIX001.)"""
+    if any(span["lang"] == ctx.source_lang for span in pair.target.spans):
+        return
     named = {
         h.concept for h in ctx.term_hits(pair.source.text, ctx.source_lang) if h.status in USABLE
     }
