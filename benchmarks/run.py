@@ -31,6 +31,16 @@ than the cold run; the one-document edit re-embeds only that document's new text
 rulings within 2 GB peak memory. Stages that miss the speed target are profiled with cProfile
 (in another fresh interpreter, warm cache) and their top hotspots listed.
 
+Two more measurements belong to the same command:
+
+- ``engines``: ``rulings run --force`` with ``--engine local`` and ``--engine dask`` (a
+  LocalCluster of one single-threaded worker per core), each cold (own empty cache) and warm,
+  on the corpora of ``--engine-corpora``; wall times, the dask speed-up, and whether every
+  output file is byte-identical between the engines;
+- ``peer``: ``benchmarks/inject_defects.py`` (defects injected into the Chinese CR, recall of
+  the checks, and translate-toolkit's ``pofilter`` on the same aligned pairs as a PO file),
+  which writes ``inject_defects.{json,md}``; its headline numbers are copied here.
+
 Writes ``benchmarks/results/benchmarks.json`` (every number) and ``benchmarks.md``. Corpora
 whose material is absent (../shared) are skipped with a note.
 """
@@ -92,6 +102,7 @@ HOTSPOTS = 15
 WRAPPERS = ("pipelines/stages.py", "pipelines/engine/")
 """Frames that only pass the work on: left out of the cumulative hotspot lists."""
 OUTPUTS = ("corpus.jsonl", "alignment.jsonl", "findings.jsonl")
+ENGINES_COMPARED = ("local", "dask")
 PACKAGES = (
     "rulings",
     "numpy",
@@ -343,6 +354,71 @@ def cli_rerun(input_dir: Path, workdir: Path, cache: Path) -> dict:
         "first_seconds": timings[0],
         "rerun_seconds": timings[1],
         "reused": "Nothing changed since the last run" in outputs[1],
+    }
+
+
+def engine_comparison(input_dir: Path, workdir: Path) -> dict:
+    """``rulings run --force`` on each engine, cold then warm, each engine with its own cache;
+    the wall times, and the output files that differ between the engines."""
+    runs: dict = {}
+    digests: dict = {}
+    for engine in ENGINES_COMPARED:
+        cache = workdir / f"cache-{engine}"
+        cache.mkdir()
+        out = workdir / f"out-{engine}"
+        command = [
+            sys.executable, "-m", "pipelines", "run", str(input_dir), "--out", str(out),
+            "--engine", engine, "--force",
+        ]  # fmt: skip
+        env = dict(os.environ, RULINGS_CACHE_DIR=str(cache))
+        for scenario in ("cold", "warm"):
+            begin = time.perf_counter()
+            done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
+            seconds = time.perf_counter() - begin
+            if done.returncode not in (0, 1):
+                return {"error": f"{engine} exit {done.returncode}: {done.stderr[-2000:]}"}
+            runs.setdefault(engine, {})[scenario] = round(seconds, 2)
+        digests[engine] = {
+            path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(out.iterdir())
+            if path.is_file()
+        }
+    local, dask = digests["local"], digests["dask"]
+    return {
+        "seconds": runs,
+        "speedup": {
+            scenario: round(runs["local"][scenario] / runs["dask"][scenario], 2)
+            for scenario in ("cold", "warm")
+        },
+        "files_compared": sorted(set(local) | set(dask)),
+        "files_differing": sorted(n for n in set(local) | set(dask) if local.get(n) != dask.get(n)),
+    }
+
+
+def peer_comparison(results_dir: Path) -> dict:
+    """Run the defect-injection benchmark (checks against pofilter) and keep its headline."""
+    command = [sys.executable, str(ROOT / "benchmarks" / "inject_defects.py")]
+    command += ["--results", str(results_dir)]
+    begin = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - begin
+    path = results_dir / "inject_defects.json"
+    if done.returncode != 0 or not path.exists():
+        return {"error": f"inject_defects exit {done.returncode}: {done.stderr[-2000:]}"}
+    data = json.loads(path.read_text("utf-8"))
+    pofilter = data["pofilter"]["defective"]
+    return {
+        "seconds": round(seconds, 1),
+        "injected": data["injected"],
+        "pairs": pofilter["units"],
+        "check_seconds": round(data["defective_run"]["times"]["check"], 2),
+        "pofilter_seconds": pofilter["seconds"],
+        "checks_caught": data["caught"],
+        "pofilter_caught": pofilter["caught"],
+        "pofilter_specific_caught": data["pofilter_specific"]["caught"],
+        "checks_untouched_per_100": data["defective_run"]["false_positives"]["per_100_units"],
+        "pofilter_untouched_per_100": pofilter["per_100_units"],
+        "pofilter_specific_untouched_per_100": data["pofilter_specific"]["untouched_per_100"],
     }
 
 
@@ -699,8 +775,70 @@ def markdown(results: dict) -> str:
             )
         lines.append("")
     lines += _targets_md(results)
+    lines += _engines_md(results)
+    lines += _peer_md(results)
     lines += _hotspots_md(results)
     return "\n".join(lines) + "\n"
+
+
+def _engines_md(results: dict) -> list[str]:
+    compared = {n: c["engines"] for n, c in results["corpora"].items() if "engines" in c}
+    if not compared:
+        return []
+    workers = results["machine"]["nproc"]
+    lines = [
+        "## Local and Dask engines",
+        "",
+        f"`rulings run --force` with `--engine local` and `--engine dask` (a LocalCluster of "
+        f"{workers} single-threaded worker processes), each engine with its own cache: *cold* "
+        "(empty cache), then *warm*. Wall seconds of the whole command, cluster start-up "
+        "included. Every output file is compared byte for byte.",
+        "",
+        "| corpus | local cold s | dask cold s | speed-up | local warm s | dask warm s "
+        "| speed-up | files identical |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, data in compared.items():
+        if "error" in data:
+            lines.append(f"| {name} | failed: `{data['error'].strip().splitlines()[-1]}` |")
+            continue
+        sec, up = data["seconds"], data["speedup"]
+        differ = data["files_differing"]
+        same = (
+            f"all {len(data['files_compared'])}"
+            if not differ
+            else "**differ: " + ", ".join(differ) + "**"
+        )
+        lines.append(
+            f"| {name} | {sec['local']['cold']} | {sec['dask']['cold']} | {up['cold']}x | "
+            f"{sec['local']['warm']} | {sec['dask']['warm']} | {up['warm']}x | {same} |"
+        )
+    return [*lines, ""]
+
+
+def _peer_md(results: dict) -> list[str]:
+    peer = results.get("peer")
+    if not peer:
+        return []
+    lines = ["## Peer comparison: translate-toolkit's pofilter", ""]
+    if "error" in peer:
+        return [*lines, f"Failed: `{peer['error'].strip().splitlines()[-1]}`", ""]
+    return [
+        *lines,
+        f"From [inject_defects.md](inject_defects.md) (run by this command): {peer['injected']} "
+        f"defects injected into the Chinese CR; the same {peer['pairs']:,} aligned pairs go to "
+        "the check stage and, as a PO file, to `pofilter`.",
+        "",
+        "| | seconds | defects caught | findings per 100 untouched units |",
+        "|---|---:|---:|---:|",
+        f"| rulings check stage | {peer['check_seconds']} | {peer['checks_caught']}/"
+        f"{peer['injected']} (expected category) | {peer['checks_untouched_per_100']} |",
+        f"| pofilter, every test | {peer['pofilter_seconds']} | {peer['pofilter_caught']}/"
+        f"{peer['injected']} (any failure) | {peer['pofilter_untouched_per_100']} |",
+        f"| pofilter, specific tests only | | {peer['pofilter_specific_caught']}/"
+        f"{peer['injected']} | {peer['pofilter_specific_untouched_per_100']} |",
+        "",
+    ]
 
 
 def _mark(met: bool | None) -> str:
@@ -875,6 +1013,17 @@ def main(argv: list[str] | None = None) -> int:
         default="generated",
         help="corpora whose stages below target are profiled (comma list, or 'none')",
     )
+    parser.add_argument(
+        "--engine-corpora",
+        default="seeds,cr",
+        help="corpora on which the local and dask engines are compared (comma list, or 'none')",
+    )
+    parser.add_argument(
+        "--peer",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run the defect injection and pofilter comparison (inject_defects.py)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument(
@@ -939,6 +1088,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{corpus}: rulings run twice ...", end=" ", flush=True)
                 info["cli_rerun"] = cli_rerun(input_dir, workdir, cache)
                 print(info["cli_rerun"].get("rerun_seconds", "FAILED"), flush=True)
+            if corpus in {c.strip() for c in args.engine_corpora.split(",")}:
+                print(f"{corpus}: local and dask engines ...", end=" ", flush=True)
+                info["engines"] = engine_comparison(input_dir, workdir)
+                print(info["engines"].get("speedup", "FAILED"), flush=True)
             profile_corpora = {c.strip() for c in args.profile.split(",")}
             if (
                 corpus in profile_corpora
@@ -955,6 +1108,10 @@ def main(argv: list[str] | None = None) -> int:
                 if slow:
                     print(f"{corpus}: profiling {', '.join(slow)} ...", flush=True)
                     results["profiles"][corpus] = profile(input_dir, workdir, cache, slow)
+        if args.peer:
+            print("peer: defect injection and pofilter ...", end=" ", flush=True)
+            results["peer"] = peer_comparison(args.results)
+            print(results["peer"].get("seconds", "FAILED"), flush=True)
         results["targets"] = evaluate(results["corpora"])
         results["load_end"] = [round(x, 2) for x in os.getloadavg()]
         args.results.mkdir(parents=True, exist_ok=True)
