@@ -14,11 +14,12 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any, BinaryIO
 
-from ...model import Finding
+from ...model import Finding, Ruling
 from ...resources import read_tsv
 from ...rules import define, emit
 from ..source import SourceFile
-from . import CardName
+from . import CardName, Output
+from ._common import normalize
 
 define(
     "PARSE008",
@@ -166,6 +167,50 @@ def unexpected(
         file=doc.rel,
         evidence=evidence,
         severity=severity,
+    )
+
+
+def master_ruling(
+    doc: SourceFile,
+    path: str,
+    *,
+    fmt: str,
+    text: str,
+    date_raw: Any,
+    date_field: str,
+    title: str,
+    card: str | None,
+    doc_id: str,
+    position: int,
+) -> Iterator[Output]:
+    """An English master ruling read from JSON at ``path``. A ruling without a date is kept
+    (undated) and reported as a warning at ``path/date_field``."""
+    if not isinstance(date_raw, str) or not date_raw.strip():
+        yield unexpected(
+            doc,
+            f"{path}/{date_field}",
+            "the ruling has no date",
+            found=date_raw,
+            severity="warning",
+        )
+        date_raw = None
+    yield Ruling(
+        id=f"{doc.rel}#{path}",
+        file=doc.rel,
+        line=None,
+        format=fmt,
+        doc_title=title,
+        card=card,
+        section=None,
+        doc_lang="en",
+        lang="en",
+        spans=[],
+        date=iso_date(date_raw),
+        date_raw=date_raw,
+        text=normalize(text),
+        doc=doc_id,
+        kind="ruling",
+        position=position,
     )
 
 

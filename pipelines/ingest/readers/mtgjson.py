@@ -8,17 +8,17 @@ from typing import Any
 
 import ijson
 
-from ...model import Finding, Ruling
+from ...model import Finding
 from ..source import SourceFile
 from . import Output, reader
 from ._common import normalize
 from ._json import (
     CardNames,
     card_languages,
-    iso_date,
     json_head,
     json_type,
     malformed,
+    master_ruling,
     open_json,
     pointer,
     unexpected,
@@ -257,27 +257,15 @@ def _ruling(
     if not isinstance(text, str) or not text.strip():
         yield unexpected(doc, path, "the ruling has no text", found=entry)
         return
-    date_raw = entry.get("date")
-    if not isinstance(date_raw, str) or not date_raw.strip():
-        yield unexpected(
-            doc, f"{path}/date", "the ruling has no date", found=date_raw, severity="warning"
-        )
-        date_raw = None
-    yield Ruling(
-        id=f"{doc.rel}#{path}",
-        file=doc.rel,
-        line=None,
-        format=FORMAT,
-        doc_title=card,
+    yield from master_ruling(
+        doc,
+        path,
+        fmt=FORMAT,
+        text=text,
+        date_raw=entry.get("date"),
+        date_field="date",
+        title=card,
         card=card,
-        section=None,
-        doc_lang="en",
-        lang="en",
-        spans=[],
-        date=iso_date(date_raw),
-        date_raw=date_raw,
-        text=normalize(text),
-        doc=f"{doc.rel}#{card_path}",
-        kind="ruling",
+        doc_id=f"{doc.rel}#{card_path}",
         position=position,
     )

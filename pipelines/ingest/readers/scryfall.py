@@ -8,17 +8,16 @@ from typing import Any
 
 import ijson
 
-from ...model import Ruling
 from ..source import SourceFile
 from . import Output, reader
 from ._common import normalize
 from ._json import (
     CardNames,
     card_languages,
-    iso_date,
     json_head,
     json_type,
     malformed,
+    master_ruling,
     open_json,
     pointer,
     unexpected,
@@ -106,34 +105,18 @@ def _ruling(
         yield unexpected(doc, f"{path}/comment", "the ruling has no comment", found=element)
         return
     oracle_id = oracle_id.strip()
-    date_raw = element.get("published_at")
-    if not isinstance(date_raw, str) or not date_raw.strip():
-        yield unexpected(
-            doc,
-            f"{path}/published_at",
-            "the ruling has no publication date",
-            found=date_raw,
-            severity="warning",
-        )
-        date_raw = None
     position = positions.get(oracle_id, 0)
     positions[oracle_id] = position + 1
-    yield Ruling(
-        id=f"{doc.rel}#{path}",
-        file=doc.rel,
-        line=None,
-        format=FORMAT,
-        doc_title=oracle_id,
+    yield from master_ruling(
+        doc,
+        path,
+        fmt=FORMAT,
+        text=text,
+        date_raw=element.get("published_at"),
+        date_field="published_at",
+        title=oracle_id,
         card=None,
-        section=None,
-        doc_lang="en",
-        lang="en",
-        spans=[],
-        date=iso_date(date_raw),
-        date_raw=date_raw,
-        text=normalize(text),
-        doc=f"{doc.rel}#oracle/{oracle_id}",
-        kind="ruling",
+        doc_id=f"{doc.rel}#oracle/{oracle_id}",
         position=position,
     )
 
