@@ -13,5 +13,8 @@ test:
 lint:
 	$(VENV)/bin/ruff check pipelines tests benchmarks tools && $(VENV)/bin/ruff format --check pipelines tests benchmarks tools
 
+bench:
+	$(VENV)/bin/python benchmarks/run.py && $(VENV)/bin/python benchmarks/xlsx_writers.py
+
 clean:
 	rm -rf reports build *.egg-info
