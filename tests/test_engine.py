@@ -12,6 +12,8 @@ from conftest import shared_path
 from pipelines.cli import main
 
 pytest.importorskip("distributed")
+pytestmark = pytest.mark.model
+"""Both engines run the whole pipeline, embedding included."""
 
 STAGE_FILES = ["corpus.jsonl", "alignment.jsonl", "findings.jsonl", "parse-findings.jsonl"]
 
@@ -35,6 +37,7 @@ def test_dask_engine_matches_local_engine_on_the_seeds(tmp_path: Path, corpus_di
     assert_same_files(tmp_path / "local", tmp_path / "dask")
 
 
+@pytest.mark.shared
 def test_dask_engine_matches_local_engine_on_the_cr_pair(tmp_path: Path):
     cr = shared_path("data", "cr")
     pair = tmp_path / "cr"
