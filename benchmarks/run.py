@@ -696,8 +696,23 @@ def markdown(results: dict) -> str:
             if "code" in s
         }
     )
+    changed = sorted(
+        {
+            name
+            for c in results["corpora"].values()
+            for s in c.get("scenarios", {}).values()
+            for name in s.get("code", {}).get("changed_in_pipelines", [])
+        }
+    )
     if heads:
-        lines += [f"Code measured: git HEAD {', '.join(heads)} plus uncommitted changes."]
+        lines += [
+            f"Code measured: git HEAD {', '.join(heads)}, "
+            + (
+                f"plus uncommitted changes to {', '.join(changed)}."
+                if changed
+                else "with no uncommitted change under pipelines/."
+            )
+        ]
     if len(digests) > 1:
         lines += [
             "",
