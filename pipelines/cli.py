@@ -229,6 +229,7 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
     are all there, they are reused (see OUT/run-manifest.json); --force recomputes.
     """
     settings = settings_from(options)
+    stages.read_option_files(settings)
     sources = list(inputs) or [DEFAULT_INPUT]
     key = manifest.run_key(sources, settings)
     outputs = [tables.CORPUS, tables.ALIGNMENT, tables.FINDINGS, *WRITER_FILES]

@@ -83,6 +83,16 @@ def align_stage(
     return rows
 
 
+def read_option_files(settings: Settings) -> None:
+    """Read the --termbase and --baseline files before any work, so that a malformed one
+    stops a run at once (exit 2, naming the file and line) instead of after ingest and
+    alignment."""
+    if settings.termbases:
+        Termbase.load(settings.termbases, source_lang=settings.source_lang)
+    if settings.baseline:
+        Baseline.load(settings.baseline)
+
+
 def check_stage(
     out: Path,
     settings: Settings,

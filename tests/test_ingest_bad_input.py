@@ -107,3 +107,23 @@ def test_bad_usage_exits_2_with_one_line(tmp_path, args):
     done = rulings_cli(*args, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("rulings: error:")
+
+
+@pytest.mark.parametrize(
+    ("option", "name", "content", "where"),
+    [
+        ("--termbase", "terms.tsv", "concept\tlang\tterm\nhaste\ten\thaste\n", "terms.tsv:1:"),
+        ("--baseline", "baseline.json", '{"accepted": [\n  {"fingerprint": 1,\n', "baseline.json:"),
+    ],
+)
+def test_malformed_option_file_exits_2_before_any_work(tmp_path, option, name, content, where):
+    """The file is read first: the run stops with one line naming the file (and line) and
+    leaves no stage output behind."""
+    write(tmp_path / name, content.encode("utf-8"))
+    out = tmp_path / "out"
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    done = rulings_cli("run", str(corpus), "--out", str(out), option, name, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("rulings: error:") and where in done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert not (out / "corpus.jsonl").exists()
