@@ -207,6 +207,26 @@ def test_term002_everyday_senses_are_not_the_game_term(run):
     assert "draw" in {f.evidence["concept"] for f in codes_on(run, "TERM002", card_draw)}
 
 
+def test_term002_a_word_in_another_sense_names_no_term(run):
+    """resources/other_senses.tsv: "turn it face down" and "in turn" are no game turn, a
+    "two-player game" names no player; "the player whose turn it is" still names both."""
+    flipped = run.pair(
+        "To turn it face down, the player who may in turn choose a two-player game.",
+        "将其翻为牌面朝下。",
+        "zh",
+    )
+    whose_turn = run.pair("It is chosen by the player whose turn it is.", "由当前的人选择。", "zh")
+    this_turn = run.pair("It can't attack this turn.", "它不能攻击。", "zh")
+    flipped_concepts = {f.evidence["concept"] for f in codes_on(run, "TERM002", flipped)}
+    assert "turn" not in flipped_concepts
+    assert "player" in flipped_concepts  # "the player who" is the game term
+    assert {f.evidence["concept"] for f in codes_on(run, "TERM002", whose_turn)} == {
+        "player",
+        "turn",
+    }
+    assert [f.evidence["concept"] for f in codes_on(run, "TERM002", this_turn)] == ["turn"]
+
+
 # --- placeholders --------------------------------------------------------------------------
 
 

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from ..ingest.cards import CardIndex
 from ..model import Alignment, Finding, Ruling
+from ..resources import read_tsv
 from ..rules import emit
 from .termbase import Termbase, TermHit
+
+USABLE = ("approved", "admitted")
+"""Statuses of the terms a translation should use."""
 
 TRANSLATION_METHODS = frozenset(
     {"rule", "order+embedding", "date+embedding", "embedding", "template"}
@@ -47,6 +52,7 @@ class CheckContext:
         self.by_id = {r.id: r for r in self.rulings}
         self._hits: dict[tuple[str, str], list[TermHit]] = {}
         self._concepts: dict[tuple[str, str], Counter[str]] = {}
+        self._named: dict[tuple[str, str], frozenset[str]] = {}
 
     def term_hits(self, text: str, lang: str) -> list[TermHit]:
         """The termbase's hits in a text (cached: the same text recurs on many cards)."""
@@ -63,6 +69,25 @@ class CheckContext:
                 hit.concept for hit in self.term_hits(text, lang) if hit.status != "forbidden"
             )
         return self._concepts[key]
+
+    def named_concepts(self, text: str, lang: str) -> frozenset[str]:
+        """The concepts a text names with a usable term, leaving out a word used in another
+        sense ("turn it face down" names no turn; resources/other_senses.tsv)."""
+        key = (text, lang)
+        if key not in self._named:
+            senses = other_senses(lang)
+            named = set()
+            for hit in self.term_hits(text, lang):
+                if hit.status not in USABLE or hit.concept in named:
+                    continue
+                pattern = senses.get(hit.concept)
+                if pattern and any(
+                    m.start() <= hit.start and hit.end <= m.end() for m in pattern.finditer(text)
+                ):
+                    continue
+                named.add(hit.concept)
+            self._named[key] = frozenset(named)
+        return self._named[key]
 
     @cached_property
     def pairs(self) -> list[AlignedPair]:
@@ -152,3 +177,16 @@ def spans_of(ruling: Ruling, lang: str) -> Iterator[tuple[int, int, str]]:
     for span in ruling.spans:
         if span["lang"] == lang:
             yield span["start"], span["end"], ruling.text[span["start"] : span["end"]]
+
+
+@cache
+def other_senses(lang: str) -> dict[str, re.Pattern[str]]:
+    """Per concept, one pattern of the phrases where its word means something else."""
+    patterns: dict[str, list[str]] = defaultdict(list)
+    for row in read_tsv("other_senses.tsv"):
+        if row["lang"] == lang:
+            patterns[row["concept"]].append(row["pattern"])
+    return {
+        concept: re.compile("|".join(f"(?:{p})" for p in found), re.IGNORECASE)
+        for concept, found in patterns.items()
+    }

@@ -7,11 +7,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from ...model import Finding, Ruling
-from ..context import AlignedPair, CheckContext
+from ..context import USABLE, AlignedPair, CheckContext
 from ..registry import check
 from ..termbase import UNSPACED_LANGS, TermHit
-
-USABLE = ("approved", "admitted")
 
 
 def _expected(ctx: CheckContext, concept: str, lang: str) -> list[str]:
@@ -122,12 +120,12 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
     contains none of its approved or admitted forms, not even inside a longer term: the term
     was paraphrased, dropped or mistranslated. (A forbidden form is reported by TERM001
     instead; a source that uses old wording, such as "play" for casting a spell, is not
-    held to the new term; a half-translated ruling is reported as such, MIX001.)"""
+    held to the new term; nor is a source word used in another sense, such as "turn it face
+    down", listed in resources/other_senses.tsv; a half-translated ruling is reported as
+    such, MIX001.)"""
     if any(span["lang"] == ctx.source_lang for span in pair.target.spans):
         return
-    named = {
-        h.concept for h in ctx.term_hits(pair.source.text, ctx.source_lang) if h.status in USABLE
-    }
+    named = ctx.named_concepts(pair.source.text, ctx.source_lang)
     hits = ctx.term_hits(pair.target.text, pair.lang)
     present = {h.concept for h in hits if h.status in USABLE}
     flagged = set(_wrong_spans(ctx, pair))
