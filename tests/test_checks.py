@@ -439,3 +439,12 @@ def test_miss001_for_a_no_translation_row(run):
     run.alignment.append(Alignment(source.id, None, "zh", 0.0, "no-translation", group="en.txt"))
     found = run.findings("MISS001")
     assert [(f.ruling_id, f.category) for f in found] == [(source.id, "missing-translation")]
+
+
+def test_check_tasks_never_split_a_card_or_rules_section():
+    from pipelines.check import chunk_bounds
+
+    keys = ["Hypergenesis"] * 3 + ["708"] * 4 + ["Epochrasite"]
+    assert chunk_bounds(keys, size=2) == [(0, 3), (3, 7), (7, 8)]
+    assert chunk_bounds(keys, size=100) == [(0, 8)]
+    assert chunk_bounds([], size=2) == []

@@ -43,8 +43,9 @@ def run_checks(
     engine: Engine | None = None,
 ) -> list[Finding]:
     """Every selected check, in registry order. The pair, ruling and document checks run
-    in tasks over chunks of their items (one task per chunk runs all checks of a scope);
-    corpus checks run here, since they compare across the whole corpus."""
+    in tasks over chunks of their items, partitioned by card and rules section (one task per
+    chunk runs all checks of a scope); corpus checks run here, since they compare across
+    the whole corpus."""
     engine = engine or LocalEngine()
     _CONTEXTS.clear()
     _CONTEXTS[_context_key(ctx.rulings, ctx.alignment, ctx.termbase, ctx.cards)] = ctx
@@ -61,11 +62,8 @@ def run_checks(
         scoped = [code for code in codes if CHECKS[code].meta["scope"] == scope]
         if not scoped:
             continue
-        count = len(scope_items(ctx, scope))
-        chunks = [
-            (scope, scoped, start, min(start + ITEMS_PER_TASK, count))
-            for start in range(0, count, ITEMS_PER_TASK)
-        ]
+        keys = [document_of(item) for item in scope_items(ctx, scope)]
+        chunks = [(scope, scoped, start, end) for start, end in chunk_bounds(keys)]
         for found in engine.map(check_chunk, chunks, shared=shared):
             for code, findings in found.items():
                 by_code[code].extend(findings)
@@ -94,6 +92,26 @@ def scope_items(ctx: CheckContext, scope: str) -> list:
             if members[0].doc_lang and members[0].doc_lang != ctx.source_lang
         ]
     raise ValueError(f"unknown check scope {scope!r}")
+
+
+def document_of(item: Any) -> str:
+    """The card or rules-section document an item of any scope belongs to."""
+    if isinstance(item, list):
+        return item[0].doc
+    return getattr(item, "target", item).doc
+
+
+def chunk_bounds(keys: list[str], size: int = ITEMS_PER_TASK) -> list[tuple[int, int]]:
+    """Slices of about ``size`` items that end where the document changes, so that the
+    items of one card or rules section go to one task."""
+    bounds, start = [], 0
+    while start < len(keys):
+        end = min(start + size, len(keys))
+        while end < len(keys) and keys[end] == keys[end - 1]:
+            end += 1
+        bounds.append((start, end))
+        start = end
+    return bounds
 
 
 _CONTEXTS: dict[tuple[int, ...], CheckContext] = {}
