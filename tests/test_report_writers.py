@@ -117,3 +117,40 @@ def test_report_command_chooses_formats_and_rejects_unknown(seed_run: Path, tmp_
     ]
     done = runner.invoke(main, ["report", "--out", str(tmp_path), "--format", "pdf"])
     assert done.exit_code == 2
+
+
+HOSTILE_SPANISH = """Hipergénesis
+
+15/10/2006 =HYPERLINK("http://example.com/robar","clic") El duelista roba una carta.
+
+15/10/2006 +1/+1 es un contador que el duelista pone sobre la criatura.
+
+15/10/2006 @SUM(A1) El duelista no puede lanzar hechizos.
+"""
+
+
+def test_spreadsheets_never_take_ruling_text_for_a_formula(tmp_path: Path):
+    """Rulings that start with =, + or @ (each with a finding) stay text: the workbook
+    stores the exact string, the CSV cell starts with an apostrophe."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "hipergenesis.txt").write_text(HOSTILE_SPANISH, encoding="utf-8")
+    out = tmp_path / "out"
+    done = CliRunner().invoke(main, ["run", str(corpus), "--out", str(out)])
+    assert done.exit_code in (0, 1), done.output
+    findings = read_records(out / "findings.jsonl", Finding)
+    assert {f.line for f in findings if f.file == "hipergenesis.txt"} >= {3, 5, 7}
+
+    workbook = openpyxl.load_workbook(out / "findings.xlsx")
+    cells = [cell for sheet in workbook for row in sheet.iter_rows() for cell in row]
+    translations = {c.value for c in cells if isinstance(c.value, str) and "duelista" in c.value}
+    assert any(t.startswith('=HYPERLINK("http://example.com/robar"') for t in translations)
+    assert any(t.startswith("+1/+1 es un contador") for t in translations)
+    assert all(c.data_type == "s" for c in cells if c.value in translations)
+
+    with open(out / "findings.csv", encoding="utf-8-sig", newline="") as handle:
+        shown = [row["translation"] for row in csv.DictReader(handle)]
+    assert "'=HYPERLINK(" in "".join(s[:12] for s in shown)
+    assert any(s.startswith("'+1/+1 es un contador") for s in shown)
+    assert any(s.startswith("'@SUM(A1)") for s in shown)
+    assert not any(s[:1] in "=+@" for s in shown if s)

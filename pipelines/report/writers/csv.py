@@ -9,13 +9,29 @@ from ...tables import RunTables
 from .. import writer
 from ..rows import COLUMNS, finding_rows
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a CSV cell as a formula (OWASP, CSV injection)."""
+
 
 @writer("csv", filename="findings.csv")
 def write_csv(run: RunTables, out: Path) -> Path:
-    """All findings as CSV, most severe first, with the source text and the translation."""
+    """All findings as CSV, most severe first, with the source text and the translation.
+
+    Corpus text is untrusted and a spreadsheet evaluates a cell that starts with = + - or @
+    ("=HYPERLINK(…)", even "+1/+1 counters" becomes a broken formula): such a cell gets a
+    leading apostrophe, so it is shown as text. findings.jsonl and findings.xlsx keep the
+    text exactly."""
     path = out / "findings.csv"
     with open(path, "w", encoding="utf-8-sig", newline="") as handle:
         table = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
         table.writeheader()
-        table.writerows(finding_rows(run))
+        table.writerows(
+            {name: as_text_cell(value) for name, value in row.items()} for row in finding_rows(run)
+        )
     return path
+
+
+def as_text_cell(value: object) -> object:
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value

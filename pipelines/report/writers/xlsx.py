@@ -18,6 +18,9 @@ from .. import writer
 from ..rows import COLUMNS, finding_rows
 
 FIXED_DATE = dt.datetime(2000, 1, 1)
+TEXT_ONLY = {"strings_to_urls": False, "strings_to_formulas": False, "strings_to_numbers": False}
+"""Corpus text is untrusted: a ruling that starts with "=" or looks like a link or a number
+is written as the text it is, never as a formula, hyperlink or number."""
 WIDTHS = {"message": 60, "source_text": 60, "translation": 60, "evidence": 40}
 SEVERITY_COLOURS = {"error": "#F8D7DA", "warning": "#FFF3CD", "info": "#DDEBF7"}
 
@@ -28,7 +31,7 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
     to no language), frozen header, autofilter, wrapped text, severity colours."""
     path = out / "findings.xlsx"
     rows = finding_rows(run)
-    workbook = xlsxwriter.Workbook(str(path), {"strings_to_urls": False})
+    workbook = xlsxwriter.Workbook(str(path), TEXT_ONLY)
     workbook.set_properties({"title": "rulings findings", "created": FIXED_DATE})
     header = workbook.add_format({"bold": True, "bg_color": "#E7E6E6", "border": 1})
     cell = workbook.add_format({"text_wrap": True, "valign": "top"})
