@@ -17,8 +17,10 @@ from .ingest.cards import CardIndex
 from .model import CATEGORIES, SEVERITIES, Alignment, Finding
 from .resources import language_name
 
-stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+# No console markup: titles, card names and paths come from the corpus or the user, and a
+# "[link=…]" or "[/]" in them is text to show, not an instruction to rich.
+stdout = Console(highlight=False, soft_wrap=True, markup=False)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 def error(message: str) -> None:

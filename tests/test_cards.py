@@ -95,3 +95,11 @@ def test_cards_command_counts_and_looks_up(tmp_path: Path):
     done = runner.invoke(main, ["cards", "--lookup", "古辉石", "--cache-dir", str(tmp_path)])
     assert done.exit_code == 1
     assert "no card of that name" in done.output
+
+
+def test_console_shows_markup_in_names_as_text():
+    """A name with rich markup ("[link=…]") is untrusted text: printed as written."""
+    name = "[bold]Hypergenesis[/bold] [link=file:///etc/passwd]x[/link]"
+    done = CliRunner().invoke(main, ["cards", "--lookup", name])
+    assert done.exit_code == 1
+    assert f"\u201c{name}\u201d: no card of that name" in done.output
