@@ -664,7 +664,7 @@ class Builder:
 
 class Drift:
     def __init__(self, rng: Random) -> None:
-        from pipelines.check.termbase import Termbase
+        from pipelines.termbase import Termbase
 
         self.rng = rng
         self.termbase = Termbase.load()

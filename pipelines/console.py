@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from .cards import CardIndex
 from .ingest import IngestResult
-from .ingest.cards import CardIndex
 from .model import CATEGORIES, SEVERITIES, Alignment, Finding
 from .resources import language_name
 

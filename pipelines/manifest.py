@@ -16,16 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .ingest.source import discover
+from .files import write_text_atomic
+from .ingest.source import RUN_MANIFEST, discover
 from .settings import Settings
 
-MANIFEST = "run-manifest.json"
+MANIFEST = RUN_MANIFEST
 PACKAGE = Path(__file__).resolve().parent
-VOLATILE = {"progress", "engine", "scheduler", "cache_dir", "fail_on"}
+VOLATILE = {"engine", "scheduler", "cache_dir", "fail_on"}
 """Options that change how a run is computed or how it exits, never what it writes."""
 
 
-def run_key(inputs: list[Path], settings: Settings) -> dict[str, Any]:
+def run_key(inputs: list[Path], settings: Settings, skip: list[Path] = ()) -> dict[str, Any]:
     """Digests of all that a run's outputs depend on."""
     options = {
         name: str(value)
@@ -38,7 +39,7 @@ def run_key(inputs: list[Path], settings: Settings) -> dict[str, Any]:
         "code": _code_digest(),
         "options": options,
         "option_files": {str(path): _file_digest(path) for path in files},
-        "inputs": {doc.rel: _file_digest(doc.path) for doc in discover(inputs)},
+        "inputs": {doc.rel: _file_digest(doc.path) for doc in discover(inputs, skip=skip)},
     }
 
 
@@ -54,22 +55,19 @@ def unchanged(out: Path, key: dict[str, Any], outputs: list[str]) -> bool:
 
 
 def record(out: Path, key: dict[str, Any]) -> None:
-    (out / MANIFEST).write_text(
-        json.dumps(key, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    write_text_atomic(
+        out / MANIFEST, json.dumps(key, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     )
-
-
-def forget(out: Path) -> None:
-    """Drop the manifest before a run rewrites the outputs (a run that fails half-way must
-    not leave a manifest that vouches for mixed outputs)."""
-    (out / MANIFEST).unlink(missing_ok=True)
 
 
 def _file_digest(path: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError as error:
+        return f"unreadable: {error.strerror or error}"
     return digest.hexdigest()
 
 

@@ -1,51 +1,26 @@
-"""The records that flow between stages, and their table schemas.
+"""The records that flow between stages.
 
-Files -> ``Ruling`` table -> ``Alignment`` table -> ``Finding`` list -> reports.
-The contract fields come first, in the order of DESIGN.md; extension fields follow.
+Files -> ``Ruling`` table -> ``Alignment`` table -> ``Finding`` list -> reports. The
+contract fields come first, in the order of DESIGN.md; extension fields follow. Every record
+holds only JSON values, so a stage file is one record per line.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any
 
-import pandas as pd
+from .vocabulary import Category, Role, Severity, Side
 
-CATEGORIES = (
-    "terminology",
-    "untranslated",
-    "mixed-language",
-    "placeholder",
-    "number",
-    "card-name",
-    "truncation",
-    "date",
-    "missing-translation",
-    "extra-translation",
-    "inconsistent-translation",
-    "meaning",
-    "outdated",
-    "style",
-    "parse",
-)
-SEVERITIES = ("error", "warning", "info")
-SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
-
-
-@dataclass(slots=True)
-class Span:
-    """A run of one language inside a ruling's text, as character offsets."""
-
-    lang: str
-    start: int
-    end: int
+CATEGORIES = tuple(str(c) for c in Category)
+SEVERITIES = tuple(str(s) for s in Severity)
 
 
 @dataclass(slots=True)
 class Ruling:
-    """One ruling, rule, example or glossary entry, in one language."""
+    """One ruling, rule, example, card-text line or glossary entry, in one language."""
 
     id: str
     file: str
@@ -64,14 +39,26 @@ class Ruling:
     doc: str = ""
     """Identity of the document the ruling belongs to (a file, a part of a file, a JSON card)."""
     kind: str = "ruling"
-    """ruling | rule | example | heading | glossary | text"""
+    """ruling | rule | example | heading | contents | glossary | text | unit"""
     end_line: int | None = None
-    carried_lines: list[int] = field(default_factory=list)
-    """Input lines outside ``text`` that this ruling carries: title, section heading, date line."""
+    carried: list[dict[str, Any]] = field(default_factory=list)
+    """Input lines outside ``text`` that this ruling carries (its document title, section
+    heading, date line, separator), each as ``{"line": n, "text": "..."}``."""
     term: str | None = None
     """Glossary headword, for glossary entries."""
     position: int = 0
     """Order of the ruling within its document, from 0."""
+    doc_kind: str | None = None
+    """source | translation | glossary | other (``vocabulary.DocKind``)."""
+    doc_version: str | None = None
+    """ISO date of the release or version the document is (a rules release's effective
+    date, a ruling's date), or None."""
+    context: str | None = None
+    """What the input says about the unit besides its text (a CAT file's note or context)."""
+
+    @property
+    def carried_lines(self) -> list[int]:
+        return [entry["line"] for entry in self.carried]
 
 
 @dataclass(slots=True)
@@ -92,8 +79,34 @@ class Alignment:
     """The ruling this translation belongs to across documents and languages: the id of an
     English ruling with that text, or of the first translation when none is in the input."""
     superseded_by: str | None = None
-    """A newer, reworded English version of the source that the translation does not follow
+    """The current English version of the source, when the translation follows an older one
     (it matches the older version better): the translation is outdated."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """Where in a text a finding points: a range of the translation or of the source."""
+
+    side: Side
+    start: int
+    end: int
+    role: Role
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "side": str(self.side),
+            "start": self.start,
+            "end": self.end,
+            "role": str(self.role),
+        }
+
+    @classmethod
+    def target(cls, start: int, end: int, role: Role = Role.WRONG) -> Mark:
+        return cls(Side.TARGET, start, end, role)
+
+    @classmethod
+    def source(cls, start: int, end: int, role: Role = Role.MISSING) -> Mark:
+        return cls(Side.SOURCE, start, end, role)
 
 
 @dataclass(slots=True)
@@ -113,6 +126,12 @@ class Finding:
     message: str
     evidence: dict[str, Any]
     fingerprint: str = ""
+    # Extensions of the contract.
+    marks: list[dict[str, Any]] = field(default_factory=list)
+    """Ranges of the translation (``side: target``) or the source the finding points at,
+    each ``{"side", "start", "end", "role"}`` in code points (``Mark``)."""
+    folded: list[dict[str, Any]] = field(default_factory=list)
+    """Findings on the same unit that follow from this one (``code``, ``message``)."""
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:
@@ -154,23 +173,17 @@ def _stable_repr(value: Any) -> str:
     return repr(value)
 
 
+@dataclass(frozen=True, slots=True)
+class CardName:
+    """A card's name in one language, as the card data gives it (``cards.jsonl``)."""
+
+    name: str
+    lang: str
+    card: str
+    """The canonical English name."""
+    source: str
+
+
 @cache
 def column_names(record_type: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(record_type))
-
-
-RULING_COLUMNS = column_names(Ruling)
-ALIGNMENT_COLUMNS = column_names(Alignment)
-FINDING_COLUMNS = column_names(Finding)
-
-
-def records_to_frame(records: list[Any], record_type: type) -> pd.DataFrame:
-    columns = list(column_names(record_type))
-    frame = pd.DataFrame([asdict(r) for r in records], columns=columns)
-    return frame.astype(object).where(frame.notna(), None) if len(frame) else frame
-
-
-def frame_to_records(frame: pd.DataFrame, record_type: type) -> list[Any]:
-    names = list(column_names(record_type))
-    rows = frame[names].astype(object).where(frame[names].notna(), None)
-    return [record_type(**dict(zip(names, row, strict=True))) for row in rows.itertuples(False)]

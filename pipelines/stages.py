@@ -1,25 +1,34 @@
-"""Each stage as a function from the output folder's tables to new tables in it."""
+"""Each stage as a function from the output folder's tables to new tables in it.
+
+``ingest`` -> corpus.jsonl (+ parse findings, card names); ``align`` -> alignment.jsonl;
+``check`` -> findings.jsonl; ``report`` -> the report files. A stage reads only what the
+earlier stages wrote into the folder, so each can run, be tested and be cached on its own.
+What every stage may need besides the tables (the termbase, the baseline) is loaded once
+per run as ``Resources``.
+"""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import tables
 from .align import align
 from .align.embed import EmbeddingCache, build_embedder, embed_texts
 from .cachedir import cache_root
+from .cards import CardIndex
+from .catalogue import CATALOGUE
 from .check import CheckContext, run_checks, selected
 from .check.baseline import Baseline
-from .check.termbase import Termbase
 from .engine import Engine
+from .engine.local import LocalEngine
 from .ingest import IngestResult, InputError, finding_order, ingest
-from .ingest.cards import CardIndex
-from .ingest.readers import CardName
-from .model import Alignment, Finding, Ruling
+from .model import Alignment, CardName, Finding, Ruling
 from .report import write_reports
 from .settings import Settings
+from .termbase import Termbase
 
 Progress = Callable[[str, int, int], None]
 """on_progress(task, done, total)"""
@@ -30,24 +39,48 @@ class NoRulingsError(InputError):
 
 
 @dataclass
+class Resources:
+    """What the stages read besides the tables: loaded once per run, before any work, so
+    that a malformed --termbase or --baseline stops the run at once (exit 2, naming the
+    file and line)."""
+
+    termbase: Termbase
+    baseline: Baseline | None = None
+
+    @classmethod
+    def load(cls, settings: Settings) -> Resources:
+        return cls(
+            Termbase.load(settings.termbases, source_lang=settings.source_lang),
+            Baseline.load(settings.baseline) if settings.baseline else None,
+        )
+
+
+@dataclass
 class CheckResult:
     findings: list[Finding]
     suppressed: list[Finding]
 
 
 def ingest_stage(
-    inputs: list[Path], out: Path, settings: Settings, engine: Engine | None = None
+    inputs: list[Path],
+    out: Path,
+    settings: Settings,
+    engine: Engine | None = None,
+    skip: list[Path] = (),
 ) -> IngestResult:
-    """Read the inputs; write corpus.jsonl, parse-findings.jsonl and cards.jsonl."""
+    """Read the inputs; write corpus.jsonl, parse-findings.jsonl and cards.jsonl. Output
+    folders (``out``, ``skip`` and any folder with a run manifest) are never read."""
     for path in inputs:
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             raise InputError(f"no such file or folder: {path}")
     result = ingest(
         inputs,
         identifier=settings.lang_id,
         languages=settings.languages,
+        source_lang=settings.source_lang,
         cache_dir=cache_root(settings.cache_dir),
         engine=engine,
+        skip=[out, *skip],
     )
     tables.write_jsonl(out / tables.CORPUS, result.rulings)
     tables.write_jsonl(out / tables.PARSE_FINDINGS, result.findings)
@@ -68,8 +101,9 @@ def align_stage(
     engine: Engine | None = None,
 ) -> list[Alignment]:
     """Read corpus.jsonl; write alignment.jsonl."""
+    engine = engine or LocalEngine()
     rulings = tables.read_records(out / tables.CORPUS, Ruling)
-    embedder = build_embedder(settings.embedder)
+    embedder = build_embedder(settings.embedder, threads=LocalEngine.threads_per_worker)
     cache = EmbeddingCache(cache_root(settings.cache_dir))
 
     def encode(texts: list[str]):
@@ -83,47 +117,27 @@ def align_stage(
     return rows
 
 
-def read_option_files(settings: Settings) -> None:
-    """Read the --termbase and --baseline files before any work, so that a malformed one
-    stops a run at once (exit 2, naming the file and line) instead of after ingest and
-    alignment."""
-    if settings.termbases:
-        Termbase.load(settings.termbases, source_lang=settings.source_lang)
-    if settings.baseline:
-        Baseline.load(settings.baseline)
-
-
 def check_stage(
     out: Path,
     settings: Settings,
-    on_progress: Progress | None = None,
+    resources: Resources,
     engine: Engine | None = None,
 ) -> CheckResult:
     """Read corpus, alignment and parse findings; write findings.jsonl (and suppressed.jsonl)."""
-    baseline = Baseline.load(settings.baseline) if settings.baseline else None
-    termbase = Termbase.load(settings.termbases, source_lang=settings.source_lang)
     run = tables.RunTables.load(out, findings=False)
     names = tables.read_records(out / tables.CARD_NAMES, CardName)
     cards = CardIndex.cached(names, cache_root(settings.cache_dir))
-    context = CheckContext(run.rulings, run.alignment, termbase, cards, settings.source_lang)
-    checks_done = 0
-
-    def report(code: str) -> None:
-        nonlocal checks_done
-        checks_done += 1
-        if on_progress:
-            on_progress("check", checks_done, 0)
-
+    context = CheckContext(
+        run.rulings, run.alignment, resources.termbase, cards, settings.source_lang
+    )
     findings = tables.read_records(out / tables.PARSE_FINDINGS, Finding)
     findings = [f for f in findings if selected(f.code, settings.select, settings.ignore)]
-    findings += run_checks(
-        context, settings.select, settings.ignore, on_progress=report, engine=engine
-    )
-    findings = _unique(findings)
+    findings += run_checks(context, settings.select, settings.ignore, engine=engine)
+    findings = fold(_unique(findings))
     findings.sort(key=finding_order)
     suppressed: list[Finding] = []
-    if baseline is not None:
-        findings, suppressed = baseline.split(findings)
+    if resources.baseline is not None:
+        findings, suppressed = resources.baseline.split(findings)
     tables.write_jsonl(out / tables.FINDINGS, findings)
     tables.write_jsonl(out / tables.SUPPRESSED, suppressed)
     return CheckResult(findings, suppressed)
@@ -137,10 +151,45 @@ def _unique(findings: list[Finding]) -> list[Finding]:
     return list(seen.values())
 
 
-def report_stage(out: Path, settings: Settings) -> list[Path]:
+def fold(findings: list[Finding]) -> list[Finding]:
+    """Findings that follow from another finding on the same unit (its catalogue row
+    ``covers`` their code) are folded under it: a ruling cut off with "…" is one finding,
+    not also a missing number and a missing parenthesis."""
+    by_unit: dict[str, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        if finding.ruling_id:
+            by_unit[finding.ruling_id].append(finding)
+    folded_into: dict[str, Finding] = {}
+    for members in by_unit.values():
+        for main in members:
+            covers = CATALOGUE[main.code].covers if main.code in CATALOGUE else ()
+            for other in members:
+                if other.code in covers and other.fingerprint not in folded_into:
+                    folded_into[other.fingerprint] = main
+    if not folded_into:
+        return findings
+    extra: dict[str, list[dict]] = defaultdict(list)
+    for finding in findings:
+        main = folded_into.get(finding.fingerprint)
+        if main is not None:
+            extra[main.fingerprint].append(
+                {
+                    "code": finding.code,
+                    "message": finding.message,
+                    "fingerprint": finding.fingerprint,
+                }
+            )
+    return [
+        replace(f, folded=f.folded + extra[f.fingerprint]) if f.fingerprint in extra else f
+        for f in findings
+        if f.fingerprint not in folded_into
+    ]
+
+
+def report_stage(out: Path, settings: Settings, resources: Resources) -> list[Path]:
     """Read the three tables; write the report files (all formats, or settings.formats)."""
     run = tables.RunTables.load(out)
-    run.termbase = Termbase.load(settings.termbases, source_lang=settings.source_lang)
+    run.termbase = resources.termbase
     run.source_lang = settings.source_lang
     return write_reports(run, out, settings.formats)
 

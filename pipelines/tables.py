@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pandas as pd
-
-from .model import Alignment, Finding, Ruling, column_names, records_to_frame
+from .files import write_atomic
+from .model import Alignment, Finding, Ruling, column_names
 
 CORPUS = "corpus.jsonl"
 PARSE_FINDINGS = "parse-findings.jsonl"
@@ -40,14 +38,13 @@ def dumps(record: Any) -> str:
 
 def write_jsonl(path: Path, records: Iterable[Any]) -> Path:
     """Write records one per line, atomically (a reader never sees half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
+
+    def write(handle) -> None:
         for record in records:
-            handle.write(dumps(record))
-            handle.write("\n")
-    os.replace(temporary, path)
-    return path
+            handle.write(dumps(record).encode("utf-8"))
+            handle.write(b"\n")
+
+    return write_atomic(path, write)
 
 
 def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
@@ -75,7 +72,7 @@ def read_records(path: Path, record_type: type[T]) -> list[T]:
 
 @dataclass
 class RunTables:
-    """Everything a run produced, as records and as pandas tables."""
+    """Everything a run produced, as records (``pipelines.load`` gives DataFrames)."""
 
     rulings: list[Ruling]
     alignment: list[Alignment] = field(default_factory=list)
@@ -88,18 +85,6 @@ class RunTables:
     @property
     def by_id(self) -> dict[str, Ruling]:
         return {r.id: r for r in self.rulings}
-
-    @property
-    def corpus(self) -> pd.DataFrame:
-        return records_to_frame(self.rulings, Ruling)
-
-    @property
-    def alignment_frame(self) -> pd.DataFrame:
-        return records_to_frame(self.alignment, Alignment)
-
-    @property
-    def findings_frame(self) -> pd.DataFrame:
-        return records_to_frame(self.findings, Finding)
 
     @classmethod
     def load(cls, out: Path, *, alignment: bool = True, findings: bool = True) -> RunTables:

@@ -7,10 +7,10 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import FIXTURES, shared_path
 
+from pipelines.cards import CardIndex, name_key
 from pipelines.cli import main
 from pipelines.ingest import ingest
-from pipelines.ingest.cards import CardIndex, name_key
-from pipelines.ingest.readers import CardName
+from pipelines.model import CardName
 
 SEED_CARDS = {
     "000_40e512ac1ae253c1.txt": "Hypergenesis",
@@ -79,12 +79,26 @@ def test_mentions_find_card_names_in_text():
 def test_index_is_built_once_and_cached(tmp_path):
     names = [CardName("Epocrásito", "es", "Epochrasite", "test")]
     first = CardIndex.cached(names, tmp_path)
-    stored = list((tmp_path / "cards").glob("*.pickle"))
+    stored = list((tmp_path / "cards").glob("*.json"))
     assert len(stored) == 1
     second = CardIndex.cached(names, tmp_path)
     assert second.names == first.names and second is not first
+    assert second.lookup("epocrasito") == {("Epochrasite", "es")}
     CardIndex.cached([*names, CardName("x", "es", "Y", "t")], tmp_path)
-    assert len(list((tmp_path / "cards").glob("*.pickle"))) == 2
+    assert len(list((tmp_path / "cards").glob("*.json"))) == 2
+
+
+def test_a_damaged_index_file_is_rebuilt(tmp_path):
+    names = [CardName("Epocrásito", "es", "Epochrasite", "test")]
+    CardIndex.cached(names, tmp_path)
+    [stored] = (tmp_path / "cards").glob("*.json")
+    data = bytearray(stored.read_bytes())
+    data[len(data) // 2] ^= 0x20  # one flipped bit in the middle of the JSON
+    stored.write_bytes(bytes(data))
+    rebuilt = CardIndex.cached(names, tmp_path)
+    assert rebuilt.lookup("Epocrásito") == {("Epochrasite", "es")}
+    stored.write_bytes(stored.read_bytes()[:40])  # cut short
+    assert CardIndex.cached(names, tmp_path).lookup("Epocrásito") == {("Epochrasite", "es")}
 
 
 def test_cards_command_counts_and_looks_up(tmp_path: Path):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.check import CheckContext
+from pipelines.cards import CardIndex
+from pipelines.check import CheckContext, run_checks
 from pipelines.check.lexicon import numbers
 from pipelines.check.registry import CHECKS
-from pipelines.check.termbase import Termbase
-from pipelines.ingest.cards import CardIndex
 from pipelines.model import Alignment, Finding, Ruling
+from pipelines.termbase import Termbase
 
 
 @pytest.fixture(scope="module")
@@ -80,21 +80,10 @@ class Run:
         return item
 
     def findings(self, code: str) -> list[Finding]:
+        """The findings of one check, through the runner (as a run makes them)."""
+        assert code in CHECKS
         ctx = CheckContext(self.rulings, self.alignment, self.termbase, self.cards, "en")
-        check = CHECKS[code]
-        scope = check.meta["scope"]
-        if scope == "pair":
-            return [f for pair in ctx.pairs for f in check.target(pair, ctx)]
-        if scope == "ruling":
-            return [f for item in ctx.translations for f in check.target(item, ctx)]
-        if scope == "document":
-            return [
-                f
-                for members in ctx.documents.values()
-                if members[0].doc_lang != "en"
-                for f in check.target(members, ctx)
-            ]
-        return list(check.target(ctx))
+        return run_checks(ctx, select=[code])
 
 
 @pytest.fixture

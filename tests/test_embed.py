@@ -22,7 +22,6 @@ from pipelines.align.embed import (
     EmbedderError,
     EmbeddingCache,
     build_embedder,
-    default_cache_dir,
     embed_texts,
     known_specs,
     last_stats,
@@ -30,6 +29,7 @@ from pipelines.align.embed import (
 )
 from pipelines.align.embed import cache as cache_module
 from pipelines.align.embed import st as st_module
+from pipelines.cachedir import default_cache_dir
 
 FACE_UP = {
     "en": "Cards exiled with suspend are exiled face up.",

@@ -10,19 +10,19 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from pipelines.model import Finding, Ruling
+from pipelines.model import Finding, Mark, Ruling
 from pipelines.report import WRITERS
 from pipelines.report.writers.html import (
     chart_svg,
     json_for_script,
+    marks_of,
     page_data,
-    source_marks,
-    target_marks,
     variant_panes,
     write_html,
 )
 from pipelines.resources import resource_path
 from pipelines.tables import RunTables
+from pipelines.vocabulary import Role, Side
 
 SCRIPT_ATTACK = "</script><script>alert(1)</script>"
 IMG_ATTACK = "<img src=x onerror=alert(1)>"
@@ -84,6 +84,7 @@ def hostile_run() -> RunTables:
         card=f"</title>{SCRIPT_ATTACK}",
     )
     start = evil_text.index("habilidad activada")
+    x_at = source.text.index("{X}")
     findings = [
         finding(
             "TERM001",
@@ -95,8 +96,11 @@ def hostile_run() -> RunTables:
                 "source_term": "triggered ability",
                 "expected": ["habilidad disparada"],
                 "found": [f"habilidad activada{SCRIPT_ATTACK}"],
-                "spans": [[start, start + len("habilidad activada")]],
             },
+            marks=[
+                Mark.target(start, start + len("habilidad activada")).as_dict(),
+                Mark.source(19, 36, Role.TERM).as_dict(),
+            ],
         ),
         finding(
             "PH001",
@@ -104,6 +108,7 @@ def hostile_run() -> RunTables:
             "error",
             card=target.card,
             evidence={"kind": "symbol", "expected": ["{X}"], "found": [], "missing": ["{X}"]},
+            marks=[Mark.source(x_at, x_at + 3, Role.MISSING).as_dict()],
         ),
         finding(
             "TERM004",
@@ -111,7 +116,8 @@ def hostile_run() -> RunTables:
             "warning",
             lang="<svg onload=alert(4)>",
             source_id=None,
-            evidence={"expected": ["jugador"], "found": ["duelista"], "spans": [[0, 3]]},
+            evidence={"expected": ["jugador"], "found": ["duelista"]},
+            marks=[Mark.target(0, 3).as_dict()],
         ),
         finding(
             "PARSE005",
@@ -127,7 +133,13 @@ def hostile_run() -> RunTables:
         ),
     ]
     suppressed = [
-        finding("STYLE003", "style", "warning", evidence={"span": [4, 9], "found": "x"}),
+        finding(
+            "STYLE003",
+            "style",
+            "warning",
+            evidence={"found": "x"},
+            marks=[Mark.target(4, 9).as_dict()],
+        ),
     ]
     return RunTables(
         rulings=[source, target], findings=findings, suppressed=suppressed, source_lang="en"
@@ -264,13 +276,23 @@ def test_the_evidence_is_highlighted() -> None:
     assert source[start:end] == "triggered ability"
 
 
-def test_offsets_are_converted_to_utf16() -> None:
+def test_marks_are_clipped_merged_and_converted_to_utf16() -> None:
     text = "\U0001f600 a habilidad activada"
-    target = ruling("t.txt:1", text, "es")
     start = text.index("habilidad")
-    marks = target_marks({"spans": [[start, start + 9], [999, 1000]]}, target)
-    assert marks == [[start + 1, start + 10]]  # the emoji is two UTF-16 units
-    assert source_marks({"missing": ["{T}"]}, "Pay {T}: draw. {T}{T}") == [[4, 7], [15, 21]]
+    marked = finding(
+        "TERM001",
+        "terminology",
+        "error",
+        marks=[
+            Mark.target(start, start + 9).as_dict(),
+            Mark.target(start + 5, start + 12).as_dict(),
+            Mark.target(999, 1000).as_dict(),
+            Mark.source(0, 3, Role.MISSING).as_dict(),
+        ],
+    )
+    # the emoji is two UTF-16 units; overlapping marks merge; out-of-range ones go
+    assert marks_of(marked, Side.TARGET, text) == [[start + 1, start + 13]]
+    assert marks_of(marked, Side.SOURCE, "Pay {T}") == [[0, 3]]
 
 
 def test_variants_mark_the_words_that_differ() -> None:

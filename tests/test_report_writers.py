@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 from translate.storage import tbx, tmx
 
-from pipelines.check.context import TRANSLATION_METHODS
 from pipelines.cli import main
 from pipelines.model import Alignment, Finding
 from pipelines.tables import read_records
+from pipelines.vocabulary import TRANSLATION_METHODS
 
 REPORT_FILES = [
     "aligned.tmx",

@@ -11,14 +11,14 @@ from conftest import FIXTURES, ROOT, shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.check.termbase import (
+from pipelines.resources import resource_path
+from pipelines.termbase import (
     STATUSES,
     Termbase,
     TermbaseError,
     TermHit,
     read_terms,
 )
-from pipelines.resources import resource_path
 
 TEAM_TSV = FIXTURES / "termbase" / "team.tsv"
 TEAM_TBX = FIXTURES / "termbase" / "team.tbx"

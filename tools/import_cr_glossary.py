@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipelines.check.termbase import Term, concept_id, read_terms, write_tsv
+from pipelines.termbase import Term, concept_id, read_terms, write_tsv
 
 ROOT = Path(__file__).resolve().parents[1]
 CURATED = ROOT / "pipelines" / "resources" / "termbase.tsv"

@@ -21,7 +21,7 @@ from ..model import Alignment, Ruling
 from .card_rulings import SourcePool, align_card_document
 from .context import AlignContext, Encoder, id_order, is_rules_unit
 from .families import assign_families
-from .rules_documents import align_document, shared_keys
+from .ordered_documents import align_document, shared_keys
 from .versions import Versions
 
 GROUPS_PER_TASK = 200

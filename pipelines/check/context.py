@@ -9,19 +9,11 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
 
-from ..ingest.cards import CardIndex
-from ..model import Alignment, Finding, Ruling
+from ..cards import CardIndex
+from ..model import Alignment, Ruling
 from ..resources import read_tsv
-from ..rules import emit
-from .termbase import Termbase, TermHit
-
-USABLE = ("approved", "admitted")
-"""Statuses of the terms a translation should use."""
-
-TRANSLATION_METHODS = frozenset(
-    {"rule", "order+embedding", "date+embedding", "embedding", "template"}
-)
-"""Alignment methods that pair a source with its translation (not untranslated or missing)."""
+from ..termbase import USABLE, Termbase, TermHit
+from ..vocabulary import TRANSLATION_METHODS, Method
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +102,15 @@ class CheckContext:
         return [r for r in self.rulings if r.doc_lang and r.doc_lang != self.source_lang]
 
     @cached_property
+    def translated_documents(self) -> list[list[Ruling]]:
+        """The units of each translated document, documents in input order."""
+        return [
+            members
+            for members in self.documents.values()
+            if members[0].doc_lang and members[0].doc_lang != self.source_lang
+        ]
+
+    @cached_property
     def pairs_by_target(self) -> dict[str, AlignedPair]:
         return {pair.target.id: pair for pair in self.pairs}
 
@@ -119,58 +120,11 @@ class CheckContext:
         return {
             row.target_id: row
             for row in self.alignment
-            if row.method == "untranslated" and row.target_id
+            if row.method == Method.UNTRANSLATED and row.target_id
         }
 
     def is_card_name(self, text: str) -> bool:
         return bool(self.cards.lookup(text))
-
-    def finding(
-        self,
-        code: str,
-        ruling: Ruling,
-        message: str,
-        evidence: dict[str, Any] | None = None,
-        *,
-        source: Ruling | None = None,
-        severity: str | None = None,
-        lang: str | None = None,
-    ) -> Finding:
-        """A finding about one ruling, located at its file and line; ``lang`` is the
-        translation's language (by default the ruling's, or its document's)."""
-        if lang is None:
-            lang = ruling.lang if ruling.lang != self.source_lang else ruling.doc_lang
-        return emit(
-            code,
-            message,
-            file=ruling.file,
-            line=ruling.line,
-            lang=lang,
-            ruling_id=ruling.id,
-            source_id=source.id if source else None,
-            card=ruling.card,
-            section=ruling.section,
-            evidence=evidence or {},
-            severity=severity,
-            anchor=ruling.text,
-        )
-
-    def document_finding(
-        self, code: str, members: list[Ruling], message: str, evidence: dict[str, Any]
-    ) -> Finding:
-        """A finding about a whole document, located at its first ruling."""
-        first = min(members, key=lambda r: (r.line or 0, r.position))
-        return emit(
-            code,
-            message,
-            file=first.file,
-            line=first.line,
-            lang=first.doc_lang,
-            card=first.card,
-            section=None,
-            evidence=evidence,
-            anchor=first.doc,
-        )
 
 
 def spans_of(ruling: Ruling, lang: str) -> Iterator[tuple[int, int, str]]:

@@ -43,6 +43,21 @@ def tokens(text: str) -> dict[str, Counter[str]]:
     return found
 
 
+def token_spans(text: str, kind_name: str, wanted: Counter[str]) -> list[tuple[int, int]]:
+    """Where the wanted tokens of one kind stand in a text (as many of each as wanted)."""
+    left = Counter(wanted)
+    spans = []
+    for kind in token_kinds():
+        if kind.name != kind_name:
+            continue
+        for match in kind.pattern.finditer(text):
+            token = _normal_token(match.group())
+            if left[token] > 0:
+                left[token] -= 1
+                spans.append(match.span())
+    return spans
+
+
 def _normal_token(token: str) -> str:
     return (
         token.replace("−", "-").replace("–", "-").upper()

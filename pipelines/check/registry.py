@@ -1,29 +1,60 @@
-"""The check registry: each check is a function with a stable code and its metadata."""
+"""The check registry: a check is a function attached to a catalogued finding code.
+
+A check yields ``Problem`` records; the runner turns each into a ``Finding`` of the check's
+code (category and default severity from the catalogue), so a check never spells its own
+code, category or severity.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
+from ..catalogue import CHECK, lookup
+from ..model import Mark, Ruling
 from ..registry import Registry
-from ..rules import define
+from ..vocabulary import Scope
 
 CHECKS: Registry[Callable] = Registry("check", package="pipelines.check.checks")
 
 
-SCOPES = ("pair", "ruling", "document", "corpus")
+@dataclass(slots=True)
+class Problem:
+    """What a check found: where, what to tell the translator, and the evidence."""
+
+    ruling: Ruling
+    """The unit the finding is about (for a document finding, any unit of the document)."""
+    message: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+    source: Ruling | None = None
+    marks: list[Mark] = field(default_factory=list)
+    severity: str | None = None
+    """Overrides the code's default severity for this finding."""
+    lang: str | None = None
+    """The translation's language, when it is not the unit's (a missing translation)."""
+    document: list[Ruling] | None = None
+    """For a finding about a whole document: its units (located at the first one)."""
 
 
-def check(code: str, *, category: str, severity: str, scope: str = "pair") -> Callable:
-    """Register a check; its docstring is the explanation ``rulings rules`` prints.
+CheckFunction = Callable[..., Iterator[Problem]]
+
+
+def check(
+    code: str, *, scope: Scope | str = Scope.PAIR
+) -> Callable[[CheckFunction], CheckFunction]:
+    """Attach a check to its catalogue row; its docstring is the explanation ``rulings rules``
+    prints.
 
     ``scope`` says what the check is called with: an aligned ``pair``, one ``ruling`` of a
     translated document, a ``document`` (its rulings) or the whole ``corpus`` (the context).
     """
-    if scope not in SCOPES:
-        raise ValueError(f"{code}: unknown scope {scope!r}")
+    row = lookup(code)
+    if row.stage != CHECK:
+        raise ValueError(f"{code} is emitted by the {row.stage} stage, not by a check")
+    scope = Scope(scope)
 
-    def decorate(function: Callable) -> Callable:
-        define(code, category, severity, function.__doc__ or "", stage="check", function=function)
-        return CHECKS.register(code, category=category, severity=severity, scope=scope)(function)
+    def decorate(function: CheckFunction) -> CheckFunction:
+        return CHECKS.register(code, scope=scope)(function)
 
     return decorate

@@ -4,6 +4,11 @@ The stages cut their work into independent partitions (files, documents, chunks 
 cards and rules documents, chunks of rulings) and call ``engine.map``; the engine runs the
 function on each partition and returns the results in input order, so that every engine
 produces byte-identical output.
+
+Work that needs a large read-only context (the corpus, the vectors, the termbase) passes it
+as ``shared`` with a ``setup`` function: the engine builds ``setup(**shared)`` once per worker
+process and hands it to every partition that worker runs, so caches inside the context serve
+all of them and nothing is rebuilt per task.
 """
 
 from __future__ import annotations
@@ -19,11 +24,22 @@ R = TypeVar("R")
 
 class Engine(Protocol):
     name: str
+    workers: int
+    """How many partitions run at once (worker processes, or 1 for the local engine)."""
+    threads_per_worker: int
+    """BLAS threads a worker's numeric work may use."""
 
     def map(
-        self, function: Callable[..., R], items: Sequence[T], shared: dict[str, Any] | None = None
+        self,
+        function: Callable[..., R],
+        items: Sequence[T],
+        *,
+        shared: dict[str, Any] | None = None,
+        setup: Callable[..., Any] | None = None,
     ) -> list[R]:
-        """``[function(item, **shared) for item in items]``, however it is computed."""
+        """``[function(item, **shared) for item in items]``, or with a ``setup``,
+        ``[function(item, context) for item in items]`` where ``context = setup(**shared)``
+        is built once per worker; however it is computed, results come in input order."""
 
     def close(self) -> None: ...
 

@@ -1,12 +1,14 @@
 """The Dask engine: partitions run on a Dask cluster (a LocalCluster by default).
 
 Shared values (the corpus, the vectors, the termbase) are scattered once to every worker;
-each partition is a task; results are gathered in input order.
+each partition is a task; results are gathered in input order. A ``setup`` context is built
+once per worker process and map call, and kept on the worker until the next call replaces it.
 """
 
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,13 +23,13 @@ class DaskEngine:
     single-threaded worker process per core."""
 
     name = "dask"
+    threads_per_worker = THREADS_PER_WORKER
 
     def __init__(self, address: str | None = None) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError as missing:
             raise ValueError("the dask engine needs: pip install 'rulings[dask]'") from missing
-        os.environ.setdefault("RULINGS_EMBED_THREADS", str(THREADS_PER_WORKER))
         if address:
             self._cluster = None
             self._client = Client(address)
@@ -37,7 +39,6 @@ class DaskEngine:
                 threads_per_worker=THREADS_PER_WORKER,
                 processes=True,
                 dashboard_address=None,
-                env={"RULINGS_EMBED_THREADS": str(THREADS_PER_WORKER)},
             )
             self._client = Client(self._cluster)
 
@@ -46,13 +47,24 @@ class DaskEngine:
         return max(1, len(self._client.scheduler_info()["workers"]))
 
     def map(
-        self, function: Callable, items: Sequence, shared: dict[str, Any] | None = None
+        self,
+        function: Callable,
+        items: Sequence,
+        *,
+        shared: dict[str, Any] | None = None,
+        setup: Callable[..., Any] | None = None,
     ) -> list:
         if not items:
             return []
         [scattered] = self._client.scatter([shared or {}], broadcast=True, hash=False)
         futures = self._client.map(
-            _call, list(items), pure=False, rulings_function=function, rulings_shared=scattered
+            _call,
+            list(items),
+            pure=False,
+            rulings_function=function,
+            rulings_shared=scattered,
+            rulings_setup=setup,
+            rulings_token=uuid.uuid4().hex,
         )
         return self._client.gather(futures)
 
@@ -62,7 +74,22 @@ class DaskEngine:
             self._cluster.close()
 
 
-def _call(item: Any, rulings_function: Callable, rulings_shared: dict[str, Any]) -> Any:
-    """A task: the partition function with the shared values (names that cannot clash with
-    the keywords of ``Client.map``)."""
-    return rulings_function(item, **rulings_shared)
+_CONTEXT: dict[str, Any] = {}
+"""This worker's context of the current map call, under its token (one at a time)."""
+
+
+def _call(
+    item: Any,
+    rulings_function: Callable,
+    rulings_shared: dict[str, Any],
+    rulings_setup: Callable[..., Any] | None,
+    rulings_token: str,
+) -> Any:
+    """A task: the partition function with the shared values, or with the worker's context
+    (names that cannot clash with the keywords of ``Client.map``)."""
+    if rulings_setup is None:
+        return rulings_function(item, **rulings_shared)
+    if rulings_token not in _CONTEXT:
+        _CONTEXT.clear()
+        _CONTEXT[rulings_token] = rulings_setup(**rulings_shared)
+    return rulings_function(item, _CONTEXT[rulings_token])

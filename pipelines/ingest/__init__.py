@@ -7,26 +7,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..cards import CardIndex
+from ..catalogue import make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
-from ..model import Finding, Ruling
-from ..rules import define, emit
-from .cards import CardIndex, identify_cards
+from ..model import CardName, Finding, Ruling
+from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
+from .cards import identify_cards
 from .dates import assign_dates
-from .langid import DEFAULT_LANGUAGES
 from .languages import assign_languages
-from .readers import READERS, CardName, choose
+from .readers import READERS, choose
 from .source import InputError, SourceFile, discover
 
 __all__ = ["IngestResult", "InputError", "ingest", "ingest_sources"]
-
-define(
-    "PARSE007",
-    "parse",
-    "error",
-    """A reader failed on the file (a bug or an input it does not handle). The error is in
-    the evidence; the rest of the batch was read.""",
-)
 
 
 @dataclass
@@ -44,14 +37,18 @@ def ingest(
     *,
     identifier: str = "lingua",
     languages: Iterable[str] = DEFAULT_LANGUAGES,
+    source_lang: str = DEFAULT_SOURCE_LANG,
     cache_dir: Path | None = None,
     engine: Engine | None = None,
+    skip: Iterable[Path] = (),
 ) -> IngestResult:
-    """Read every file under the inputs; a bad file becomes findings, never an exception."""
+    """Read every file under the inputs (but output folders: ``skip`` and any folder that
+    holds a run manifest); a bad file becomes findings, never an exception."""
     return ingest_sources(
-        list(discover(inputs)),
+        list(discover(inputs, skip=skip)),
         identifier=identifier,
         languages=languages,
+        source_lang=source_lang,
         cache_dir=cache_dir,
         engine=engine,
     )
@@ -62,6 +59,7 @@ def ingest_sources(
     *,
     identifier: str = "lingua",
     languages: Iterable[str] = DEFAULT_LANGUAGES,
+    source_lang: str = DEFAULT_SOURCE_LANG,
     cache_dir: Path | None = None,
     engine: Engine | None = None,
 ) -> IngestResult:
@@ -102,9 +100,21 @@ class FileResult:
 def read_file(doc: SourceFile) -> FileResult:
     """One file through the reader that recognises it; problems become findings."""
     result = FileResult()
-    if doc.encoding is None:
+    try:
+        encoding = doc.encoding
+    except OSError as error:
         result.findings.append(
-            emit(
+            make_finding(
+                "PARSE010",
+                f"{doc.rel} cannot be read ({error.strerror or error}); it was skipped.",
+                file=doc.rel,
+                evidence={"error": f"{type(error).__name__}: {error.strerror or error}"},
+            )
+        )
+        return result
+    if encoding is None:
+        result.findings.append(
+            make_finding(
                 "PARSE001",
                 f"{doc.rel} is not a text file; it was skipped.",
                 file=doc.rel,
@@ -115,7 +125,7 @@ def read_file(doc: SourceFile) -> FileResult:
     name = choose(doc)
     if name is None and doc.is_json:
         doc.problems.append(
-            emit(
+            make_finding(
                 "PARSE009",
                 f"{doc.rel} is JSON of a shape no reader knows (not MTGJSON or Scryfall).",
                 file=doc.rel,
@@ -124,7 +134,9 @@ def read_file(doc: SourceFile) -> FileResult:
         )
     elif name is None and not doc.problems:
         doc.problems.append(
-            emit("PARSE003", f"{doc.rel} has no text.", file=doc.rel, evidence={"bytes": doc.size})
+            make_finding(
+                "PARSE003", f"{doc.rel} has no text.", file=doc.rel, evidence={"bytes": doc.size}
+            )
         )
     elif name is not None:
         result.format = name
@@ -138,7 +150,7 @@ def read_file(doc: SourceFile) -> FileResult:
                     result.card_names.append(item)
         except Exception as error:  # a reader bug must not stop the batch
             result.findings.append(
-                emit(
+                make_finding(
                     "PARSE007",
                     f"The {name} reader failed on {doc.rel}: {error}",
                     file=doc.rel,
@@ -173,7 +185,7 @@ def unaccounted_lines(
     """A safety net: every non-blank line a reader left out becomes a PARSE004 finding."""
     accounted = accounted_lines(rulings, findings)
     return [
-        emit(
+        make_finding(
             "PARSE004",
             f"Line {number} of {doc.rel} was not understood.",
             file=doc.rel,

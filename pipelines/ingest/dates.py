@@ -13,9 +13,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import cache
 
+from ..catalogue import make_finding
 from ..model import Finding, Ruling
 from ..resources import read_tsv
-from ..rules import define, emit
 
 DAY_FIRST = "dmy"
 MONTH_FIRST = "mdy"
@@ -153,30 +153,6 @@ def infer_order(dates: list[DateMatch]) -> str | None:
     return votes.most_common(1)[0][0]
 
 
-define(
-    "DATE003",
-    "date",
-    "warning",
-    """A document's numeric dates are all ambiguous (like 07/06/2013, which reads as 7 June or
-    6 July) and none of them proves whether it writes the day or the month first. The dates
-    were read in the order most of the corpus uses; check them, or write one unambiguous or
-    ISO date (2013-06-07).""",
-)
-define(
-    "DATE004",
-    "date",
-    "error",
-    """A document writes some dates day-first (19/03/2021) and others month-first
-    (03/19/2021). The dates were read in the majority order; the others are wrong.""",
-)
-define(
-    "DATE005",
-    "date",
-    "error",
-    """A date that does not exist (such as 31/02/2024) or that cannot be read.""",
-)
-
-
 def assign_dates(rulings: list[Ruling]) -> list[Finding]:
     """Fill ``date`` (ISO) from ``date_raw``, inferring the day/month order per document."""
     parsed: dict[str, DateMatch | None] = {}
@@ -197,7 +173,7 @@ def assign_dates(rulings: list[Ruling]) -> list[Finding]:
             item.date = match.iso(order or corpus_order) if match else None
             if item.date is None:
                 findings.append(
-                    emit(
+                    make_finding(
                         "DATE005",
                         f"\u201c{item.date_raw}\u201d is not a valid date.",
                         file=item.file,
@@ -222,7 +198,7 @@ def _order_problems(
     if len(hints) > 1:
         wrong = sorted({m.raw for m in matches if m and m.order_hint and m.order_hint != order})
         return [
-            emit(
+            make_finding(
                 "DATE004",
                 f"{first.file} writes dates both day-first and month-first; "
                 f"{', '.join(wrong)} disagree with the rest.",
@@ -235,7 +211,7 @@ def _order_problems(
     ambiguous = sorted({m.raw for m in matches if m and m.ambiguous})
     if order is None and ambiguous:
         return [
-            emit(
+            make_finding(
                 "DATE003",
                 f"The dates in {first.file} ({', '.join(ambiguous)}) could be day-first or "
                 f"month-first; they were read {_ORDER_NAMES[corpus_order]}.",

@@ -16,8 +16,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from ..registry import Registry
+from ..vocabulary import DEFAULT_LANGUAGES
 
-DEFAULT_LANGUAGES = ("en", "es", "zh")
 HAN_WEIGHT = 3
 """A Han character carries about as much text as three Latin letters (CR en/zh ratio: 3.2)."""
 
@@ -121,6 +121,12 @@ class LinguaIdentifier(LanguageIdentifier):
 
     name = "lingua"
 
+    @staticmethod
+    def supported() -> frozenset[str]:
+        from lingua import Language
+
+        return frozenset(language.iso_code_639_1.name.lower() for language in Language.all())
+
     def __init__(self, languages: Iterable[str] = DEFAULT_LANGUAGES) -> None:
         super().__init__(languages)
         from lingua import IsoCode639_1, LanguageDetectorBuilder
@@ -160,6 +166,11 @@ class LangdetectIdentifier(LanguageIdentifier):
     candidate and come out with no language)."""
 
     name = "langdetect"
+
+    @staticmethod
+    def supported() -> frozenset[str]:
+        aliases = {"zh-cn": "zh", "zh-tw": "zh"}
+        return frozenset(aliases.get(name, name) for name in os.listdir(_langdetect_profiles()))
 
     def __init__(self, languages: Iterable[str] = DEFAULT_LANGUAGES) -> None:
         super().__init__(languages)
@@ -287,6 +298,11 @@ def _substantial(segment: str) -> bool:
     if scripts.get("han"):
         return True
     return len(re.findall(r"[^\W\d_]{2,}", segment)) >= 2
+
+
+def supported_languages(name: str) -> frozenset[str]:
+    """The ISO 639-1 codes a backend can tell apart."""
+    return IDENTIFIERS[name].target.supported()
 
 
 def build(name: str = "lingua", languages: Iterable[str] = DEFAULT_LANGUAGES) -> LanguageIdentifier:

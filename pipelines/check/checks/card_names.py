@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...ingest.cards import Mention, name_key
-from ...model import Finding, Ruling
+from ...cards import Mention, name_key
+from ...model import Mark, Ruling
+from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
-from ..registry import check
+from ..registry import Problem, check
 
 HAN = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]")
 WORD_BEFORE = re.compile(r"[A-Z][\w'’-]*[ -]$")
@@ -35,8 +36,8 @@ def _part_of_source_name(text: str, mention: Mention, source: str | None) -> boo
     return (start, end) != (mention.start, mention.end) and text[start:end] in source
 
 
-@check("CARD003", category="card-name", severity="warning", scope="ruling")
-def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+@check("CARD003", scope=Scope.RULING)
+def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """A translated ruling names a card by its English name ("la habilidad de Meddling
     Mage") where the card data gives a name in the ruling's language, or (when it gives
     none) inside text that is otherwise translated. Use the official localized name."""
@@ -51,8 +52,7 @@ def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Findin
             continue
         if _part_of_source_name(ruling.text, mention, source):
             continue
-        yield ctx.finding(
-            "CARD003",
+        yield Problem(
             ruling,
             f"\u201c{mention.name}\u201d is the English card name"
             + (f"; in {lang} it is \u201c{localized}\u201d." if localized else "."),
@@ -60,13 +60,13 @@ def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Findin
                 "card": mention.card,
                 "found": mention.name,
                 "expected": localized,
-                "span": [mention.start, mention.end],
             },
+            marks=[Mark.target(mention.start, mention.end)],
         )
 
 
-@check("CARD004", category="card-name", severity="warning", scope="pair")
-def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("CARD004", scope=Scope.PAIR)
+def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The source names a card and the translation does not contain that card's official
     name in its language (it names it differently, or not at all). For a ruling shared by
     many cards, the source's own card name stands for the translation's card. A name that
@@ -89,10 +89,10 @@ def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]
         expected = ctx.cards.name_in(card, lang)
         if not expected or card in target_cards:
             continue
-        yield ctx.finding(
-            "CARD004",
+        yield Problem(
             pair.target,
             f"The source names {card}; the translation should call it \u201c{expected}\u201d.",
             {"card": card, "source_name": mention.name, "expected": expected, "found": None},
             source=pair.source,
+            marks=[Mark.source(mention.start, mention.end, Role.MISSING)],
         )

@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ...model import Finding, Ruling
+from ...model import Ruling
+from ...vocabulary import Method, Scope
 from ..context import CheckContext
 from ..lexicon import words
-from ..registry import check
+from ..registry import Problem, check
 from .terminology import _wrong_spans
 
 QUOTES = re.compile(r"[“”«»„\"「」]")
@@ -78,8 +79,8 @@ def describe_change(change: dict[str, str]) -> str:
     return f"\u201c{found}\u201d instead of \u201c{preferred}\u201d"
 
 
-@check("INCON001", category="inconsistent-translation", severity="warning", scope="corpus")
-def translated_several_ways(ctx: CheckContext) -> Iterator[Finding]:
+@check("INCON001", scope=Scope.CORPUS)
+def translated_several_ways(ctx: CheckContext) -> Iterator[Problem]:
     """One English ruling (the same text on several cards, or in several files) is
     translated in more than one way into the same language. Each variant that is not the
     preferred one is reported, with all the variants side by side, the words that differ,
@@ -87,7 +88,7 @@ def translated_several_ways(ctx: CheckContext) -> Iterator[Finding]:
     Quote style, spacing and the card's own name do not count as differences."""
     families: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
     for row in ctx.alignment:
-        if row.family and row.target_id and row.method != "untranslated":
+        if row.family and row.target_id and row.method != Method.UNTRANSLATED:
             target = ctx.by_id[row.target_id]
             if target.lang and target.lang != ctx.source_lang:
                 families[row.family, target.lang].append(target)
@@ -124,8 +125,7 @@ def translated_several_ways(ctx: CheckContext) -> Iterator[Finding]:
             changes = differences(preferred.text, variant.text, lang)
             shown = "; ".join(describe_change(c) for c in changes[:3])
             for ruling in variant.rulings:
-                yield ctx.finding(
-                    "INCON001",
+                yield Problem(
                     ruling,
                     f"Translated differently elsewhere ({len(variants)} versions); this one "
                     f"{shown}.",

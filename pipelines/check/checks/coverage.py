@@ -5,22 +5,21 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from ...model import Finding
+from ...vocabulary import Method, Scope
 from ..context import CheckContext
-from ..registry import check
+from ..registry import Problem, check
 
 
-@check("MISS001", category="missing-translation", severity="warning", scope="corpus")
-def missing_translation(ctx: CheckContext) -> Iterator[Finding]:
+@check("MISS001", scope=Scope.CORPUS)
+def missing_translation(ctx: CheckContext) -> Iterator[Problem]:
     """An English ruling (or rule) that the translated document should have and does not:
     it is one of the card's current English rulings, or it lies inside the stretch of rules
     the translation covers, and nothing in the translation matches it."""
     for row in ctx.alignment:
-        if row.method != "no-translation" or row.source_id is None:
+        if row.method != Method.NO_TRANSLATION or row.source_id is None:
             continue
         source = ctx.by_id[row.source_id]
-        yield ctx.finding(
-            "MISS001",
+        yield Problem(
             source,
             f"No {row.lang} translation of this {source.kind}"
             + (f" ({source.section})" if source.section else "")
@@ -31,29 +30,28 @@ def missing_translation(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-@check("EXTRA001", category="extra-translation", severity="warning", scope="corpus")
-def translation_without_source(ctx: CheckContext) -> Iterator[Finding]:
+@check("EXTRA001", scope=Scope.CORPUS)
+def translation_without_source(ctx: CheckContext) -> Iterator[Problem]:
     """A translated ruling that matches none of the English rulings its document is aligned
     with: a ruling the English does not have (removed, or added by the translator), or one
     translated so freely that it cannot be matched. Documents with no English source in the
     input at all are reported once instead (EXTRA002)."""
     sourced_docs = _documents_with_sources(ctx)
     for row in ctx.alignment:
-        if row.method != "no-source" or row.target_id is None:
+        if row.method != Method.NO_SOURCE or row.target_id is None:
             continue
         target = ctx.by_id[row.target_id]
         if target.doc not in sourced_docs:
             continue
-        yield ctx.finding(
-            "EXTRA001",
+        yield Problem(
             target,
             "No English ruling in the input matches this translation.",
             {"group": row.group},
         )
 
 
-@check("EXTRA002", category="extra-translation", severity="info", scope="corpus")
-def document_without_source(ctx: CheckContext) -> Iterator[Finding]:
+@check("EXTRA002", scope=Scope.CORPUS)
+def document_without_source(ctx: CheckContext) -> Iterator[Problem]:
     """A translated document whose own English source (the card's rulings, or the rules
     document) is not in the input: its rulings that are not shared with other cards could
     not be compared with any English, so only the checks that need no source ran on them.
@@ -62,18 +60,18 @@ def document_without_source(ctx: CheckContext) -> Iterator[Finding]:
     sourced_docs = _documents_with_sources(ctx)
     orphans = defaultdict(list)
     for row in ctx.alignment:
-        if row.method == "no-source" and row.target_id:
+        if row.method == Method.NO_SOURCE and row.target_id:
             target = ctx.by_id[row.target_id]
             if target.doc not in sourced_docs:
                 orphans[target.doc].append(target)
     for doc, members in sorted(orphans.items()):
-        yield ctx.document_finding(
-            "EXTRA002",
-            members,
+        yield Problem(
+            members[0],
             f"No English source in the input for {len(members)} "
             f"ruling{'s' if len(members) > 1 else ''} of \u201c{members[0].doc_title or doc}"
             "\u201d.",
             {"rulings": len(members), "document": doc},
+            document=members,
         )
 
 
@@ -84,6 +82,8 @@ def _documents_with_sources(ctx: CheckContext) -> set[str]:
         ctx.cache["sourced_docs"] = {
             ctx.by_id[row.target_id].doc
             for row in ctx.alignment
-            if row.source_id and row.target_id and row.method not in ("untranslated", "template")
+            if row.source_id
+            and row.target_id
+            and row.method not in (Method.UNTRANSLATED, Method.TEMPLATE)
         }
     return ctx.cache["sourced_docs"]

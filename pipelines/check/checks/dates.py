@@ -6,9 +6,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from ...align.context import template_text
-from ...model import Finding, Ruling
+from ...model import Ruling
+from ...vocabulary import Method, Scope
 from ..context import AlignedPair, CheckContext
-from ..registry import check
+from ..registry import Problem, check
 
 
 def _swapped(date: str) -> str | None:
@@ -19,8 +20,8 @@ def _swapped(date: str) -> str | None:
     return f"{year}-{day}-{month}"
 
 
-@check("DATE001", category="date", severity="warning", scope="pair")
-def date_differs_from_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("DATE001", scope=Scope.PAIR)
+def date_differs_from_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The translation carries a different date than the English ruling it translates (and
     than every other English ruling of the same text in the input: a ruling repeated on
     many cards may carry a newer date on some of them). When exchanging day and month makes
@@ -40,8 +41,7 @@ def date_differs_from_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[F
         )
     else:
         verdict, severity = ": the translation may be out of date.", None
-    yield ctx.finding(
-        "DATE001",
+    yield Problem(
         pair.target,
         f"Dated {target} ({pair.target.date_raw}) but its source is dated {source}{verdict}",
         {
@@ -66,8 +66,8 @@ def english_dates(ctx: CheckContext, source: Ruling) -> set[str]:
     return ctx.cache["english_dates"].get(template_text(source), set()) | {source.date}
 
 
-@check("DATE002", category="date", severity="warning", scope="corpus")
-def dates_disagree_across_translations(ctx: CheckContext) -> Iterator[Finding]:
+@check("DATE002", scope=Scope.CORPUS)
+def dates_disagree_across_translations(ctx: CheckContext) -> Iterator[Problem]:
     """The translations of one ruling (in several documents or languages) carry different
     dates, and the input has no dated English source to settle it (otherwise DATE001 compares
     each with the source): 02/02/2024 in one document, 07/06/2013 in another. The date most
@@ -76,7 +76,7 @@ def dates_disagree_across_translations(ctx: CheckContext) -> Iterator[Finding]:
     evidence."""
     members: dict[str, list[Ruling]] = defaultdict(list)
     for row in ctx.alignment:
-        if row.family and row.target_id and row.method != "untranslated":
+        if row.family and row.target_id and row.method != Method.UNTRANSLATED:
             target = ctx.by_id[row.target_id]
             if target.date:
                 members[row.family].append(target)
@@ -97,8 +97,7 @@ def dates_disagree_across_translations(ctx: CheckContext) -> Iterator[Finding]:
             if ruling.date in expected:
                 continue
             others = sorted({r.date for r in rulings if r.date != ruling.date})
-            yield ctx.finding(
-                "DATE002",
+            yield Problem(
                 ruling,
                 f"Dated {ruling.date}, but other translations of this ruling are dated "
                 f"{', '.join(others)}.",

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...model import Finding, Ruling
+from ...model import Mark, Ruling
 from ...resources import language_name
+from ...vocabulary import Role, Scope
 from ..context import CheckContext
-from ..registry import check
+from ..registry import Problem, check
 
 EXCERPT = 160
 
@@ -17,8 +18,8 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
 
 
-@check("UNTR001", category="untranslated", severity="error", scope="ruling")
-def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+@check("UNTR001", scope=Scope.RULING)
+def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """A ruling of a translated document is still in the source language (an English ruling
     in a Spanish or Chinese file). It stands where a translation should be; it is never
     scored as a good translation. The evidence names the English ruling it copies, when
@@ -27,8 +28,7 @@ def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
         return
     row = ctx.untranslated.get(ruling.id)
     copied = ctx.by_id.get(row.source_id) if row and row.source_id else None
-    yield ctx.finding(
-        "UNTR001",
+    yield Problem(
         ruling,
         f"This ruling of a {language_name(ruling.doc_lang)} document is still in "
         f"{language_name(ctx.source_lang)}.",
@@ -39,6 +39,7 @@ def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
             "copies": copied.id if copied else None,
         },
         source=copied,
+        marks=[Mark.target(0, len(ruling.text), Role.FOREIGN)],
     )
 
 
@@ -87,8 +88,8 @@ def kept_names(run: str, source: str | None) -> bool:
     return True
 
 
-@check("MIX001", category="mixed-language", severity="error", scope="ruling")
-def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+@check("MIX001", scope=Scope.RULING)
+def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """Part of a translated ruling is still in another language: a sentence finished in
     English ("意指一张(1) has suspend, (2) is in exile…"), a clause left over. The evidence
     lists each foreign run with its offsets. A run that is only a card name is reported as
@@ -110,17 +111,14 @@ def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
         return
     texts = [ruling.text[s["start"] : s["end"]] for s in runs]
     langs = sorted({s["lang"] for s in runs})
-    yield ctx.finding(
-        "MIX001",
+    yield Problem(
         ruling,
         f"Part of this {language_name(ruling.doc_lang)} ruling is in "
         f"{', '.join(map(language_name, langs))}: "
         f"\u201c{_excerpt(texts[0])}\u201d.",
         {
             "expected_lang": ruling.doc_lang,
-            "runs": [
-                {"lang": s["lang"], "start": s["start"], "end": s["end"], "text": t}
-                for s, t in zip(runs, texts, strict=True)
-            ],
+            "runs": [{"lang": s["lang"], "text": t} for s, t in zip(runs, texts, strict=True)],
         },
+        marks=[Mark.target(s["start"], s["end"], Role.FOREIGN) for s in runs],
     )

@@ -6,9 +6,9 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterator
 
-from ...model import Finding
+from ...vocabulary import Scope
 from ..context import AlignedPair, CheckContext
-from ..registry import check
+from ..registry import Problem, check
 
 ROBUST_Z = -3.5
 MIN_PAIRS = 20
@@ -33,8 +33,8 @@ def _statistics(ctx: CheckContext) -> dict[str, tuple[float, float]]:
     return ctx.cache["similarity_stats"]
 
 
-@check("MEAN001", category="meaning", severity="warning", scope="pair")
-def meaning_differs(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("MEAN001", scope=Scope.PAIR)
+def meaning_differs(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The translation and its source are much less similar in meaning than aligned pairs
     of that language usually are (cross-lingual embedding similarity more than 3.5 robust
     standard deviations below the median): a sentence may be wrong, missing or extra, or
@@ -53,8 +53,7 @@ def meaning_differs(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
         return
     else:
         median, z = None, None
-    yield ctx.finding(
-        "MEAN001",
+    yield Problem(
         pair.target,
         f"The translation is unusually far in meaning from its source (similarity "
         f"{similarity:.2f}" + (f", usual {median:.2f})." if median is not None else ")."),

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import cache
 
-from ...model import Finding
+from ...vocabulary import Scope
 from ..context import AlignedPair, CheckContext
 from ..lexicon import numbers
-from ..registry import check
+from ..registry import Problem, check
 
 
 def _describe(values) -> list[str]:
@@ -31,8 +31,8 @@ def _without_term_names(ctx: CheckContext, text: str, lang: str) -> str:
     return text
 
 
-@check("NUM001", category="number", severity="error", scope="pair")
-def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("NUM001", scope=Scope.PAIR)
+def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """A number of the source (in digits or words, cardinal or ordinal) is missing from the
     translation or replaced by another: "three time counters" translated with 两个, "the
     second triggered ability" as "la primera". Words for one are not compared, since
@@ -44,8 +44,7 @@ def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
     extra = target - source
     if not missing:
         return
-    yield ctx.finding(
-        "NUM001",
+    yield Problem(
         pair.target,
         f"The source says {', '.join(_describe(missing.elements()))}"
         + (

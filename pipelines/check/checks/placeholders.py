@@ -6,18 +6,19 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from ...model import Finding, Ruling
+from ...model import Mark, Ruling
+from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
-from ..lexicon import token_kinds, tokens, words
-from ..registry import check
+from ..lexicon import token_kinds, token_spans, tokens, words
+from ..registry import Problem, check
 
 OPENERS = {"(": ")", "（": "）", "[": "]", "［": "］"}
 QUOTES_OPEN = "“«「『‘"
 QUOTES_CLOSE = "”»」』’"
 
 
-@check("PH001", category="placeholder", severity="error", scope="pair")
-def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("PH001", scope=Scope.PAIR)
+def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """A symbol ({X}, {T}, {1}{G}), a power/toughness change (+1/+1), a power/toughness
     (2/2) or a rule reference (702.62a) of the source is missing from the translation, or
     the translation has one the source does not. These are copied, never translated."""
@@ -32,8 +33,7 @@ def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Findin
             parts.append("lacks " + ", ".join(sorted(missing.elements())))
         if extra:
             parts.append("adds " + ", ".join(sorted(extra.elements())))
-        yield ctx.finding(
-            "PH001",
+        yield Problem(
             pair.target,
             f"The translation {' and '.join(parts)} ({kind.description.split(' such')[0]}).",
             {
@@ -44,6 +44,14 @@ def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Findin
                 "extra": sorted(extra.elements()),
             },
             source=pair.source,
+            marks=[
+                Mark.source(start, end, Role.MISSING)
+                for start, end in token_spans(pair.source.text, kind.name, missing)
+            ]
+            + [
+                Mark.target(start, end, Role.EXTRA)
+                for start, end in token_spans(pair.target.text, kind.name, extra)
+            ],
         )
 
 
@@ -67,8 +75,8 @@ def _brackets(text: str, lang: str, *, source: bool) -> tuple[int, int]:
     return parens, len(passages)
 
 
-@check("PH002", category="placeholder", severity="warning", scope="pair")
-def dropped_brackets(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("PH002", scope=Scope.PAIR)
+def dropped_brackets(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The translation has fewer parenthesised or quoted passages than the source: a
     reminder, an example or a quoted phrase ("without paying its mana cost") was dropped
     or merged into the sentence. Plural endings such as "target(s)" are not passages, and
@@ -83,8 +91,7 @@ def dropped_brackets(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
         lost["quotations"] = (source_quotes, target_quotes)
     if lost:
         what = " and ".join(f"{n - m} {kind}" for kind, (n, m) in lost.items())
-        yield ctx.finding(
-            "PH002",
+        yield Problem(
             pair.target,
             f"The translation drops {what} of the source.",
             {kind: {"expected": n, "found": m} for kind, (n, m) in lost.items()},
@@ -92,8 +99,8 @@ def dropped_brackets(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-@check("PH003", category="placeholder", severity="warning", scope="ruling")
-def unbalanced_brackets(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+@check("PH003", scope=Scope.RULING)
+def unbalanced_brackets(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """Brackets or quotation marks that open and never close (or close without opening)
     in a translated ruling."""
     counts = Counter(ruling.text)
@@ -109,9 +116,10 @@ def unbalanced_brackets(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
     if counts['"'] % 2:
         problems['"'] = [counts['"'], counts['"']]
     if problems:
-        yield ctx.finding(
-            "PH003",
+        marks = set("".join(problems))
+        yield Problem(
             ruling,
             "Unbalanced " + ", ".join(problems) + " in this ruling.",
             {"pairs": problems},
+            marks=[Mark.target(i, i + 1) for i, char in enumerate(ruling.text) if char in marks],
         )

@@ -6,10 +6,12 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from ...model import Finding, Ruling
+from ...model import Mark, Ruling
+from ...termbase import TermHit
+from ...vocabulary import Scope, is_cjk
 from ..context import AlignedPair, CheckContext
 from ..lexicon import address_forms, regional_variants
-from ..registry import check
+from ..registry import Problem, check
 
 ADDRESSING_YOU = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
 CLAUSE_OPENERS = {"embargo", "también", "tambien", "además", "ademas", "entonces", "y", "pero"}
@@ -45,8 +47,8 @@ def _addresses_reader(text: str, start: int) -> bool:
     return previous in CLAUSE_OPENERS
 
 
-@check("STYLE001", category="style", severity="warning", scope="pair")
-def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("STYLE001", scope=Scope.PAIR)
+def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The document addresses the reader as tú ("puedes"), but this ruling, whose English
     speaks to "you", uses the formal usted form ("Sin embargo, puede pagar costes
     adicionales"). Keep one form of address."""
@@ -60,32 +62,31 @@ def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Find
         if not _addresses_reader(pair.target.text, match.start()):
             continue
         found = match.group()
-        yield ctx.finding(
-            "STYLE001",
+        yield Problem(
             pair.target,
             f"\u201c{found}\u201d addresses the reader as usted; the document uses tú "
             f"(\u201c{to_informal[found.casefold()]}\u201d).",
             {
                 "found": found,
                 "expected": to_informal[found.casefold()],
-                "span": [match.start(), match.end()],
                 "informal_uses_in_document": _informal_uses(ctx, document),
             },
             source=pair.source,
+            marks=[Mark.target(match.start(), match.end())],
         )
 
 
-@check("STYLE002", category="style", severity="warning", scope="document")
-def mixed_regional_variants(document: list[Ruling], ctx: CheckContext) -> Iterator[Finding]:
+@check("STYLE002", scope=Scope.DOCUMENT)
+def mixed_regional_variants(document: list[Ruling], ctx: CheckContext) -> Iterator[Problem]:
     """One document mixes regional variants of the same word ("coste" and "costo",
     "quitar" and "remover"). The evidence counts each variant; the less used one is reported
     where it first appears."""
     for group, variants in sorted(regional_variants(document[0].doc_lang or "").items()):
-        uses: dict[str, list[tuple[Ruling, str]]] = defaultdict(list)
+        uses: dict[str, list[tuple[Ruling, re.Match[str]]]] = defaultdict(list)
         for ruling in document:
             for variant in variants:
                 for match in variant.pattern.finditer(ruling.text):
-                    uses[variant.region].append((ruling, match.group()))
+                    uses[variant.region].append((ruling, match))
         if len(uses) < 2:
             continue
         counts = {region: len(found) for region, found in uses.items()}
@@ -93,48 +94,48 @@ def mixed_regional_variants(document: list[Ruling], ctx: CheckContext) -> Iterat
         for region, found in sorted(uses.items()):
             if region == majority:
                 continue
-            ruling, word = found[0]
-            yield ctx.finding(
-                "STYLE002",
+            ruling, match = found[0]
+            word, usual = match.group(), uses[majority][0][1].group()
+            yield Problem(
                 ruling,
                 f"\u201c{word}\u201d ({region}) is mixed with "
-                f"\u201c{uses[majority][0][1]}\u201d ({majority}) in this document.",
+                f"\u201c{usual}\u201d ({majority}) in this document.",
                 {
                     "group": group,
                     "found": word,
-                    "expected": uses[majority][0][1],
+                    "expected": usual,
                     "counts": counts,
                     "rulings": sorted({r.id for r, _ in found}),
                 },
+                marks=[Mark.target(match.start(), match.end())],
             )
 
 
-@check("STYLE003", category="style", severity="warning", scope="ruling")
-def capital_after_semicolon(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+@check("STYLE003", scope=Scope.RULING)
+def capital_after_semicolon(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """A word after a semicolon starts with a capital letter ("…normalmente; Necesitarás
     una forma…"). After a semicolon the sentence goes on in lower case, unless the word is
     a name."""
-    if not ruling.lang or ruling.lang.split("-")[0] in ("zh", "ja", "ko"):
+    if not ruling.lang or is_cjk(ruling.lang):
         return
     for match in CAPITAL_AFTER_SEMICOLON.finditer(ruling.text):
         word = match.group(1)
         following = ruling.text[match.start(1) : match.start(1) + 40]
         if ctx.cards.mentions(following):
             continue
-        yield ctx.finding(
-            "STYLE003",
+        yield Problem(
             ruling,
             f"\u201c{word}\u201d after a semicolon should start in lower case.",
             {
                 "found": word,
                 "expected": word[0].lower() + word[1:],
-                "span": [match.start(1), match.end(1)],
             },
+            marks=[Mark.target(match.start(1), match.end(1))],
         )
 
 
-@check("STYLE004", category="style", severity="warning", scope="document")
-def mixed_quotation_marks(document: list[Ruling], ctx: CheckContext) -> Iterator[Finding]:
+@check("STYLE004", scope=Scope.DOCUMENT)
+def mixed_quotation_marks(document: list[Ruling], ctx: CheckContext) -> Iterator[Problem]:
     """One document uses more than one style of quotation marks ("…", “…”, «…»). The
     less used styles are reported where they first appear."""
     uses: dict[str, list[Ruling]] = defaultdict(list)
@@ -151,8 +152,7 @@ def mixed_quotation_marks(document: list[Ruling], ctx: CheckContext) -> Iterator
     for style, rulings in sorted(uses.items()):
         if style == majority:
             continue
-        yield ctx.finding(
-            "STYLE004",
+        yield Problem(
             rulings[0],
             f"{style.capitalize()} quotation marks here; the document mostly uses {majority} ones.",
             {
@@ -161,11 +161,15 @@ def mixed_quotation_marks(document: list[Ruling], ctx: CheckContext) -> Iterator
                 "counts": dict(counts),
                 "rulings": [r.id for r in rulings],
             },
+            marks=[
+                Mark.target(m.start(), m.end())
+                for m in QUOTE_STYLES[style].finditer(rulings[0].text)
+            ],
         )
 
 
-@check("STYLE005", category="style", severity="warning", scope="ruling")
-def half_width_punctuation(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+@check("STYLE005", scope=Scope.RULING)
+def half_width_punctuation(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """Chinese text uses half-width punctuation (, ; : ( ) next to Chinese characters)
     where Chinese typography uses full-width marks (，；：（）)."""
     if not ruling.lang or ruling.lang.split("-")[0] != "zh":
@@ -173,28 +177,27 @@ def half_width_punctuation(ruling: Ruling, ctx: CheckContext) -> Iterator[Findin
     found = [(m.group(), m.start()) for m in HALF_WIDTH_NEXT_TO_HAN.finditer(ruling.text)]
     if found:
         marks = sorted({mark for mark, _ in found})
-        yield ctx.finding(
-            "STYLE005",
+        yield Problem(
             ruling,
             f"Half-width {' '.join(marks)} in Chinese text; use "
             f"{' '.join(HALF_WIDTH[m] for m in marks)}.",
             {
                 "found": marks,
                 "expected": [HALF_WIDTH[m] for m in marks],
-                "offsets": [offset for _, offset in found],
             },
+            marks=[Mark.target(offset, offset + 1) for _, offset in found],
         )
 
 
-@check("STYLE006", category="style", severity="info", scope="document")
-def keyword_capitalisation(document: list[Ruling], ctx: CheckContext) -> Iterator[Finding]:
+@check("STYLE006", scope=Scope.DOCUMENT)
+def keyword_capitalisation(document: list[Ruling], ctx: CheckContext) -> Iterator[Problem]:
     """A game term is written with a capital letter in the middle of a sentence in some
     rulings of a document and in lower case in others ("usando Suspender" and "con
     suspender"). Rulings write keywords in lower case mid-sentence."""
     lang = document[0].doc_lang
-    if not lang or lang.split("-")[0] in ("zh", "ja", "ko"):
+    if not lang or is_cjk(lang):
         return
-    capitalised: dict[str, list[tuple[Ruling, str]]] = defaultdict(list)
+    capitalised: dict[str, list[tuple[Ruling, TermHit]]] = defaultdict(list)
     lower: Counter[str] = Counter()
     for ruling in document:
         if ruling.lang != lang:
@@ -206,15 +209,15 @@ def keyword_capitalisation(document: list[Ruling], ctx: CheckContext) -> Iterato
             if not before or before[-1] in '.!?:¿¡"“«(':
                 continue
             if hit.form[0].isupper():
-                capitalised[hit.concept].append((ruling, hit.form))
+                capitalised[hit.concept].append((ruling, hit))
             else:
                 lower[hit.concept] += 1
     for concept, found in sorted(capitalised.items()):
         if not lower[concept]:
             continue
-        ruling, form = found[0]
-        yield ctx.finding(
-            "STYLE006",
+        ruling, hit = found[0]
+        form = hit.form
+        yield Problem(
             ruling,
             f"\u201c{form}\u201d is capitalised mid-sentence here but written in lower case "
             f"elsewhere in the document ({lower[concept]} times).",
@@ -226,4 +229,5 @@ def keyword_capitalisation(document: list[Ruling], ctx: CheckContext) -> Iterato
                 "lower_case": lower[concept],
                 "rulings": sorted({r.id for r, _ in found}),
             },
+            marks=[Mark.target(hit.start, hit.end)],
         )

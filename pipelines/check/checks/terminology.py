@@ -6,10 +6,11 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from ...model import Finding, Ruling
-from ..context import USABLE, AlignedPair, CheckContext
-from ..registry import check
-from ..termbase import UNSPACED_LANGS, TermHit
+from ...model import Mark, Ruling
+from ...termbase import USABLE, TermHit
+from ...vocabulary import Role, Scope, is_unspaced
+from ..context import AlignedPair, CheckContext
+from ..registry import Problem, check
 
 
 def _expected(ctx: CheckContext, concept: str, lang: str) -> list[str]:
@@ -18,9 +19,17 @@ def _expected(ctx: CheckContext, concept: str, lang: str) -> list[str]:
     ]
 
 
+def _source_hits(ctx: CheckContext, pair: AlignedPair, concept: str) -> list[TermHit]:
+    return [h for h in ctx.term_hits(pair.source.text, ctx.source_lang) if h.concept == concept]
+
+
 def _source_term(ctx: CheckContext, pair: AlignedPair, concept: str) -> str:
-    hits = [h for h in ctx.term_hits(pair.source.text, ctx.source_lang) if h.concept == concept]
+    hits = _source_hits(ctx, pair, concept)
     return hits[0].form if hits else concept
+
+
+def _source_marks(ctx: CheckContext, pair: AlignedPair, concept: str, role: Role) -> list[Mark]:
+    return [Mark.source(h.start, h.end, role) for h in _source_hits(ctx, pair, concept)]
 
 
 def _wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]]:
@@ -58,8 +67,8 @@ def _wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit
     return wrong
 
 
-@check("TERM001", category="terminology", severity="error", scope="pair")
-def forbidden_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("TERM001", scope=Scope.PAIR)
+def forbidden_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The source uses a game term and the translation uses a term the termbase forbids for
     it: "habilidad activada" where the source says triggered ability, "se activa" for
     "triggers", 起动式异能 for a triggered ability. The evidence names the source term, the
@@ -71,8 +80,7 @@ def forbidden_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
             (t.note for t in ctx.termbase.terms(concept, pair.lang, "forbidden") if t.note), ""
         )
         source_term = _source_term(ctx, pair, concept)
-        yield ctx.finding(
-            "TERM001",
+        yield Problem(
             pair.target,
             f"\u201c{found[0]}\u201d translates \u201c{source_term}\u201d wrongly; "
             f"use \u201c{expected[0] if expected else '?'}\u201d.",
@@ -81,10 +89,11 @@ def forbidden_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
                 "source_term": source_term,
                 "expected": expected,
                 "found": found,
-                "spans": [[h.start, h.end] for h in hits],
                 "note": note,
             },
             source=pair.source,
+            marks=[Mark.target(h.start, h.end) for h in hits]
+            + _source_marks(ctx, pair, concept, Role.TERM),
         )
 
 
@@ -107,15 +116,15 @@ def _usable_forms(ctx: CheckContext, concept: str, lang: str) -> re.Pattern[str]
         body = "|".join(re.escape(form).replace(r"\ ", r"\s+") for form in forms)
         if not body:
             ctx.cache[key] = None
-        elif lang.split("-")[0] in UNSPACED_LANGS:
+        elif is_unspaced(lang):
             ctx.cache[key] = re.compile(body, re.IGNORECASE)
         else:
             ctx.cache[key] = re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE)
     return ctx.cache[key]
 
 
-@check("TERM002", category="terminology", severity="warning", scope="pair")
-def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("TERM002", scope=Scope.PAIR)
+def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The source uses a core game term (one the termbase enforces) and the translation
     contains none of its approved or admitted forms, not even inside a longer term: the term
     was paraphrased, dropped or mistranslated. (A forbidden form is reported by TERM001
@@ -139,18 +148,18 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
         if not expected:
             continue
         source_term = _source_term(ctx, pair, concept)
-        yield ctx.finding(
-            "TERM002",
+        yield Problem(
             pair.target,
             f"The source says \u201c{source_term}\u201d but the translation has no "
             f"\u201c{expected[0]}\u201d.",
             {"concept": concept, "source_term": source_term, "expected": expected, "found": []},
             source=pair.source,
+            marks=_source_marks(ctx, pair, concept, Role.MISSING),
         )
 
 
-@check("TERM003", category="terminology", severity="warning", scope="ruling")
-def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+@check("TERM003", scope=Scope.RULING)
+def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """The translation uses old official wording the termbase marks obsolete ("poner en
     juego" for "put onto the battlefield", 场上). Not reported when the English source itself
     uses the old wording of that concept (an old ruling translated faithfully), nor when the
@@ -175,22 +184,21 @@ def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
         if not expected:
             continue
         found = sorted({h.form for h in hits})
-        yield ctx.finding(
-            "TERM003",
+        yield Problem(
             ruling,
             f"\u201c{found[0]}\u201d is old wording; use \u201c{expected[0]}\u201d.",
             {
                 "concept": concept,
                 "expected": expected,
                 "found": found,
-                "spans": [[h.start, h.end] for h in hits],
             },
             source=pair.source if pair else None,
+            marks=[Mark.target(h.start, h.end) for h in hits],
         )
 
 
-@check("TERM004", category="terminology", severity="warning", scope="ruling")
-def never_a_game_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+@check("TERM004", scope=Scope.RULING)
+def never_a_game_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """The text uses a word the termbase forbids and approves for no concept at all
     ("duelista" for player, 玩家), in a ruling that has no English source to compare with
     or whose source does not name the concept (otherwise TERM001 reports it)."""
@@ -211,8 +219,7 @@ def never_a_game_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
     for concept, found_hits in sorted(by_concept.items()):
         expected = _expected(ctx, concept, ruling.lang)
         found = sorted({h.form for h in found_hits})
-        yield ctx.finding(
-            "TERM004",
+        yield Problem(
             ruling,
             f"\u201c{found[0]}\u201d is not a game term; use "
             f"\u201c{expected[0] if expected else '?'}\u201d.",
@@ -220,7 +227,7 @@ def never_a_game_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
                 "concept": concept,
                 "expected": expected,
                 "found": found,
-                "spans": [[h.start, h.end] for h in found_hits],
             },
             source=pair.source if pair else None,
+            marks=[Mark.target(h.start, h.end) for h in found_hits],
         )

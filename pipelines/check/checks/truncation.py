@@ -7,9 +7,10 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterator
 
-from ...model import Finding, Ruling
+from ...model import Mark, Ruling
+from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
-from ..registry import check
+from ..registry import Problem, check
 
 CUT = re.compile(r"(?:…|\.\.\.|\. \. \.)\s*$")
 SENTENCE_END = re.compile(r"[.!?。！？][\"'”»」)）]*\s*(?:…|\.\.\.)$")
@@ -20,19 +21,20 @@ MIN_SOURCE_CHARS = 40
 DEFAULT_RATIOS = {"es": 1.15, "zh": 0.32, "fr": 1.2, "de": 1.15, "it": 1.1, "pt": 1.1}
 
 
-@check("TRUNC001", category="truncation", severity="error", scope="ruling")
-def cut_off(ruling: Ruling, ctx: CheckContext) -> Iterator[Finding]:
+@check("TRUNC001", scope=Scope.RULING)
+def cut_off(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """The ruling ends with an ellipsis in the middle of a sentence ("…de modo que las
     habilidades de entrar al campo de batalla del…"): the text was cut off, typically by a
     tool with a length limit."""
     text = ruling.text.rstrip()
     if not CUT.search(text) or SENTENCE_END.search(text):
         return
-    yield ctx.finding(
-        "TRUNC001",
+    cut = CUT.search(text)
+    yield Problem(
         ruling,
         "The text stops mid-sentence with an ellipsis: it was cut off.",
         {"ending": text[-60:], "length": len(text)},
+        marks=[Mark.target(cut.start(), cut.end(), Role.CUT)],
     )
 
 
@@ -50,8 +52,8 @@ def _length_ratios(ctx: CheckContext) -> dict[str, float]:
     return ctx.cache["length_ratios"]
 
 
-@check("TRUNC002", category="truncation", severity="warning", scope="pair")
-def far_too_short(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("TRUNC002", scope=Scope.PAIR)
+def far_too_short(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The translation is less than half as long as translations into its language usually
     are relative to their source: a sentence or clause is probably missing. (The usual
     ratio is the median of this run's pairs, e.g. about 1.15 for Spanish and 0.32 for
@@ -63,8 +65,7 @@ def far_too_short(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
     ratio = len(pair.target.text) / source_length
     if ratio >= SHORT_RATIO * usual or CUT.search(pair.target.text.rstrip()):
         return
-    yield ctx.finding(
-        "TRUNC002",
+    yield Problem(
         pair.target,
         f"The translation is {ratio / usual:.0%} of the usual length for its source: "
         "part of it is probably missing.",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...model import Finding
+from ...vocabulary import Scope
 from ..context import AlignedPair, CheckContext
-from ..registry import check
+from ..registry import Problem, check
 
 
-@check("OUT001", category="outdated", severity="warning", scope="pair")
-def follows_old_version(pair: AlignedPair, ctx: CheckContext) -> Iterator[Finding]:
+@check("OUT001", scope=Scope.PAIR)
+def follows_old_version(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The input has a newer, reworded version of the English ruling (a later date), and
     the translation matches the older version better: it was not updated (for example the
     2024 suspend rules change: "you must cast the card if able" became "you may cast it")."""
@@ -18,8 +18,7 @@ def follows_old_version(pair: AlignedPair, ctx: CheckContext) -> Iterator[Findin
     if not newer_id:
         return
     newer = ctx.by_id[newer_id]
-    yield ctx.finding(
-        "OUT001",
+    yield Problem(
         pair.target,
         f"This translates the {pair.source.date} version of the ruling; the English was "
         f"reworded on {newer.date}.",

@@ -10,23 +10,10 @@ what it could not read, and ``CardName`` entries for the card-name index.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
-from ...model import Finding, Ruling
+from ...model import CardName, Finding, Ruling
 from ...registry import Registry
 from ..source import SourceFile
-
-
-@dataclass(frozen=True, slots=True)
-class CardName:
-    """A card's name in one language, as the card data gives it (for the card-name index)."""
-
-    name: str
-    lang: str
-    card: str
-    """The canonical English name."""
-    source: str
-
 
 Output = Ruling | Finding | CardName
 ReadFunction = Callable[[SourceFile], Iterator[Output]]

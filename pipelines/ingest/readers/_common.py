@@ -5,23 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...model import Ruling
-from ...rules import define
 from ..source import SourceFile
-
-define(
-    "PARSE004",
-    "parse",
-    "warning",
-    """A line that no reader understands (for example a date with no ruling after it). It is
-    kept in this finding so that nothing is lost; fix the line or the layout around it.""",
-)
-define(
-    "PARSE005",
-    "parse",
-    "warning",
-    """A heading with no content under it (a section title at the end of a file, or followed
-    directly by another heading): a part of the document is missing or was cut off.""",
-)
 
 TITLE_MAX_CHARS = 80
 
@@ -86,6 +70,16 @@ def looks_like_title(line: str) -> bool:
     return 0 < len(text) <= TITLE_MAX_CHARS and text[-1] not in ".。!?！？:：;；,，"
 
 
+def carried_entries(doc: SourceFile, lines: list[int]) -> list[dict]:
+    """Carried input lines with their text (a heading, a title, a date line), in order."""
+    return [{"line": line, "text": normalize(doc.lines[line - 1])} for line in sorted(set(lines))]
+
+
+def add_carried(doc: SourceFile, unit: Ruling, lines: list[int]) -> None:
+    """Give a unit more carried lines."""
+    unit.carried = carried_entries(doc, [*unit.carried_lines, *lines])
+
+
 def ruling(
     doc: SourceFile,
     fmt: str,
@@ -119,7 +113,7 @@ def ruling(
         doc=doc_id or doc.rel,
         kind=kind,
         end_line=end_line if end_line is not None else line,
-        carried_lines=sorted(set(carried_lines or [])),
+        carried=carried_entries(doc, carried_lines or []),
         term=term,
         position=position,
     )

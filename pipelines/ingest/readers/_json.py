@@ -14,29 +14,12 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any, BinaryIO
 
-from ...model import Finding, Ruling
+from ...catalogue import make_finding
+from ...model import CardName, Finding, Ruling
 from ...resources import read_tsv
-from ...rules import define, emit
 from ..source import SourceFile
-from . import CardName, Output
+from . import Output
 from ._common import normalize
-
-define(
-    "PARSE008",
-    "parse",
-    "error",
-    """The file is not valid JSON: it is cut off or has a syntax error. The byte offset and
-    the JSON pointer of the place where reading stopped are in the evidence; everything
-    before that place was read, everything after it is missing.""",
-)
-define(
-    "PARSE009",
-    "parse",
-    "error",
-    """A part of a JSON file does not have the shape its format prescribes (a card without a
-    name, a ruling without text, a list where an object belongs). That part was skipped, or
-    kept without the broken field; its JSON pointer is in the message and the evidence.""",
-)
 
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 EVIDENCE_CHARS = 200
@@ -88,7 +71,7 @@ def open_json(doc: SourceFile) -> Iterator[CountingReader]:
             yield CountingReader(raw)
         else:
             doc.problems.append(
-                emit(
+                make_finding(
                     "PARSE002",
                     f"{doc.rel} is not UTF-8; it was read as {encoding}.",
                     file=doc.rel,
@@ -161,7 +144,7 @@ def unexpected(
     evidence = {"json_path": path, "problem": problem}
     if found is not None:
         evidence["found"] = excerpt(found)
-    return emit(
+    return make_finding(
         "PARSE009",
         f"{doc.rel} {describe(path)}: {problem}.",
         file=doc.rel,
@@ -217,7 +200,7 @@ def master_ruling(
 def malformed(doc: SourceFile, error: Exception, stream: CountingReader, path: str) -> Finding:
     """PARSE008: the JSON broke at a byte offset, inside the value at ``path``."""
     reason, offset = _locate(error, stream)
-    return emit(
+    return make_finding(
         "PARSE008",
         f"{doc.rel} is not valid JSON from byte {offset:,} ({describe(path)}): {reason}; "
         "what came before was read.",

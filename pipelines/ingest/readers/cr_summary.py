@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...rules import emit
+from ...catalogue import make_finding
 from ..source import SourceFile
 from . import Output, reader
 from ._common import looks_like_title, non_blank, normalize, ruling
-from ._rules import SUMMARY_ITEM, heading_number
+from ._rule_numbers import SUMMARY_ITEM, heading_number
 
 FORMAT = "cr-summary"
 
@@ -46,7 +46,7 @@ def read_cr_summary(doc: SourceFile) -> Iterator[Output]:
             if looks_like_title(line):
                 carried.append(number)
                 continue
-            yield emit(
+            yield make_finding(
                 "PARSE004",
                 f"Line {number} is not an item of the section summary.",
                 file=doc.rel,

@@ -12,13 +12,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ...catalogue import make_finding
 from ...model import Ruling
-from ...rules import emit
 from .. import dates
 from ..source import SourceFile
 from . import Output, reader
-from ._common import Block, blocks, is_blank, looks_like_title, normalize, ruling
-from ._rules import BULLET, RULE, SEPARATOR, heading_number
+from ._common import (
+    Block,
+    add_carried,
+    blocks,
+    is_blank,
+    looks_like_title,
+    normalize,
+    ruling,
+)
+from ._rule_numbers import BULLET, RULE, SEPARATOR, heading_number
 
 FORMAT = "cr-text"
 
@@ -144,7 +152,7 @@ class _PartReader:
             return
         self.units.remove(heading)
         self.problems.append(
-            emit(
+            make_finding(
                 "PARSE005",
                 f"The heading \u201c{heading.text}\u201d on line {heading.line} has no "
                 "content under it.",
@@ -169,12 +177,12 @@ class _PartReader:
             return
         if self.units:
             first = self.units[0]
-            first.carried_lines = sorted(set(first.carried_lines) | set(self.carried))
+            add_carried(self.doc, first, self.carried)
         elif self.problems:
             self.problems[0].evidence["lines"] = self.carried
         else:
             self.problems.append(
-                emit(
+                make_finding(
                     "PARSE004",
                     f"Nothing follows the separator on line {self.part.separator_line}.",
                     file=self.doc.rel,
@@ -226,7 +234,7 @@ class _PartReader:
             self.mode = "glossary" if text == self.back_matter[0] else "text"
         elif self.mode == "glossary":
             self.problems.append(
-                emit(
+                make_finding(
                     "PARSE005",
                     f"The glossary entry \u201c{text}\u201d on line {block.start} has no "
                     "definition.",
@@ -273,7 +281,7 @@ class _PartReader:
             term=block.first,
             end_line=block.end,
         )
-        entry.carried_lines = [block.start]
+        add_carried(self.doc, entry, [block.start])
 
 
 def _heading_like(line: str) -> bool:

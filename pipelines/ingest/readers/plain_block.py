@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...rules import emit
+from ...catalogue import make_finding
 from .. import dates
 from ..source import SourceFile
 from . import Output, reader
@@ -71,7 +71,7 @@ def read_plain_block(doc: SourceFile) -> Iterator[Output]:
 
 def _dangling_date(doc: SourceFile, date_line: tuple[int, str] | None) -> Output:
     number, text = date_line
-    return emit(
+    return make_finding(
         "PARSE004",
         f"Line {number} is a date with no ruling under it.",
         file=doc.rel,

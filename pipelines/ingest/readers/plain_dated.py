@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...rules import emit
+from ...catalogue import make_finding
 from .. import dates
 from ..source import SourceFile
 from . import Output, reader
@@ -48,7 +48,7 @@ def read_plain_dated(doc: SourceFile) -> Iterator[Output]:
                 if pending:
                     yield pending
                     pending = None
-                yield emit(
+                yield make_finding(
                     "PARSE004",
                     f"Line {number} is a date with no ruling text after it.",
                     file=doc.rel,

@@ -21,22 +21,24 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from ...model import CATEGORIES, SEVERITIES, SEVERITY_RANK, Finding, Ruling
+from ...catalogue import TABLE
+from ...model import CATEGORIES, SEVERITIES, Finding, Ruling
 from ...resources import language_name, resource_path
 from ...tables import RunTables
+from ...vocabulary import Side, severity_rank
 from .. import writer
 
 TEMPLATE = "report/report.html"
 STYLE = "report/report.css"
 SCRIPT = "report/report.js"
 
-# Evidence keys that the page shows in their own way (highlights, panes, expected/found).
-SHOWN_ELSEWHERE = {"spans", "span", "offsets", "runs", "variants"}
+SHOWN_ELSEWHERE = {"variants"}
+"""Evidence the page shows in its own way: the versions of a text side by side (besides
+``expected``/``found``, the generic evidence every finding may carry)."""
 PALETTE = ("#2f6f9f", "#d1603d", "#3a9d76", "#8a5fbf", "#c49a1c", "#5b6770", "#c2457a")
 TOKEN = re.compile(r"\w+|[^\w\s]")
 QUOTES = set("\"'“”‘’«»„‚‹›「」『』")
 """Quote styles do not count as differences between versions (STYLE004 reports them)."""
-CUT_OFF = re.compile(r"\S*(?:…|\.\.\.)\s*$")
 
 
 @writer("html", filename="report.html")
@@ -133,7 +135,7 @@ def page_data(run: RunTables) -> dict[str, Any]:
             r["lang"] or "",
             r["file"] or "",
             r["line"] if r["line"] is not None else -1,
-            SEVERITY_RANK[r["severity"]],
+            severity_rank(r["severity"]),
             r["code"],
             r["fp"],
         )
@@ -170,12 +172,7 @@ def page_data(run: RunTables) -> dict[str, Any]:
 
 
 def _rule_summaries() -> dict[str, str]:
-    try:
-        from ...rules import all_rules
-
-        return {rule.code: rule.explanation for rule in all_rules()}
-    except Exception:  # the page is still useful without the explanations
-        return {}
+    return {row.code: f"{row.summary} {row.details}".strip() for row in TABLE}
 
 
 def _document_titles(rulings: list[Ruling]) -> dict[str, str]:
@@ -239,8 +236,10 @@ def _finding_row(
         "source": source.id if source else None,
         "baseline": accepted,
         "marks": {
-            "target": [] if missing_side or target is None else target_marks(evidence, target),
-            "source": source_marks(evidence, source.text) if source else [],
+            "target": []
+            if missing_side or target is None
+            else marks_of(finding, Side.TARGET, target.text),
+            "source": marks_of(finding, Side.SOURCE, source.text) if source else [],
         },
         "details": evidence_details(evidence),
     }
@@ -276,62 +275,14 @@ def _clean(text: str, ranges: list[tuple[int, int]]) -> list[list[int]]:
     return [[_utf16(text, start), _utf16(text, end)] for start, end in merged]
 
 
-def _pairs(value: Any) -> list[tuple[int, int]]:
-    if (
-        isinstance(value, list | tuple)
-        and len(value) == 2
-        and all(isinstance(v, int) for v in value)
-    ):
-        return [(value[0], value[1])]
-    return []
-
-
-def target_marks(evidence: dict[str, Any], target: Ruling) -> list[list[int]]:
-    """Offsets into the translation's text that the evidence points at."""
-    ranges: list[tuple[int, int]] = []
-    for span in evidence.get("spans") or []:
-        ranges += _pairs(span)
-    ranges += _pairs(evidence.get("span"))
-    found = evidence.get("found")
-    for index, offset in enumerate(evidence.get("offsets") or []):
-        if isinstance(offset, int):
-            width = 1
-            if isinstance(found, list) and index < len(found) and isinstance(found[index], str):
-                width = max(1, len(found[index]))
-            ranges.append((offset, offset + width))
-    for run in evidence.get("runs") or []:
-        if isinstance(run, dict):
-            ranges += _pairs([run.get("start"), run.get("end")])
-    for token in evidence.get("extra") or []:
-        ranges += _occurrences(target.text, token)
-    if isinstance(evidence.get("ending"), str):
-        cut = CUT_OFF.search(target.text)
-        if cut:
-            ranges.append((cut.start(), cut.end()))
-    return _clean(target.text, ranges)
-
-
-def source_marks(evidence: dict[str, Any], text: str) -> list[list[int]]:
-    """What the translation lacks, found in the source: PH001's tokens, the source term."""
-    ranges: list[tuple[int, int]] = []
-    for token in evidence.get("missing") or []:
-        ranges += _occurrences(text, token)
-    term = evidence.get("source_term")
-    if isinstance(term, str):
-        ranges += _occurrences(text, term, ignore_case=True)
+def marks_of(finding: Finding, side: Side, text: str) -> list[list[int]]:
+    """The finding's typed marks on one side, clipped, merged and in UTF-16 units."""
+    ranges = [
+        (mark.get("start"), mark.get("end"))
+        for mark in finding.marks
+        if isinstance(mark, dict) and mark.get("side") == side
+    ]
     return _clean(text, ranges)
-
-
-def _occurrences(text: str, token: Any, *, ignore_case: bool = False) -> list[tuple[int, int]]:
-    if not isinstance(token, str) or not token.strip():
-        return []
-    flags = re.IGNORECASE if ignore_case else 0
-    pattern = re.escape(token)
-    if token[:1].isalnum():
-        pattern = r"(?<!\w)" + pattern
-    if token[-1:].isalnum():
-        pattern += r"(?!\w)"
-    return [(m.start(), m.end()) for m in re.finditer(pattern, text, flags)]
 
 
 def variant_panes(evidence: dict[str, Any], ruling_id: str | None) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ... import __version__
-from ...rules import all_rules
+from ...catalogue import TABLE
 from ...tables import RunTables
 from .. import writer
 
@@ -20,7 +20,7 @@ def write_sarif(run: RunTables, out: Path) -> Path:
     """Every finding as a SARIF result: the rule (finding code) with its category and
     explanation, the file relative to the INPUT folder and the line, and the finding's
     fingerprint as a partial fingerprint so that code-scanning tools track it."""
-    rules = all_rules()
+    rules = sorted(TABLE, key=lambda row: row.code)
     index = {rule.code: number for number, rule in enumerate(rules)}
     results = []
     for finding in run.findings:
@@ -68,9 +68,17 @@ def write_sarif(run: RunTables, out: Path) -> Path:
                                 "id": rule.code,
                                 "name": rule.code,
                                 "shortDescription": {"text": rule.summary},
-                                "fullDescription": {"text": rule.explanation},
-                                "defaultConfiguration": {"level": LEVELS[rule.severity]},
-                                "properties": {"category": rule.category, "stage": rule.stage},
+                                "fullDescription": {
+                                    "text": f"{rule.summary} {rule.details}".strip()
+                                },
+                                "defaultConfiguration": {
+                                    "level": LEVELS[rule.severity],
+                                    "enabled": rule.default,
+                                },
+                                "properties": {
+                                    "category": str(rule.category),
+                                    "stage": rule.stage,
+                                },
                             }
                             for rule in rules
                         ],

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
+import pandas as pd
+
 from ... import __version__
+from ...api import frames
 from ...tables import RunTables
 from .. import writer
 
@@ -15,33 +17,39 @@ from .. import writer
 def write_summary(run: RunTables, out: Path) -> Path:
     """Counts of documents, rulings per language, alignment methods and findings by
     severity, category, code and language."""
-    findings = run.findings
+    tables = frames(run)
+    corpus, alignment, findings = tables.corpus, tables.alignment, tables.findings
+    documents = corpus.drop_duplicates("doc")
+    findings = findings.assign(
+        lang=findings["lang"].fillna("none"),
+        severity=findings["severity"].astype(str),
+        category=findings["category"].astype(str),
+    )
     summary = {
         "tool": {"name": "rulings", "version": __version__},
         "corpus": {
-            "files": len({r.file for r in run.rulings}),
-            "documents": len({r.doc for r in run.rulings}),
-            "rulings": len(run.rulings),
-            "rulings_by_lang": _counts(r.lang or "unknown" for r in run.rulings),
-            "documents_by_lang": _counts(
-                lang or "unknown" for _, lang in {(r.doc, r.doc_lang) for r in run.rulings}
-            ),
+            "files": int(corpus["file"].nunique()),
+            "documents": len(documents),
+            "rulings": len(corpus),
+            "rulings_by_lang": _counts(corpus["lang"].fillna("unknown")),
+            "documents_by_lang": _counts(documents["doc_lang"].fillna("unknown")),
+            "documents_by_kind": _counts(documents["doc_kind"].fillna("unknown")),
         },
         "alignment": {
-            "rows": len(run.alignment),
-            "by_method": _counts(a.method for a in run.alignment),
-            "by_lang": _counts(a.lang or "unknown" for a in run.alignment),
+            "rows": len(alignment),
+            "by_method": _counts(alignment["method"]),
+            "by_lang": _counts(alignment["lang"].fillna("unknown")),
         },
         "findings": {
             "total": len(findings),
             "suppressed_by_baseline": len(run.suppressed),
-            "by_severity": _counts(f.severity for f in findings),
-            "by_category": _counts(f.category for f in findings),
-            "by_code": _counts(f.code for f in findings),
-            "by_lang": _counts(f.lang or "none" for f in findings),
+            "by_severity": _counts(findings["severity"]),
+            "by_category": _counts(findings["category"]),
+            "by_code": _counts(findings["code"]),
+            "by_lang": _counts(findings["lang"]),
             "by_lang_and_category": {
-                lang: _counts(f.category for f in findings if (f.lang or "none") == lang)
-                for lang in sorted({f.lang or "none" for f in findings})
+                str(lang): _counts(group["category"])
+                for lang, group in sorted(findings.groupby("lang"), key=lambda item: item[0])
             },
         },
     }
@@ -52,5 +60,5 @@ def write_summary(run: RunTables, out: Path) -> Path:
     return path
 
 
-def _counts(values) -> dict[str, int]:
-    return dict(sorted(Counter(values).items()))
+def _counts(values: pd.Series) -> dict[str, int]:
+    return {str(key): int(count) for key, count in sorted(values.value_counts().items())}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...check.termbase import Termbase
 from ...tables import RunTables
+from ...termbase import Termbase
 from .. import writer
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from translate.storage import tmx
 
-from ...check.context import TRANSLATION_METHODS
 from ...tables import RunTables
+from ...vocabulary import TRANSLATION_METHODS
 from .. import writer
 
 NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -15,7 +15,7 @@ import xlsxwriter
 
 from ...tables import RunTables
 from .. import writer
-from ..rows import COLUMNS, finding_rows
+from ..rows import COLUMNS, review_table
 
 FIXED_DATE = dt.datetime(2000, 1, 1)
 TEXT_ONLY = {"strings_to_urls": False, "strings_to_formulas": False, "strings_to_numbers": False}
@@ -23,14 +23,16 @@ TEXT_ONLY = {"strings_to_urls": False, "strings_to_formulas": False, "strings_to
 is written as the text it is, never as a formula, hyperlink or number."""
 WIDTHS = {"message": 60, "source_text": 60, "translation": 60, "evidence": 40}
 SEVERITY_COLOURS = {"error": "#F8D7DA", "warning": "#FFF3CD", "info": "#DDEBF7"}
+NO_LANGUAGE = "no language"
 
 
 @writer("xlsx", filename="findings.xlsx")
 def write_xlsx(run: RunTables, out: Path) -> Path:
-    """A workbook for translators: a sheet per language (and one for findings that belong
-    to no language), frozen header, autofilter, wrapped text, severity colours."""
+    """A workbook for translators: a sheet per language (the languages with most findings
+    first, findings that belong to no language last), frozen header, autofilter, wrapped
+    text, severity colours."""
     path = out / "findings.xlsx"
-    rows = finding_rows(run)
+    review = review_table(run)
     workbook = xlsxwriter.Workbook(str(path), TEXT_ONLY)
     workbook.set_properties({"title": "rulings findings", "created": FIXED_DATE})
     header = workbook.add_format({"bold": True, "bg_color": "#E7E6E6", "border": 1})
@@ -39,21 +41,18 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
         severity: workbook.add_format({"bg_color": colour, "valign": "top"})
         for severity, colour in SEVERITY_COLOURS.items()
     }
-    languages = sorted({row["lang"] for row in rows}) or [""]
+    counts = review["lang"].value_counts()
+    languages = sorted(counts.index, key=lambda lang: (lang == "", -counts[lang], lang)) or [""]
     for lang in languages:
-        sheet = workbook.add_worksheet(_sheet_name(lang))
+        sheet = workbook.add_worksheet((lang or NO_LANGUAGE)[:31])
         sheet.write_row(0, 0, COLUMNS, header)
         for number, name in enumerate(COLUMNS):
             sheet.set_column(number, number, WIDTHS.get(name, 14), cell)
-        selected = [row for row in rows if row["lang"] == lang]
-        for index, row in enumerate(selected, 1):
-            sheet.write_row(index, 0, [row[name] for name in COLUMNS], cell)
-            sheet.write(index, 0, row["severity"], shades[row["severity"]])
+        selected = review[review["lang"] == lang]
+        for index, row in enumerate(selected.itertuples(index=False), 1):
+            sheet.write_row(index, 0, list(row), cell)
+            sheet.write(index, 0, row.severity, shades[row.severity])
         sheet.freeze_panes(1, 0)
         sheet.autofilter(0, 0, max(len(selected), 1), len(COLUMNS) - 1)
     workbook.close()
     return path
-
-
-def _sheet_name(lang: str) -> str:
-    return (lang or "no language")[:31]

@@ -1,0 +1,477 @@
+"""The finding catalogue: every code any stage can emit, in one table.
+
+Each code has a category, a default severity, the stage that emits it and a one-sentence
+summary; ingest codes also carry their explanation here, while a check's explanation is its
+function's docstring (``@check`` attaches the function to its row). ``covers`` names the
+codes that a finding of this code makes redundant on the same unit: a ruling cut off with
+"…" has also lost its numbers and closing parenthesis, which says nothing new.
+
+A new code is one row here; its stage emits it with ``make_finding`` (ingest) or by yielding
+a ``Problem`` from the check registered for it. ``rulings rules`` prints this table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .model import Finding, Mark, fingerprint
+from .vocabulary import Category, Severity
+
+INGEST, ALIGN, CHECK = "ingest", "align", "check"
+C = Category
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    code: str
+    category: Category
+    severity: Severity
+    stage: str
+    summary: str
+    details: str = ""
+    """More explanation (ingest codes; a check's is its docstring)."""
+    covers: tuple[str, ...] = ()
+    """Codes whose findings on the same unit follow from this one's and are folded under it."""
+    default: bool = True
+    """Off-by-default codes run only when --select names them."""
+    note: str = ""
+    """What was measured about the code's findings (why it is off by default, or info)."""
+
+
+def _code(code: str, category: Category, severity: str, stage: str, text: str, **more) -> Code:
+    summary, _, details = " ".join(text.split()).partition(". ")
+    return Code(
+        code,
+        category,
+        Severity(severity),
+        stage,
+        summary.rstrip(".") + ".",
+        details.strip(),
+        **more,
+    )
+
+
+TABLE: tuple[Code, ...] = (
+    # --- ingest: files, formats, lines ---------------------------------------------------
+    _code(
+        "PARSE001",
+        C.PARSE,
+        "error",
+        INGEST,
+        """The file is not text (it contains NUL bytes
+        or other binary data) and was skipped. Every other file of the batch is still read.""",
+    ),
+    _code(
+        "PARSE002",
+        C.PARSE,
+        "warning",
+        INGEST,
+        """The file is not UTF-8. It was decoded with
+        the encoding its byte-order mark names, or as Windows-1252/Latin-1; accented letters
+        may be wrong if that guess is wrong. Save the file as UTF-8.""",
+    ),
+    _code(
+        "PARSE003",
+        C.PARSE,
+        "warning",
+        INGEST,
+        """The file is empty or holds only blank
+        lines, so it contributes no rulings.""",
+    ),
+    _code(
+        "PARSE004",
+        C.PARSE,
+        "warning",
+        INGEST,
+        """A line that no reader understands (for
+        example a date with no ruling after it). It is kept in this finding so that nothing is
+        lost; fix the line or the layout around it.""",
+    ),
+    _code(
+        "PARSE005",
+        C.PARSE,
+        "warning",
+        INGEST,
+        """A heading with no content under it (a
+        section title at the end of a file, or followed directly by another heading). A part
+        of the document is missing or was cut off.""",
+    ),
+    _code(
+        "PARSE006",
+        C.PARSE,
+        "error",
+        INGEST,
+        """A line is longer than 20,000 characters, far
+        longer than any ruling, so it was not read as ruling text. Its start is shown in the
+        evidence.""",
+    ),
+    _code(
+        "PARSE007",
+        C.PARSE,
+        "error",
+        INGEST,
+        """A reader failed on the file (a bug or an
+        input it does not handle). The error is in the evidence; the rest of the batch was
+        read.""",
+    ),
+    _code(
+        "PARSE008",
+        C.PARSE,
+        "error",
+        INGEST,
+        """The file is not valid JSON: it is cut off or
+        has a syntax error. The byte offset and the JSON pointer of the place where reading
+        stopped are in the evidence; everything before that place was read, everything after
+        it is missing.""",
+    ),
+    _code(
+        "PARSE009",
+        C.PARSE,
+        "error",
+        INGEST,
+        """A part of a JSON file does not have the
+        shape its format prescribes (a card without a name, a ruling without text, a list
+        where an object belongs). That part was skipped, or kept without the broken field;
+        its JSON pointer is in the message and the evidence.""",
+    ),
+    _code(
+        "PARSE010",
+        C.PARSE,
+        "error",
+        INGEST,
+        """The file cannot be read (a link that leads
+        nowhere or into a loop, no permission, a device error) and was skipped. Every other
+        file of the batch is still read.""",
+    ),
+    # --- ingest: dates and cards -----------------------------------------------------------
+    _code(
+        "DATE003",
+        C.DATE,
+        "warning",
+        INGEST,
+        """A document's numeric dates are all ambiguous
+        (like 07/06/2013, which reads as 7 June or 6 July) and none of them proves whether it
+        writes the day or the month first. The dates were read in the order most of the
+        corpus uses; check them, or write one unambiguous or ISO date (2013-06-07).""",
+    ),
+    _code(
+        "DATE004",
+        C.DATE,
+        "error",
+        INGEST,
+        """A document writes some dates day-first
+        (19/03/2021) and others month-first (03/19/2021). The dates were read in the majority
+        order; the others are wrong.""",
+    ),
+    _code(
+        "DATE005",
+        C.DATE,
+        "error",
+        INGEST,
+        """A date that does not exist (such as 31/02/2024)
+        or that cannot be read.""",
+    ),
+    _code(
+        "CARD001",
+        C.CARD_NAME,
+        "warning",
+        INGEST,
+        """A card document's title is not the
+        card's name in the document's language according to the card data (for example a
+        Chinese document titled 古辉石 while the card data names Epochrasite 时代寄生虫). Use
+        the official localized name.""",
+    ),
+    _code(
+        "CARD002",
+        C.CARD_NAME,
+        "warning",
+        INGEST,
+        """The card a ruling document is about
+        could not be identified: its title is no known card name in any language and its
+        rulings name no known card. Add the card data (MTGJSON or Scryfall) to the input, or
+        fix the title.""",
+    ),
+    # --- checks ------------------------------------------------------------------------------
+    _code(
+        "TERM001",
+        C.TERMINOLOGY,
+        "error",
+        CHECK,
+        """The source uses a game term and the
+        translation uses a term the termbase forbids for it.""",
+    ),
+    _code(
+        "TERM002",
+        C.TERMINOLOGY,
+        "warning",
+        CHECK,
+        """The source uses a core game term and
+        the translation has none of its approved forms.""",
+    ),
+    _code(
+        "TERM003",
+        C.TERMINOLOGY,
+        "warning",
+        CHECK,
+        """The translation uses old official
+        wording the termbase marks obsolete.""",
+    ),
+    _code(
+        "TERM004",
+        C.TERMINOLOGY,
+        "warning",
+        CHECK,
+        """The translation uses a word the
+        termbase forbids and approves for no concept.""",
+    ),
+    _code(
+        "UNTR001",
+        C.UNTRANSLATED,
+        "error",
+        CHECK,
+        """A unit of a translated document is
+        still in the source language.""",
+    ),
+    _code(
+        "MIX001",
+        C.MIXED_LANGUAGE,
+        "error",
+        CHECK,
+        """Part of a translated unit is still in
+        another language.""",
+    ),
+    _code(
+        "PH001",
+        C.PLACEHOLDER,
+        "error",
+        CHECK,
+        """A symbol, power/toughness or rule
+        reference of the source is missing from the translation, or one is added.""",
+    ),
+    _code(
+        "PH002",
+        C.PLACEHOLDER,
+        "warning",
+        CHECK,
+        """The translation drops a parenthesised or
+        quoted passage of the source.""",
+    ),
+    _code(
+        "PH003",
+        C.PLACEHOLDER,
+        "warning",
+        CHECK,
+        """Brackets or quotation marks that open and
+        never close, or close without opening.""",
+    ),
+    _code(
+        "NUM001",
+        C.NUMBER,
+        "error",
+        CHECK,
+        """A number of the source is missing from the
+        translation or replaced by another.""",
+    ),
+    _code(
+        "CARD003",
+        C.CARD_NAME,
+        "warning",
+        CHECK,
+        """A translated unit names a card by its
+        English name.""",
+    ),
+    _code(
+        "CARD004",
+        C.CARD_NAME,
+        "warning",
+        CHECK,
+        """The source names a card and the
+        translation lacks its official localized name.""",
+    ),
+    _code(
+        "TRUNC001",
+        C.TRUNCATION,
+        "error",
+        CHECK,
+        """The text stops mid-sentence with an ellipsis: it was cut off.""",
+        covers=("NUM001", "PH001", "PH002", "PH003", "TERM002", "TRUNC002", "CARD004"),
+    ),
+    _code(
+        "TRUNC002",
+        C.TRUNCATION,
+        "warning",
+        CHECK,
+        """The translation is far shorter than
+        translations into its language usually are.""",
+    ),
+    _code(
+        "DATE001",
+        C.DATE,
+        "warning",
+        CHECK,
+        """The translation carries a different date than
+        the English it translates.""",
+    ),
+    _code(
+        "DATE002",
+        C.DATE,
+        "warning",
+        CHECK,
+        """The translations of one ruling carry
+        different dates and no dated English source settles it.""",
+    ),
+    _code(
+        "MISS001",
+        C.MISSING_TRANSLATION,
+        "warning",
+        CHECK,
+        """An English unit the translated
+        document should have and does not.""",
+    ),
+    _code(
+        "EXTRA001",
+        C.EXTRA_TRANSLATION,
+        "warning",
+        CHECK,
+        """A translated unit that matches
+        no English unit of its source.""",
+    ),
+    _code(
+        "EXTRA002",
+        C.EXTRA_TRANSLATION,
+        "info",
+        CHECK,
+        """A translated document whose own
+        English source is not in the input.""",
+    ),
+    _code(
+        "INCON001",
+        C.INCONSISTENT_TRANSLATION,
+        "warning",
+        CHECK,
+        """One English ruling is
+        translated in more than one way into the same language.""",
+    ),
+    _code(
+        "MEAN001",
+        C.MEANING,
+        "warning",
+        CHECK,
+        """The translation is much further in meaning
+        from its source than aligned pairs usually are.""",
+    ),
+    _code(
+        "OUT001",
+        C.OUTDATED,
+        "warning",
+        CHECK,
+        """The translation follows an older version
+        of its English source.""",
+    ),
+    _code(
+        "STYLE001",
+        C.STYLE,
+        "warning",
+        CHECK,
+        """A usted form in a document that addresses
+        the reader as tú.""",
+    ),
+    _code(
+        "STYLE002",
+        C.STYLE,
+        "warning",
+        CHECK,
+        """One document mixes regional variants of the
+        same word.""",
+    ),
+    _code("STYLE003", C.STYLE, "warning", CHECK, """A capital letter after a semicolon."""),
+    _code(
+        "STYLE004",
+        C.STYLE,
+        "warning",
+        CHECK,
+        """One document mixes styles of quotation
+        marks.""",
+    ),
+    _code(
+        "STYLE005",
+        C.STYLE,
+        "warning",
+        CHECK,
+        """Half-width punctuation next to Chinese
+        characters.""",
+    ),
+    _code(
+        "STYLE006",
+        C.STYLE,
+        "info",
+        CHECK,
+        """A game term capitalised mid-sentence in some
+        units of a document and not in others.""",
+    ),
+)
+
+CATALOGUE: dict[str, Code] = {row.code: row for row in TABLE}
+if len(CATALOGUE) != len(TABLE):
+    raise ValueError("a finding code is listed twice in the catalogue")
+
+
+def lookup(code: str) -> Code:
+    try:
+        return CATALOGUE[code]
+    except KeyError:
+        raise KeyError(f"finding code {code} is not in the catalogue") from None
+
+
+def make_finding(
+    code: str,
+    message: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    lang: str | None = None,
+    ruling_id: str | None = None,
+    source_id: str | None = None,
+    card: str | None = None,
+    section: str | None = None,
+    evidence: dict[str, Any] | None = None,
+    marks: list[Mark] | None = None,
+    severity: str | None = None,
+    anchor: str = "",
+) -> Finding:
+    """A finding of a catalogued code, with the code's category and default severity.
+
+    ``anchor`` is what the finding is about (normally its unit's text): it enters the
+    fingerprint, line numbers do not.
+    """
+    row = lookup(code)
+    finding = Finding(
+        code=code,
+        category=str(row.category),
+        severity=str(Severity(severity) if severity else row.severity),
+        lang=lang,
+        file=file,
+        line=line,
+        ruling_id=ruling_id,
+        source_id=source_id,
+        card=card,
+        section=section,
+        message=message,
+        evidence=evidence or {},
+        fingerprint="-",
+        marks=[mark.as_dict() for mark in marks or ()],
+    )
+    finding.fingerprint = fingerprint(finding, anchor)
+    return finding
+
+
+def explanation(code: str, function: Callable[..., Any] | None = None) -> str:
+    """The full explanation ``rulings rules`` and the docs show: a check's docstring, else
+    the catalogue's summary and details."""
+    doc = " ".join((getattr(function, "__doc__", None) or "").split())
+    if doc:
+        return doc
+    row = lookup(code)
+    return f"{row.summary} {row.details}".strip()

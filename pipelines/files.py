@@ -1,0 +1,76 @@
+"""Writing files so that a reader never sees half of one, and cache files that prove they are
+whole.
+
+``write_atomic`` writes to a temporary file beside the target, flushes it to disk and renames
+it into place: a crash leaves the old file or the new one, never a mix. ``write_checked`` and
+``read_checked`` add a digest of the content to a cache file, so that a file cut short or
+with flipped bytes is detected on reading (and recomputed by its caller) instead of trusted.
+Cache files hold JSON, never pickles: unpickling a file from a shared folder runs code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+CHECKED_MAGIC = b"rulings-checked-v1 "
+
+
+def temporary_path(path: Path) -> Path:
+    """A fresh hidden name beside ``path`` for a file on its way to becoming ``path``."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def write_atomic(path: Path, write: Callable[[IO[bytes]], None] | bytes) -> Path:
+    """Write ``path`` in one step (``write`` gets a binary file, or is the bytes)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = temporary_path(path)
+    try:
+        with open(temporary, "wb") as handle:
+            if isinstance(write, bytes | bytearray):
+                handle.write(write)
+            else:
+                write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+    return path
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
+    return write_atomic(path, text.encode("utf-8"))
+
+
+def write_checked(path: Path, value: Any) -> Path:
+    """A cache file: JSON with the SHA-256 of its bytes in front, written atomically."""
+    body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    digest = hashlib.sha256(body).hexdigest().encode("ascii")
+    return write_atomic(path, CHECKED_MAGIC + digest + b"\n" + body)
+
+
+def read_checked(path: Path) -> Any | None:
+    """The value of a cache file, or None when it is missing, cut short or damaged."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    header, _, body = data.partition(b"\n")
+    if not header.startswith(CHECKED_MAGIC):
+        return None
+    expected = header[len(CHECKED_MAGIC) :].decode("ascii", "replace")
+    if hashlib.sha256(body).hexdigest() != expected:
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None

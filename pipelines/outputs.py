@@ -1,0 +1,181 @@
+"""An output folder that always holds the outputs of one complete run.
+
+``rulings run`` writes a new run into a staging folder beside OUT and, when every file is
+written, exchanges the two folders in one step (``renameat2(RENAME_EXCHANGE)`` on Linux), so
+that OUT holds either the previous complete set or the new one: never a mix, whether the
+run fails, is interrupted or is killed. Files in OUT that rulings did not write (a README, a
+user's notes) are carried into the new folder. A lock serialises the exchange between runs
+writing to the same folder at once: each exchange is whole, the last one wins.
+
+Where the exchange is not available, OUT is moved aside and the staging folder renamed in
+its place; a run killed between the two renames leaves OUT missing and the previous set
+beside it, which the next run puts back before it starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import errno
+import fcntl
+import os
+import secrets
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+STAGING = ".rulings-staging-"
+ASIDE = ".rulings-previous-"
+LOCK = ".rulings-lock"
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+class OutputError(OSError):
+    """The output folder cannot be written: the command exits 2 with this message."""
+
+
+def _sibling(out: Path, marker: str) -> Path:
+    return out.parent / f".{out.name}{marker}{os.getpid()}-{secrets.token_hex(3)}"
+
+
+def check_writable(out: Path) -> None:
+    """Fail before any work when OUT (or the folder it would be made in) is not writable."""
+    target = out if out.exists() else out.parent
+    while not target.exists():
+        target = target.parent
+    if not target.is_dir():
+        raise OutputError(f"cannot write to {out}: {target} is not a folder")
+    if not os.access(target, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write to {out}: permission denied")
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"cannot write to {out}: it is a file, not a folder")
+
+
+def recover(out: Path) -> None:
+    """Put back a previous output set left aside by a run killed mid-exchange, and remove
+    staging folders of runs that died."""
+    parent = out.parent
+    if not parent.is_dir():
+        return
+    aside = sorted(parent.glob(f".{out.name}{ASIDE}*"))
+    if aside and not out.exists():
+        with contextlib.suppress(OSError):
+            os.rename(aside[-1], out)
+            aside = aside[:-1]
+    for leftover in [*aside, *parent.glob(f".{out.name}{STAGING}*")]:
+        if not _owned_by_live_process(leftover):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _owned_by_live_process(folder: Path) -> bool:
+    """Whether the run that made a staging folder (its pid is in the name) still runs."""
+    try:
+        pid = int(folder.name.rsplit("-", 2)[-2])
+    except (ValueError, IndexError):
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def staged(out: Path, outputs: Iterable[str]) -> Iterator[Path]:
+    """A fresh staging folder for a run's outputs, exchanged with OUT when the block ends
+    normally and removed when it does not. ``outputs`` are the names rulings writes (the
+    other entries of OUT are carried over)."""
+    out = Path(out)
+    check_writable(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    recover(out)
+    staging = _sibling(out, STAGING)
+    try:
+        staging.mkdir()
+    except OSError as error:
+        raise OutputError(f"cannot write to {out}: {error.strerror}") from None
+    try:
+        yield staging
+        _commit(out, staging, set(outputs))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _commit(out: Path, staging: Path, outputs: set[str]) -> None:
+    with _locked(out):
+        if not out.exists():
+            os.rename(staging, out)
+            return
+        _carry_over(out, staging, outputs)
+        if not _exchange(staging, out):
+            aside = _sibling(out, ASIDE)
+            os.rename(out, aside)
+            os.rename(staging, out)
+            staging = aside
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def _carry_over(out: Path, staging: Path, outputs: set[str]) -> None:
+    """Entries of OUT that rulings does not write go into the new folder too."""
+    for entry in out.iterdir():
+        if entry.name in outputs or (staging / entry.name).exists():
+            continue
+        target = staging / entry.name
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, target, symlinks=True)
+            continue
+        try:
+            os.link(entry, target, follow_symlinks=False)
+        except OSError:
+            shutil.copy2(entry, target, follow_symlinks=False)
+
+
+@contextlib.contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    path = out.parent / f".{out.name}{LOCK}"
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _exchange(left: Path, right: Path) -> bool:
+    """Swap two paths in one step; False where the system cannot."""
+    function = _renameat2()
+    if function is None:
+        return False
+    result = function(_AT_FDCWD, os.fsencode(left), _AT_FDCWD, os.fsencode(right), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(right))
+
+
+def _renameat2():
+    name = ctypes.util.find_library("c")
+    if not name:
+        return None
+    try:
+        libc = ctypes.CDLL(name, use_errno=True)
+        function = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    function.restype = ctypes.c_int
+    return function

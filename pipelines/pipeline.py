@@ -1,0 +1,84 @@
+"""A whole run: the stages in order, into an output folder that always holds one complete run.
+
+``run`` is what ``rulings run`` does. It reads the option files first (a malformed termbase
+stops it before any work), reuses the outputs of an identical earlier run (same inputs,
+options, termbase and code: ``run-manifest.json``), and otherwise runs ingest, align, check
+and report into a staging folder that replaces OUT only when everything is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import manifest, outputs, stages, tables
+from .engine import build_engine
+from .ingest import IngestResult
+from .model import Finding
+from .report import WRITERS
+from .settings import Settings
+
+OUTPUT_FILES = (
+    tables.CORPUS,
+    tables.PARSE_FINDINGS,
+    tables.CARD_NAMES,
+    tables.ALIGNMENT,
+    tables.FINDINGS,
+    tables.SUPPRESSED,
+    manifest.MANIFEST,
+    *(entry.meta["filename"] for entry in WRITERS),
+)
+"""Every file a run writes into OUT (anything else there is the user's and is kept)."""
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding]
+    suppressed: list[Finding]
+    reused: bool = False
+    ingested: IngestResult | None = None
+    written: list[Path] = field(default_factory=list)
+
+
+Progress = Callable[[str, int, int], None]
+
+
+def run(
+    inputs: list[Path],
+    out: Path,
+    settings: Settings,
+    *,
+    force: bool = False,
+    on_progress: Progress | None = None,
+    on_ingested: Callable[[IngestResult], None] | None = None,
+) -> RunResult:
+    """Run every stage on the inputs into ``out`` (or reuse an identical earlier run)."""
+    resources = stages.Resources.load(settings)
+    outputs.check_writable(out)
+    outputs.recover(out)
+    key = manifest.run_key(inputs, settings, skip=[out])
+    if not force and manifest.unchanged(out, key, list(OUTPUT_FILES)):
+        return RunResult(
+            tables.read_records(out / tables.FINDINGS, Finding),
+            tables.read_records(out / tables.SUPPRESSED, Finding),
+            reused=True,
+        )
+    engine = build_engine(settings.engine, settings.scheduler)
+    try:
+        with outputs.staged(out, OUTPUT_FILES) as staging:
+            ingested = stages.ingest_stage(inputs, staging, settings, engine, skip=[out])
+            if on_ingested:
+                on_ingested(ingested)
+            stages.align_stage(staging, settings, on_progress, engine)
+            checked = stages.check_stage(staging, settings, resources, engine)
+            written = stages.report_stage(staging, settings, resources)
+            manifest.record(staging, key)
+    finally:
+        engine.close()
+    return RunResult(
+        checked.findings,
+        checked.suppressed,
+        ingested=ingested,
+        written=[out / path.name for path in written],
+    )
