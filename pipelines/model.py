@@ -55,6 +55,9 @@ class Ruling:
     date, a ruling's date), or None."""
     context: str | None = None
     """What the input says about the unit besides its text (a CAT file's note or context)."""
+    counterpart: str | None = None
+    """For a translation unit of a bilingual file (XLIFF, TMX, PO): the id of the source
+    unit the file pairs it with."""
 
     @property
     def carried_lines(self) -> list[int]:
@@ -81,6 +84,10 @@ class Alignment:
     superseded_by: str | None = None
     """The current English version of the source, when the translation follows an older one
     (it matches the older version better): the translation is outdated."""
+    better_source: str | None = None
+    """Another source unit (of the same card, document or file) that the translation matches
+    clearly better than its own: a swapped or misplaced translation."""
+    better_similarity: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
