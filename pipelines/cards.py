@@ -8,16 +8,19 @@ ingest identifies a document's card with it, the checks find card names in text.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
+import ahocorasick
 import zhconv
+from zhconv.zhconv import getdict
 
 from .files import read_checked, write_checked
 from .model import CardName
@@ -147,20 +150,28 @@ class CardIndex:
         return cache[text]
 
     def _find_mentions(self, text: str) -> tuple[Mention, ...]:
-        found: list[Mention] = []
-        for start, end in self._candidate_spans(text):
-            for card, lang in sorted(self.by_key.get(name_key(text[start:end]), ())):
-                found.append(Mention(card, lang, text[start:end], start, end))
-        found.sort(key=lambda m: (-(m.end - m.start), m.start))
-        taken: list[Mention] = []
-        for mention in found:
-            if all(mention.end <= t.start or mention.start >= t.end for t in taken):
-                taken.append(mention)
-        return tuple(sorted(taken, key=lambda m: m.start))
+        spans = [*self._word_spans(text), *self._han_spans(text)]
+        if not spans:
+            return ()
+        owners_of: dict[tuple[int, int], set[tuple[str, str]]] = {}
+        for start, end, key in spans:
+            owners = self.by_key.get(key)
+            if owners:
+                owners_of[start, end] = owners
+        taken: list[Mention] = []  # by start, none overlapping: neighbours tell an overlap
+        starts: list[int] = []
+        for (start, end), owners in sorted(owners_of.items(), key=_longest_first):
+            at = bisect.bisect_left(starts, start)
+            if (at and taken[at - 1].end > start) or (at < len(taken) and starts[at] < end):
+                continue
+            card, lang = min(owners)  # the others have the same span: it is taken
+            taken.insert(at, Mention(card, lang, text[start:end], start, end))
+            starts.insert(at, start)
+        return tuple(taken)
 
     def _name_shapes(self) -> tuple[dict[str, int], dict[str, set[int]]]:
         """How names start: first word -> most words (Latin), first character -> lengths
-        (Han), so that only n-grams that could be a name are looked up."""
+        (Han), so that only n-grams that could be a name are candidates."""
         if "_shapes" not in self.__dict__:
             words: dict[str, int] = {}
             han: dict[str, set[int]] = defaultdict(set)
@@ -173,27 +184,227 @@ class CardIndex:
             self.__dict__["_shapes"] = (words, dict(han))
         return self.__dict__["_shapes"]
 
-    def _candidate_spans(self, text: str) -> Iterable[tuple[int, int]]:
-        """Word n-grams starting with a capital (as long as names with that first word go)
-        and Han substrings starting with a character names start with (of their lengths)."""
-        first_words, han_starts = self._name_shapes()
+    def _automata(self) -> tuple[ahocorasick.Automaton, ahocorasick.Automaton]:
+        """The name keys in two automata, for one pass over a text instead of a look-up per
+        candidate n-gram: keys that start with no Han character (value: length - 1), and
+        keys that start with one, written as their UTF-8 bytes (one str character per byte,
+        value: the key), so that the automaton's root has six branches, not thousands."""
+        if "_name_automata" not in self.__dict__:
+            words, han = ahocorasick.Automaton(), ahocorasick.Automaton()
+            for key in self.by_key:
+                if key and _has_han(key[0]):
+                    han.add_word(key.encode().decode("latin-1"), key)
+                elif key:
+                    words.add_word(key, len(key) - 1)
+            for automaton in (words, han):
+                if len(automaton):
+                    automaton.make_automaton()
+            self.__dict__["_name_automata"] = (words, han)
+        return self.__dict__["_name_automata"]
+
+    def _word_spans(self, text: str) -> Iterable[tuple[int, int, str]]:
+        """(start, end, key) of word n-grams that start with a capital, as long as names
+        with that first word go. Found with the automaton where the text folds character by
+        character as ``name_key`` folds it (no Chinese script to convert, no character that
+        folds to none or several); else by looking every such n-gram up."""
+        if HAN_CONVERTED.search(text) is None:
+            keyed = _fold_names(text)
+            if keyed is not None:
+                return self._word_spans_found(text, keyed)
+        return self._word_spans_looked_up(text)
+
+    def _word_spans_found(self, text: str, keyed: str) -> list[tuple[int, int, str]]:
+        """The automaton's occurrences of name keys in ``keyed`` (the text folded, offsets
+        kept) that are such n-grams; the runs of spaces name keys write as one are squeezed
+        for the search and mapped back."""
+        automaton = self._automata()[0]
+        if not len(automaton):
+            return []
+        squeezed = " ".join(keyed.split())
+        occurrences = list(automaton.iter(squeezed))
+        if not occurrences:
+            return []
+        unsqueezed = _unsqueezer(keyed, squeezed, len(occurrences))
+        first_words = self._name_shapes()[0]
+        spans: list[tuple[int, int, str]] = []
+        for last, length in occurrences:
+            start = unsqueezed(last - length)
+            if not text[start].isupper():
+                continue
+            first_word = WORD.match(text, start)
+            if first_word is None or not _starts_word(text, start):
+                continue
+            final = unsqueezed(last)
+            longest = first_words.get(name_key(first_word.group()), 0)
+            for count, word in enumerate(WORD.finditer(text, start)):
+                if count == longest or word.start() > final:
+                    break
+                if word.end() > final:
+                    spans.append((start, word.end(), name_key(text[start : word.end()])))
+                    break
+        return spans
+
+    def _word_spans_looked_up(self, text: str) -> Iterable[tuple[int, int, str]]:
+        first_words = self._name_shapes()[0]
         words = [m.span() for m in WORD.finditer(text)]
         for i, (start, end) in enumerate(words):
             if not text[start].isupper():
                 continue
             longest = first_words.get(name_key(text[start:end]), 0)
             for j in range(i, min(i + longest, len(words))):
-                yield start, words[j][1]
+                yield start, words[j][1], name_key(text[start : words[j][1]])
+
+    def _han_spans(self, text: str) -> Iterable[tuple[int, int, str]]:
+        """(start, end, key) of Han substrings starting with a character names start with,
+        of their lengths. In a run of Han that ``name_key`` leaves as it is, and that holds
+        nothing the Chinese script conversion changes, each piece is its own key: those are
+        found with the automaton; other runs look every candidate piece up."""
+        if HAN_RUN.search(text) is None:
+            return
+        plain: list[tuple[int, int]] = []
         for run in HAN_RUN.finditer(text):
-            begin, stop = run.span()
-            simplified = name_key(run.group())
-            aligned = len(simplified) == stop - begin
-            for offset in range(stop - begin):
-                first = simplified[offset] if aligned else name_key(text[begin + offset])
-                for length in han_starts.get(first, ()):
-                    if offset + length <= stop - begin:
-                        yield begin + offset, begin + offset + length
+            if _is_own_key(run.group()):
+                plain.append(run.span())
+            else:
+                yield from self._han_spans_looked_up(text, *run.span())
+        automaton = self._automata()[1]
+        if not plain or not len(automaton):
+            return
+        data = text.encode()
+        decoded = characters = 0  # bytes decoded so far, and the characters they make
+        for last, key in automaton.iter(data.decode("latin-1")):  # by end, ends on characters
+            characters += len(data[decoded : last + 1].decode())
+            decoded = last + 1
+            start = characters - len(key)
+            run = bisect.bisect_right(plain, (start, len(text))) - 1
+            if run >= 0 and start + len(key) <= plain[run][1]:
+                yield start, start + len(key), key
+
+    def _han_spans_looked_up(self, text: str, begin: int, stop: int):
+        han_starts = self._name_shapes()[1]
+        simplified = name_key(text[begin:stop])
+        aligned = len(simplified) == stop - begin
+        for offset in range(stop - begin):
+            first = simplified[offset] if aligned else name_key(text[begin + offset])
+            for length in han_starts.get(first, ()):
+                if offset + length <= stop - begin:
+                    start, end = begin + offset, begin + offset + length
+                    yield start, end, name_key(text[start:end])
+
+
+def _longest_first(item: tuple[tuple[int, int], object]) -> tuple[int, int]:
+    (start, end), _ = item
+    return start - end, start
+
+
+UNFOLDED = "\x00"
+"""Stands in the folded text for a character that ``name_key`` folds to none or several."""
+
+
+def _fold_character(code: int) -> str:
+    """The one character ``name_key`` makes of a character (casefold, accents off, ’ ‘ as
+    ', other non-word characters as a space), or UNFOLDED."""
+    text = unicodedata.normalize("NFKD", chr(code).casefold())
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = NOT_NAME.sub(" ", text.replace("’", "'").replace("‘", "'"))
+    return text if len(text) == 1 else UNFOLDED
+
+
+class _NameFold(dict):
+    """str.translate table of ``_fold_character``, filled in as characters are met."""
+
+    def __missing__(self, code: int) -> str:
+        folded = self[code] = _fold_character(code)
+        return folded
+
+
+NOT_NAME = re.compile(r"[^\w']")
+NAME_FOLD = _NameFold()
+LATIN1_FOLD = bytes(
+    ord(folded) if ord(folded) < 256 else 0 for folded in map(_fold_character, range(256))
+)
+"""The same for Latin-1 text as a bytes.translate table (0 for UNFOLDED), much faster."""
+HAN_CONVERTED = re.compile(r"[\u4e00-\u9fff]")
+"""Characters that make ``name_key`` convert a name to simplified Chinese."""
+
+
+def _fold_names(text: str) -> str | None:
+    """``text`` folded character by character as ``name_key`` folds it, or None when a
+    character folds to none or several."""
+    plain = text.replace("’", "'") if "’" in text else text
+    try:
+        data = plain.encode("latin-1")
+    except UnicodeEncodeError:
+        keyed = text.translate(NAME_FOLD)
+    else:
+        keyed = data.translate(LATIN1_FOLD).decode("latin-1")
+    return None if UNFOLDED in keyed else keyed
+
+
+def _unsqueezer(keyed: str, squeezed: str, occurrences: int) -> Callable[[int], int]:
+    """Offset in ``keyed`` (whose only white space is the space) of a character that is no
+    space at an offset in ``squeezed`` (``" ".join(keyed.split())``): the one after as many
+    others as stand before it there. Counted for each look-up in short texts, from a table
+    of the characters' offsets in long ones."""
+    if len(squeezed) == len(keyed):
+        return int
+    if occurrences * len(keyed) > 100_000:
+        places = [found.start() for found in NOT_SPACE.finditer(keyed)]
+        return lambda offset: places[offset - squeezed.count(" ", 0, offset)]
+    return lambda offset: _after_others(offset - squeezed.count(" ", 0, offset)).match(keyed).end()
+
+
+@lru_cache(maxsize=4096)
+def _after_others(count: int) -> re.Pattern[str]:
+    return re.compile(f"(?: *[^ ]){{{count}}} *")
+
+
+NOT_SPACE = re.compile(r"[^ ]")
+
+
+def _starts_word(text: str, start: int) -> bool:
+    """Whether a ``WORD`` match of a left-to-right scan starts at ``start``, where one can
+    start: no letter in the word characters right before it, which would have begun a word
+    that goes on through it."""
+    before = start - 1
+    while before >= 0 and WORD_GOES_ON.match(text, before):
+        if WORD.match(text, before):
+            return False
+        before -= 1
+    return True
+
+
+@cache
+def _conversions() -> tuple[frozenset[str], dict[str, tuple[int, ...]], re.Pattern[str]]:
+    """The pieces zhconv's simplified-Chinese table changes, their lengths by first
+    character, and a pattern of those first characters."""
+    changed = frozenset(k for k, v in getdict("zh-hans").items() if k != v)
+    lengths: dict[str, set[int]] = defaultdict(set)
+    for piece in changed:
+        lengths[piece[0]].add(len(piece))
+    firsts = re.compile("[" + "".join(re.escape(char) for char in sorted(lengths)) + "]")
+    return changed, {first: tuple(sorted(found)) for first, found in lengths.items()}, firsts
+
+
+@lru_cache(maxsize=100_000)
+def _is_own_key(chars: str) -> bool:
+    """Whether every piece of a run of Han is its own name key: ``name_key`` leaves the run
+    as it is, and the script conversion changes no piece of it (else a piece may convert
+    otherwise than the whole: "乾坤" stays, "乾" alone becomes "干")."""
+    return name_key(chars) == chars and not _converted(chars)
+
+
+def _converted(chars: str) -> bool:
+    """Whether the script conversion changes some piece of ``chars``."""
+    changed, lengths, firsts = _conversions()
+    for found in firsts.finditer(chars):
+        offset = found.start()
+        for length in lengths[found.group()]:
+            if chars[offset : offset + length] in changed:
+                return True
+    return False
 
 
 WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
+WORD_GOES_ON = re.compile(r"[\w'’\-]")
 HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")

@@ -145,6 +145,44 @@ TABLE: tuple[Code, ...] = (
         nowhere or into a loop, no permission, a device error) and was skipped. Every other
         file of the batch is still read.""",
     ),
+    _code(
+        "PARSE011",
+        C.PARSE,
+        "error",
+        INGEST,
+        """A bilingual file (XLIFF, TMX, PO) cannot be
+        parsed: it is not well-formed XML, is cut off, nests too deep, holds a text too large
+        to read safely, or has a PO syntax error. The line and column where reading stopped
+        are in the evidence; the file was skipped, the rest of the batch was read.""",
+    ),
+    _code(
+        "PARSE012",
+        C.PARSE,
+        "warning",
+        INGEST,
+        """A part of a bilingual file that was not read
+        as written: a unit id used twice (the repeat gets a suffix), a unit with no text, a
+        file with no units, or XML entities (declared or used), which are never expanded and
+        stay in the text as written.""",
+    ),
+    _code(
+        "DOC001",
+        C.PARSE,
+        "info",
+        INGEST,
+        """A document is a glossary or term list, not a
+        translation of a source. It is not aligned or checked; its term pairs are written to
+        glossary-terms.tsv in the termbase format, ready for --termbase after review.""",
+    ),
+    _code(
+        "DOC002",
+        C.PARSE,
+        "info",
+        INGEST,
+        """A document is in none of the candidate languages
+        (--languages), or in no language at all. It is not checked; add its language to
+        --languages to check it.""",
+    ),
     # --- ingest: dates and cards -----------------------------------------------------------
     _code(
         "DATE003",
@@ -251,6 +289,14 @@ TABLE: tuple[Code, ...] = (
         reference of the source is missing from the translation, or one is added.""",
     ),
     _code(
+        "SRC001",
+        C.PLACEHOLDER,
+        "warning",
+        CHECK,
+        """The English source cites a rule by the wrong number, and the translation cites
+        the right one.""",
+    ),
+    _code(
         "PH002",
         C.PLACEHOLDER,
         "warning",
@@ -265,6 +311,15 @@ TABLE: tuple[Code, ...] = (
         CHECK,
         """Brackets or quotation marks that open and
         never close, or close without opening.""",
+    ),
+    _code(
+        "PH004",
+        C.PLACEHOLDER,
+        "error",
+        CHECK,
+        """An inline code or placeholder of the source
+        (a CAT tag such as <g1>…</g1> or <x2/>, a %s or {name} placeholder) is missing from
+        the translation, added, or out of order.""",
     ),
     _code(
         "NUM001",
@@ -313,6 +368,15 @@ TABLE: tuple[Code, ...] = (
         CHECK,
         """The translation carries a different date than
         the English it translates.""",
+    ),
+    _code(
+        "DATE006",
+        C.DATE,
+        "info",
+        CHECK,
+        """The translation is dated later than its English source in the input: the masters
+        may be older than the English translated.""",
+        covers=("TERM002", "PH002", "NUM001", "MEAN001", "TRUNC002", "CARD004"),
     ),
     _code(
         "DATE002",

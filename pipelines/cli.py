@@ -5,18 +5,47 @@ value and option file is checked before any work starts, and every user error en
 line on stderr with exit status 2.
 """
 
+# ruff: noqa: E402  (the libraries are imported after the start-up guard below)
+
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _stop_while_starting(_signal: int, _frame: Any) -> None:
+    """Nothing is written yet while the libraries load: stop at once. (An exception raised
+    here could land in an import's clean-up callback, be printed and be swallowed.)"""
+    sys.stderr.write("rulings: interrupted\n")
+    sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _started_as_command() -> bool:
+    """Whether this process is the ``rulings`` command (not a program importing the CLI)."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    module = getattr(spec, "name", None)
+    return module == "pipelines.__main__" or Path(sys.argv[0]).name == "rulings"
+
+
+if _started_as_command():
+    # Loading the libraries takes a second or more: Ctrl-C or SIGTERM then is one line and
+    # exit status 130 too, not a traceback from inside an import.
+    for _number in STOP_SIGNALS:
+        signal.signal(_number, _stop_while_starting)
+
 import click
 
-from . import __version__, console, outputs, pipeline, stages, tables
+from . import __version__, console, masters, outputs, pipeline, stages, tables
 from .align.embed import EmbedderError, known_specs
+from .cachedir import cache_root
 from .catalogue import TABLE, explanation
 from .check.baseline import BaselineError
 from .engine import ENGINES, build_engine
@@ -34,6 +63,7 @@ from .settings import (
 )
 from .tables import TableError
 from .termbase import TermbaseError
+from .termbase.model import languages_related
 from .vocabulary import (
     DEFAULT_EMBEDDER,
     DEFAULT_LANG_ID,
@@ -44,8 +74,6 @@ from .vocabulary import (
 
 DEFAULT_INPUT = Path("corpus")
 DEFAULT_OUT = Path("reports")
-
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 USER_ERRORS = (
     InputError,
     TableError,
@@ -53,27 +81,34 @@ USER_ERRORS = (
     BaselineError,
     EmbedderError,
     SettingsError,
+    masters.FetchError,
     OSError,
 )
 
 
 class Interrupted(Exception):
-    """SIGTERM: handled like Ctrl-C."""
+    """Ctrl-C or SIGTERM; the message, if any, says what the interrupted command left."""
 
 
 class RulingsGroup(click.Group):
     """Turns every usage or input error into one line on stderr and exit status 2, and an
-    interruption into exit status 130."""
+    interruption (Ctrl-C, SIGTERM) into one line and exit status 130."""
 
     def main(self, args: list[str] | None = None, **extra: Any) -> Any:
-        previous = signal.getsignal(signal.SIGTERM)
-        signal.signal(signal.SIGTERM, _terminate)
+        previous = {number: signal.getsignal(number) for number in STOP_SIGNALS}
+        previous_hook = sys.unraisablehook
+        for number in STOP_SIGNALS:
+            signal.signal(number, _stop)
+        sys.unraisablehook = _quiet_stop(previous_hook)
+        _stops.clear()
         try:
             code = super().main(args, standalone_mode=False, **extra)
+            if _stops:  # the stop was raised where it could not propagate: the run went on
+                raise Interrupted
         except click.exceptions.Exit as done:
             code = done.exit_code
-        except (click.Abort, KeyboardInterrupt, Interrupted):
-            console.error("interrupted; the output folder holds the previous complete run")
+        except (click.Abort, KeyboardInterrupt, Interrupted) as stopped:
+            console.interrupted(str(stopped) if isinstance(stopped, Interrupted) else "")
             code = EXIT_INTERRUPTED
         except click.ClickException as problem:
             console.error(problem.format_message())
@@ -82,12 +117,48 @@ class RulingsGroup(click.Group):
             console.error(_user_message(problem))
             code = EXIT_USAGE
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            for number, handler in previous.items():
+                # As the command ends, a late Ctrl-C is ignored: the interpreter's shutdown
+                # would otherwise die of it, without a word and with the run's work done.
+                signal.signal(number, signal.SIG_IGN if _started_as_command() else handler)
+            sys.unraisablehook = previous_hook
         sys.exit(code or EXIT_OK)
 
 
-def _terminate(_signal: int, _frame: Any) -> None:
+_stops: list[int] = []
+"""The stop signals received: the exception a stop raises can land where it cannot propagate
+(a clean-up callback), so the command also looks here."""
+
+
+def _stop(number: int, _frame: Any) -> None:
+    """The first Ctrl-C or SIGTERM stops the command; more of them while it cleans up
+    (removes its staging folder) are ignored, so the clean-up is not cut short."""
+    for stop_signal in STOP_SIGNALS:
+        signal.signal(stop_signal, signal.SIG_IGN)
+    _stops.append(number)
     raise Interrupted
+
+
+def _unless_stopped(function: Callable) -> Callable:
+    """A stage callback that also stops the run when a stop was swallowed on the way."""
+
+    def checked(*args: Any) -> Any:
+        if _stops:
+            raise Interrupted
+        return function(*args)
+
+    return checked
+
+
+def _quiet_stop(hook: Callable) -> Callable:
+    """An unraisable-exception hook that drops the stop when it was raised in a clean-up
+    callback (the command notices the stop afterwards) and passes on everything else."""
+
+    def quiet(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, Interrupted):
+            hook(unraisable)
+
+    return quiet
 
 
 def _user_message(problem: Exception) -> str:
@@ -198,6 +269,13 @@ FORMATS = click.option(
     + ", ".join(WRITERS.names())
     + ".",
 )
+MASTERS = click.option(
+    "--masters",
+    multiple=True,
+    metavar="SPEC",
+    help="English masters added to the inputs: fetched ones (mtgjson:TSP,PLC, scryfall, cr; "
+    "see `rulings fetch`) or a file or folder. Repeatable.",
+)
 FORCE = click.option(
     "--force", is_flag=True, help="Recompute even when nothing changed since the last run."
 )
@@ -235,6 +313,7 @@ def build_settings(
     engine: str = "local",
     scheduler: str | None = None,
     formats: tuple[str, ...] = (),
+    masters: tuple[str, ...] = (),
 ) -> Settings:
     """The settings of the options given, every value checked (SettingsError otherwise)."""
     source_lang = source_lang.strip().lower()
@@ -258,7 +337,33 @@ def build_settings(
         engine=engine,
         scheduler=scheduler,
         formats=tuple(formats),
+        masters=tuple(spec.strip() for spec in masters),
     )
+
+
+def load_resources(settings: Settings) -> stages.Resources:
+    """The termbase and baseline, read before any work (a bad file stops the command); says
+    which --languages the termbase has no terms for (their terminology goes unchecked)."""
+    resources = stages.Resources.load(settings)
+    known = resources.termbase.languages
+    bare = [
+        lang
+        for lang in settings.languages
+        if lang != settings.source_lang and not any(languages_related(t, lang) for t in known)
+    ]
+    if bare:
+        console.note(
+            f"the termbase has no terms in {', '.join(bare)}: terminology is not checked there "
+            "(add them with --termbase)"
+        )
+    return resources
+
+
+def master_files(settings: Settings) -> list[Path]:
+    """The files the --masters values name, from the cache or the file system (never
+    downloaded here: ``rulings fetch`` does that)."""
+    cache = cache_root(settings.cache_dir)
+    return [path for spec in settings.masters for path in masters.resolve_masters(spec, cache)]
 
 
 def existing_inputs(inputs: tuple[Path, ...]) -> list[Path]:
@@ -289,6 +394,7 @@ def main() -> None:
 @ALIGN_OPTIONS
 @CHECK_OPTIONS
 @ENGINE_OPTIONS
+@MASTERS
 @FORCE
 def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int:
     """Run every stage on INPUT files or folders (default: corpus/).
@@ -298,16 +404,25 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
     run into OUT, its outputs are reused (see OUT/run-manifest.json); --force recomputes.
     """
     settings = build_settings(**options)
-    sources = existing_inputs(inputs)
-    with console.progress() as progress:
-        result = pipeline.run(
-            sources,
-            out,
-            settings,
-            force=force,
-            on_progress=progress.update,
-            on_ingested=console.ingest_summary,
-        )
+    resources = load_resources(settings)
+    sources = existing_inputs(inputs) + master_files(settings)
+    outputs.check_writable(out)
+    try:
+        with console.progress() as progress:
+            result = pipeline.run(
+                sources,
+                out,
+                settings,
+                force=force,
+                resources=resources,
+                on_progress=progress.update,
+                on_ingested=_unless_stopped(console.ingest_summary),
+            )
+        if _stops:
+            raise Interrupted
+    except (KeyboardInterrupt, Interrupted):
+        left = f"{out} holds the last complete run" if out.is_dir() else f"{out} was not made"
+        raise Interrupted(left) from None
     if result.reused:
         console.reused(out)
     console.findings_summary(result.findings, result.suppressed)
@@ -360,7 +475,7 @@ def align(out: Path, **options: Any) -> int:
 def check(out: Path, **options: Any) -> int:
     """Run the checks on OUT's corpus and alignment: OUT/findings.jsonl."""
     settings = build_settings(**options)
-    resources = stages.Resources.load(settings)
+    resources = load_resources(settings)
     engine = build_engine(settings.engine, settings.scheduler)
     try:
         checked = stages.check_stage(out, settings, resources, engine)
@@ -410,6 +525,27 @@ def cards(
     for name in lookups:
         missing += not console.card_lookup(index, name)
     return EXIT_FINDINGS if missing else EXIT_OK
+
+
+@main.command()
+@click.argument("kind", type=click.Choice(sorted(masters.KINDS)), metavar="KIND")
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@CACHE_DIR
+def fetch(kind: str, names: tuple[str, ...], cache_dir: Path | None) -> int:
+    """Download English masters into the cache, for `rulings run --masters`.
+
+    KIND is mtgjson (NAMEs: set codes such as TSP PLC FUT, or AllPrintings; checked against
+    MTGJSON's published SHA-256), scryfall (NAMEs: bulk types, default rulings and
+    oracle_cards) or cr (the Comprehensive Rules text; no NAME). A file already complete and
+    current is not downloaded again; an interrupted download resumes.
+    """
+    try:
+        with console.download_progress() as progress:
+            paths = masters.fetch(kind, names, cache_root(cache_dir), progress=progress)
+    except (KeyboardInterrupt, Interrupted):
+        raise Interrupted("what was downloaded is kept; the next fetch resumes it") from None
+    console.fetched(kind, paths)
+    return EXIT_OK
 
 
 @main.command()

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TransferSpeedColumn,
+)
 from rich.table import Table
 
 from .cards import CardIndex
@@ -28,10 +36,25 @@ def error(message: str) -> None:
     print(f"rulings: error: {' '.join(str(message).split())}", file=sys.stderr)
 
 
+def note(message: str) -> None:
+    """Something the user should know that does not stop the run: one line on stderr."""
+    print(f"rulings: note: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def interrupted(detail: str = "") -> None:
+    print(f"rulings: interrupted{'; ' + detail if detail else ''}", file=sys.stderr)
+
+
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """``1 file``, ``2 files``: a number with its noun in the right number."""
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
+
+
 def ingest_summary(result: IngestResult) -> None:
     documents = len({r.doc for r in result.rulings})
     stdout.print(
-        f"Read {result.files} files: {documents} documents, {len(result.rulings)} rulings "
+        f"Read {count(result.files, 'file')}: {count(documents, 'document')}, "
+        f"{count(len(result.rulings), 'ruling')} "
         f"({', '.join(f'{n} {name}' for name, n in sorted(result.formats.items()))})."
     )
     table = Table(title=None, show_edge=False, pad_edge=False)
@@ -91,10 +114,44 @@ def progress() -> Iterator[StageProgress]:
         yield StageProgress(bars)
 
 
+@contextmanager
+def download_progress() -> Iterator[Callable[[str, int, int | None], None]]:
+    """A bar per file on stderr (bytes, speed), shown when stderr is a terminal; yields the
+    ``progress(label, done, total)`` callback of ``masters.fetch``."""
+    bars = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=stderr,
+        transient=True,
+        disable=not stderr.is_terminal,
+    )
+    tasks: dict[str, int] = {}
+
+    def update(label: str, done: int, total: int | None) -> None:
+        if label not in tasks:
+            tasks[label] = bars.add_task(label, total=total)
+        bars.update(tasks[label], completed=done, total=total)
+
+    with bars:
+        yield update
+
+
+def fetched(kind: str, paths: list[Path]) -> None:
+    for path in paths:
+        stdout.print(str(path))
+    stdout.print(
+        f"Fetched {count(len(paths), 'file')}; add them to a run with --masters {kind}"
+        + (":" + ",".join(p.stem for p in paths) if kind == "mtgjson" else "")
+        + "."
+    )
+
+
 def alignment_summary(rows: list[Alignment]) -> None:
     methods = Counter(row.method for row in rows)
     stdout.print(
-        f"Aligned {len(rows)} units: "
+        f"Aligned {count(len(rows), 'unit')}: "
         + ", ".join(f"{n} {method}" for method, n in sorted(methods.items()))
         + "."
     )
@@ -118,12 +175,15 @@ def findings_summary(findings: list[Finding], suppressed: list[Finding]) -> None
         stdout.print(table)
         severities = Counter(f.severity for f in findings)
         stdout.print(
-            f"{len(findings)} findings: "
+            f"{count(len(findings), 'finding')}: "
             + ", ".join(f"{severities[s]} {s}" for s in SEVERITIES if severities[s])
             + "."
         )
     if suppressed:
-        stdout.print(f"{len(suppressed)} findings accepted by the baseline were not reported.")
+        were = "was" if len(suppressed) == 1 else "were"
+        stdout.print(
+            f"{count(len(suppressed), 'finding')} accepted by the baseline {were} not reported."
+        )
 
 
 def reports_written(paths: list[Path]) -> None:
@@ -135,12 +195,12 @@ def reports_written(paths: list[Path]) -> None:
 
 def card_index_summary(index: CardIndex) -> None:
     counts = index.counts()
-    stdout.print(f"The card-name index knows {len(index)} cards.")
+    stdout.print(f"The card-name index knows {count(len(index), 'card')}.")
     table = Table(show_edge=False, pad_edge=False)
     table.add_column("language")
     table.add_column("names", justify="right")
-    for lang, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        table.add_row(f"{lang} ({language_name(lang)})", str(count))
+    for lang, names in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        table.add_row(f"{lang} ({language_name(lang)})", str(names))
     stdout.print(table)
 
 

@@ -22,6 +22,8 @@ import fcntl
 import os
 import secrets
 import shutil
+import signal
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -41,32 +43,58 @@ def _sibling(out: Path, marker: str) -> Path:
 
 
 def check_writable(out: Path) -> None:
-    """Fail before any work when OUT (or the folder it would be made in) is not writable."""
-    target = out if out.exists() else out.parent
+    """Fail before any work when OUT cannot be written: a run is written into a folder
+    beside OUT, so a folder is made and removed in OUT's parent (the nearest one that
+    exists), which also catches read-only file systems and a superuser's writes to a
+    read-only mount."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"cannot write to {out}: it is a file, not a folder")
+    target = out.absolute().parent
     while not target.exists():
         target = target.parent
     if not target.is_dir():
         raise OutputError(f"cannot write to {out}: {target} is not a folder")
-    if not os.access(target, os.W_OK | os.X_OK):
-        raise OutputError(f"cannot write to {out}: permission denied")
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"cannot write to {out}: it is a file, not a folder")
+    try:
+        probe = tempfile.mkdtemp(prefix=".rulings-probe-", dir=target)
+    except OSError as error:
+        beside = "" if target == out.absolute().parent else f" (in {target})"
+        raise OutputError(f"cannot write to {out}{beside}: {error.strerror or error}") from None
+    with contextlib.suppress(OSError):
+        os.rmdir(probe)
+
+
+def write_error(error: OSError, out: Path, staging: Path | None = None) -> OSError:
+    """The error to show for a failure while writing a run: about OUT, never about an
+    internal staging or temporary file (the user did not name those, and they are gone)."""
+    name = str(error.filename or "")
+    problem = error.strerror or str(error)
+    if not name or (staging is not None and name.startswith(str(staging))):
+        return OutputError(f"cannot write to {out}: {problem}")
+    if Path(name).name.startswith("."):  # a temporary file on its way elsewhere (a cache)
+        return OutputError(f"cannot write to {Path(name).parent}: {problem}")
+    return error
 
 
 def recover(out: Path) -> None:
     """Put back a previous output set left aside by a run killed mid-exchange, and remove
-    staging folders of runs that died."""
+    staging folders of runs that died (under the lock: never while a run exchanges)."""
     parent = out.parent
     if not parent.is_dir():
         return
-    aside = sorted(parent.glob(f".{out.name}{ASIDE}*"))
-    if aside and not out.exists():
-        with contextlib.suppress(OSError):
-            os.rename(aside[-1], out)
-            aside = aside[:-1]
-    for leftover in [*aside, *parent.glob(f".{out.name}{STAGING}*")]:
-        if not _owned_by_live_process(leftover):
-            shutil.rmtree(leftover, ignore_errors=True)
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(_locked(out))
+        except OSError:
+            return  # a folder this process cannot write: nothing it could put back either
+        aside = sorted(parent.glob(f".{out.name}{ASIDE}*"))
+        if aside and not out.exists():
+            with contextlib.suppress(OSError):
+                os.rename(aside[-1], out)
+                aside = aside[:-1]
+        for leftover in [*aside, *parent.glob(f".{out.name}{STAGING}*")]:
+            if not _owned_by_live_process(leftover):
+                shutil.rmtree(leftover, ignore_errors=True)
 
 
 def _owned_by_live_process(folder: Path) -> bool:
@@ -103,12 +131,16 @@ def staged(out: Path, outputs: Iterable[str]) -> Iterator[Path]:
     try:
         yield staging
         _commit(out, staging, set(outputs))
+    except OutputError:
+        raise
+    except OSError as error:
+        raise write_error(error, out, staging) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
 def _commit(out: Path, staging: Path, outputs: set[str]) -> None:
-    with _locked(out):
+    with _signals_held(), _locked(out):
         if not out.exists():
             os.rename(staging, out)
             return
@@ -118,7 +150,23 @@ def _commit(out: Path, staging: Path, outputs: set[str]) -> None:
             os.rename(out, aside)
             os.rename(staging, out)
             staging = aside
-    shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until the exchange and its clean-up are done (SIGKILL cannot
+    wait, which is what ``recover`` is for)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _carry_over(out: Path, staging: Path, outputs: set[str]) -> None:

@@ -50,11 +50,13 @@ def run(
     settings: Settings,
     *,
     force: bool = False,
+    resources: stages.Resources | None = None,
     on_progress: Progress | None = None,
     on_ingested: Callable[[IngestResult], None] | None = None,
 ) -> RunResult:
-    """Run every stage on the inputs into ``out`` (or reuse an identical earlier run)."""
-    resources = stages.Resources.load(settings)
+    """Run every stage on the inputs into ``out`` (or reuse an identical earlier run).
+    ``resources`` are those the caller loaded from the settings (else they are loaded here)."""
+    resources = resources or stages.Resources.load(settings)
     outputs.check_writable(out)
     outputs.recover(out)
     key = manifest.run_key(inputs, settings, skip=[out])
@@ -67,7 +69,10 @@ def run(
     engine = build_engine(settings.engine, settings.scheduler)
     try:
         with outputs.staged(out, OUTPUT_FILES) as staging:
-            ingested = stages.ingest_stage(inputs, staging, settings, engine, skip=[out])
+            try:
+                ingested = stages.ingest_stage(inputs, staging, settings, engine, skip=[out])
+            except stages.NoRulingsError:
+                raise stages.NoRulingsError(nothing_read(inputs, staging)) from None
             if on_ingested:
                 on_ingested(ingested)
             stages.align_stage(staging, settings, on_progress, engine)
@@ -82,3 +87,15 @@ def run(
         ingested=ingested,
         written=[out / path.name for path in written],
     )
+
+
+def nothing_read(inputs: list[Path], staging: Path, shown: int = 3) -> str:
+    """Why a run found no rulings, for a message: the parse findings of the inputs (the
+    staging folder that holds them is removed with the run, so they go in the message)."""
+    where = ", ".join(str(path) for path in inputs)
+    findings = tables.read_records(staging / tables.PARSE_FINDINGS, Finding)
+    if not findings:
+        return f"no rulings found in {where}: no input files (hidden files are skipped)"
+    reasons = "; ".join(f"{f.code} {f.message}" for f in findings[:shown])
+    more = f"; and {len(findings) - shown} more" if len(findings) > shown else ""
+    return f"no rulings found in {where}: {reasons}{more}"

@@ -44,8 +44,6 @@ class SettingsError(ValueError):
 def validate_codes(option: str, patterns: tuple[str, ...]) -> tuple[str, ...]:
     """Finding codes, code prefixes or categories, in any case; an unknown one is an error
     that suggests the closest known code or category."""
-    from difflib import get_close_matches
-
     from .catalogue import CATALOGUE
     from .model import CATEGORIES
 
@@ -53,34 +51,58 @@ def validate_codes(option: str, patterns: tuple[str, ...]) -> tuple[str, ...]:
     checked = []
     for pattern in patterns:
         upper, lower = pattern.upper(), pattern.lower()
-        if lower in CATEGORIES or any(code.startswith(upper) for code in codes):
-            checked.append(lower if lower in CATEGORIES else upper)
-            continue
-        close = get_close_matches(upper, codes, n=1) or get_close_matches(lower, CATEGORIES, n=1)
-        hint = f"; did you mean {close[0]}?" if close else " (see `rulings rules`)"
-        raise SettingsError(f"{option}: {pattern!r} is no finding code, prefix or category{hint}")
+        if lower in CATEGORIES:
+            checked.append(lower)
+        elif any(code.startswith(upper) for code in codes):
+            checked.append(upper)
+        else:
+            raise SettingsError(
+                f"{option}: {pattern!r} is no finding code, code prefix or category; "
+                f"did you mean {closest(pattern, codes, CATEGORIES)}? (`rulings rules` lists them)"
+            )
     return tuple(checked)
+
+
+def closest(written: str, codes: list[str], categories: tuple[str, ...] | list[str]) -> str:
+    """The known code or category most like what was written (ties: the first in order)."""
+    from difflib import SequenceMatcher
+
+    def likeness(candidate: str) -> float:
+        query = written.upper() if candidate.isupper() else written.lower()
+        return SequenceMatcher(None, query, candidate).ratio()
+
+    return max([*codes, *categories], key=likeness)
 
 
 def validate_languages(
     languages: tuple[str, ...], source_lang: str, identifier: str
 ) -> tuple[str, ...]:
-    """Language codes the identifier knows, the source language first among them."""
+    """Language codes the identifier knows (any case), the source language first."""
     from .ingest.langid import supported_languages
 
     known = supported_languages(identifier)
     wanted = tuple(dict.fromkeys(lang.strip().lower() for lang in languages if lang.strip()))
-    for lang in (source_lang, *wanted):
+    checks = [("--source-lang", source_lang)] + [("--languages", lang) for lang in wanted]
+    for option, lang in checks:
         if lang not in known:
             raise SettingsError(
-                f"language {lang!r} is not one the {identifier} identifier knows "
-                f"(ISO 639-1 codes such as {', '.join(sorted(known)[:8])}, …)"
+                f"{option}: {lang!r} is not a language the {identifier} identifier knows; "
+                f"give ISO 639-1 codes such as {_likely(lang, known)}"
             )
     if source_lang not in wanted:
         wanted = (source_lang, *wanted)
     if len(wanted) < 2:
         raise SettingsError("--languages needs at least one language besides the source language")
     return wanted
+
+
+def _likely(written: str, known: frozenset[str]) -> str:
+    """A few known codes to suggest: those most like what was written, then common ones."""
+    from difflib import get_close_matches
+
+    common = ("en", "es", "zh", "fr", "de", "it", "pt", "ja", "ko", "ru")
+    close = get_close_matches(written, sorted(known), n=3, cutoff=0.5)
+    return ", ".join(dict.fromkeys([*close, *(c for c in common if c in known)]).keys()) + " …"
 
 
 def validate_embedder(spec: str) -> str:

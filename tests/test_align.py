@@ -124,36 +124,59 @@ def seed_alignment(encode):
 
 
 @pytest.mark.model
-def test_spanish_suspend_rulings_pair_by_template_with_the_english_of_the_chinese_file(
-    seed_alignment,
+def test_english_left_in_a_translation_is_never_a_source(seed_alignment):
+    """The English rulings of the Chinese 古辉石 file are untranslated text, not sources:
+    no row pairs a translation with a unit of a document that is not a source."""
+    rulings = {r.id: r for r in ingest([CORPUS]).rulings}
+    for row in seed_alignment:
+        if row.source_id is not None:
+            assert rulings[row.source_id].doc_kind == "source", row
+    chinese = [row for row in seed_alignment if (row.target_id or "").startswith("002_")]
+    assert {row.method for row in chinese if rulings[row.target_id].lang == "en"} == {
+        "untranslated"
+    }
+
+
+@pytest.fixture(scope="module")
+def english_epochrasite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seeds' Spanish documents with the English rulings of the 古辉石 file as an
+    English document of their own (titled with the card's English name)."""
+    folder = tmp_path_factory.mktemp("with-english")
+    for name in ("000_40e512ac1ae253c1.txt", "001_09da9df6e0e3ee52.txt"):
+        (folder / name).write_bytes((CORPUS / name).read_bytes())
+    lines = (CORPUS / "002_f829283b2bc10ea3.txt").read_text(encoding="utf-8").split("\n")
+    english = [
+        "" if re.search(r"[\u4e00-\u9fff]", line) else line for line in ["Epochrasite", *lines[1:]]
+    ]  # the Chinese and half-Chinese rulings left out, line numbers kept
+    (folder / "epochrasite_en.txt").write_text("\n".join(english), "utf-8")
+    return folder
+
+
+@pytest.mark.model
+def test_spanish_suspend_rulings_pair_by_template_with_another_cards_english(
+    encode, english_epochrasite
 ):
-    spanish = "001_09da9df6e0e3ee52.txt"
-    english = "002_f829283b2bc10ea3.txt"
+    alignment = align(ingest([english_epochrasite]).rulings, encode)
+    spanish, english = "001_09da9df6e0e3ee52.txt", "epochrasite_en.txt"
     pairs = {
         row.target_id: row
-        for row in seed_alignment
+        for row in alignment
         if row.target_id and row.target_id.startswith(spanish)
     }
-    # Dicotomancia's ten suspend rulings translate the English ones of the 古辉石 file, in
-    # the same order (lines 5, 9, ..., 41 in both files).
+    # Dicotomancia's ten suspend rulings translate the English ones of Epochrasite, in the
+    # same order (lines 5, 9, ..., 41 in both files).
     for line in range(5, 42, 4):
         row = pairs[f"{spanish}:{line}"]
         assert (row.source_id, row.method) == (f"{english}:{line}", "template"), row
         assert row.score >= 0.5
-
-
-@pytest.mark.model
-def test_hipergenesis_suspend_rulings_find_their_english_templates(seed_alignment):
-    spanish = "000_40e512ac1ae253c1.txt"
-    english = "002_f829283b2bc10ea3.txt"
+    hipergenesis = "000_40e512ac1ae253c1.txt"
     expected = {17: 5, 31: 9, 35: 13, 25: 17, 29: 21, 21: 25, 33: 29, 13: 33, 37: 37, 27: 41}
     found = {
-        int(row.target_id.rsplit(":", 1)[1]): row
-        for row in seed_alignment
-        if row.target_id and row.target_id.startswith(spanish) and row.method == "template"
+        int(row.target_id.rsplit(":", 1)[1]): int(row.source_id.rsplit(":", 1)[1])
+        for row in alignment
+        if (row.target_id or "").startswith(hipergenesis) and row.method == "template"
     }
-    assert {line: int(row.source_id.rsplit(":", 1)[1]) for line, row in found.items()} == (expected)
-    assert all(row.source_id.startswith(english) for row in found.values())
+    assert found == expected
 
 
 @pytest.mark.model

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -11,17 +10,10 @@ from conftest import ROOT, shared_path
 
 from pipelines.ingest import ingest
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import generate_corpus
+
 pytestmark = pytest.mark.shared
-
-
-def _generator():
-    spec = importlib.util.spec_from_file_location(
-        "generate_corpus", ROOT / "benchmarks" / "generate_corpus.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, module)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -35,13 +27,12 @@ def _files(folder: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory):
     shared = shared_path("data")
-    generator = _generator()
-    if not generator.available(shared.parent):
+    if not generate_corpus.available(shared.parent):
         pytest.skip(f"the parallel material under {shared} is incomplete")
     first = tmp_path_factory.mktemp("corpus-a")
     second = tmp_path_factory.mktemp("corpus-b")
-    summary = generator.generate(first, rulings=300, seed=7, shared=shared.parent)
-    generator.generate(second, rulings=300, seed=7, shared=shared.parent)
+    summary = generate_corpus.generate(first, rulings=300, seed=7, shared=shared.parent)
+    generate_corpus.generate(second, rulings=300, seed=7, shared=shared.parent)
     return first, second, summary
 
 
@@ -50,7 +41,7 @@ def test_same_seed_same_bytes(generated):
     files = _files(first)
     assert files == _files(second)
     assert len(files) == sum(summary.files.values())
-    assert 300 <= summary.total < 400
+    assert 0.95 * 300 <= summary.total < 400  # drift drops a few of the planned rulings
 
 
 def test_three_languages_in_real_layouts(generated):

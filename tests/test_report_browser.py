@@ -19,6 +19,13 @@ from typing import Any
 import pytest
 from conftest import CORPUS, ROOT
 
+from pipelines.model import Finding, Ruling
+from pipelines.report.writers.html import write_html
+from pipelines.tables import RunTables
+
+sys.path.insert(0, str(ROOT / "tools"))
+import screenshot
+
 pytestmark = pytest.mark.browser
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -40,7 +47,6 @@ HOSTILE_DOCUMENT = f"""Prueba de escape {INJECTED_SCRIPT}
 19/03/2021 Si un duelista elige {INJECTED_SCRIPT} no poner una carta en el campo de batalla, \
 ese duelista puede poner una carta {INJECTED_IMG} la próxima vez que le llegue el proceso.
 """
-SCREENSHOT = ROOT / "docs" / "report.png"
 LOCAL_SCHEMES = ("file:", "blob:", "data:", "about:")
 
 
@@ -263,21 +269,118 @@ def test_exported_baseline_suppresses_the_accepted_findings(
     context.close()
 
 
-def test_screenshot_of_the_default_corpus(browser: Any, tmp_path: Path) -> None:
-    """Writes docs/report.png, the README's picture of the page (the Spanish terminology
-    errors of the seed corpus, under the totals, chart and filters)."""
-    out = tmp_path / "out"
-    done = run_cli("run", str(CORPUS), "--out", str(out), cwd=tmp_path)
-    assert done.returncode in (0, 1), done.stderr
-    context, view = open_report(
-        browser, out / "report.html", viewport={"width": 1280, "height": 1500}
+def test_the_page_opens_on_errors_surest_first_with_the_document_order_one_click_away(
+    browser: Any, hostile_run: Path
+) -> None:
+    context, view = open_report(browser, hostile_run / "report.html")
+    page = view.page
+    data = page.evaluate("() => JSON.parse(document.getElementById('data').textContent)")
+    ranks = page.eval_on_selector_all("article.finding", "cards => cards.map(c => +c.dataset.rank)")
+    assert ranks == sorted(ranks) == list(range(len(data["findings"])))
+    severities = page.eval_on_selector_all(
+        "article.finding", "cards => cards.map(c => c.classList[1])"
     )
-    assert view.shown() == len(read_findings(out / "findings.jsonl"))
-    view.page.select_option("#f-lang", "es")
-    view.page.select_option("#f-category", "terminology")
-    view.page.select_option("#f-severity", "error")
-    SCREENSHOT.parent.mkdir(exist_ok=True)
-    view.page.screenshot(path=str(SCREENSHOT), full_page=False)
-    assert SCREENSHOT.stat().st_size > 10_000
+    order = {"error": 0, "warning": 1, "info": 2}
+    assert severities[0] == "error"
+    assert [order[s] for s in severities] == sorted(order[s] for s in severities)
+    assert page.get_attribute("#order-priority", "aria-pressed") == "true"
+
+    page.click("#order-document")
+    assert page.get_attribute("#order-document", "aria-pressed") == "true"
+    in_page = page.eval_on_selector_all("article.finding", "cards => cards.map(c => c.dataset.fp)")
+    assert in_page == [f["fp"] for f in data["findings"]]
+    headings = page.eval_on_selector_all("section.group h2", "hs => hs.map(h => h.textContent)")
+    assert headings == list(dict.fromkeys(f["group"] for f in data["findings"]))
+    page.select_option("#f-severity", "warning")
+    assert view.shown() == sum(f["severity"] == "warning" for f in data["findings"])
+    page.click("#order-priority")
+    assert page.locator("section.group h2").all_text_contents() == ["Most important first"]
     view.assert_clean()
     context.close()
+
+
+def many_findings(count: int) -> RunTables:
+    """A run with ``count`` findings on as many rulings (for the page-at-a-time view)."""
+    rulings, findings = [], []
+    for n in range(count):
+        rulings.append(
+            Ruling(
+                id=f"t.txt:{n + 1}",
+                file="t.txt",
+                line=n + 1,
+                format="plain-dated",
+                doc_title="Hipergénesis",
+                card="Hypergenesis",
+                section=None,
+                doc_lang="es",
+                lang="es",
+                spans=[],
+                date=None,
+                date_raw=None,
+                text=f"Regla número {n}: una habilidad activada.",
+                doc="t.txt",
+            )
+        )
+        findings.append(
+            Finding(
+                code="TERM004" if n % 3 else "TERM001",
+                category="terminology",
+                severity="warning" if n % 3 else "error",
+                lang="es",
+                file="t.txt",
+                line=n + 1,
+                ruling_id=f"t.txt:{n + 1}",
+                source_id=None,
+                card="Hypergenesis",
+                section=None,
+                message=f"Finding number {n}.",
+                evidence={"found": f"número {n}"},
+            )
+        )
+    return RunTables(rulings, [], findings)
+
+
+def test_a_long_report_shows_a_page_at_a_time(browser: Any, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    write_html(many_findings(250), tmp_path)
+    context, view = open_report(browser, tmp_path / "report.html")
+    page = view.page
+    assert page.get_attribute("#shown", "data-count") == "250"
+    assert page.locator("article.finding").count() == 100
+    assert page.locator("article.finding").first.get_attribute("class") == "finding error"
+    assert page.text_content("#more") == "Show 100 more (150 not shown yet)"
+    page.eval_on_selector("#more", "button => button.click()")
+    assert page.locator("article.finding").count() == 200
+    page.locator("#more").scroll_into_view_if_needed()  # scrolling down loads the rest
+    expect(page.locator("article.finding")).to_have_count(250)
+    assert page.locator("#more").is_hidden()
+    page.select_option("#f-severity", "error")
+    errors = len(range(0, 250, 3))
+    assert view.shown() == errors and page.locator("#more").is_hidden()
+    page.click("#f-reset")
+    page.click("#accept-shown")  # every finding that passes the filters, shown or not yet
+    assert page.text_content("#accepted-count").startswith("250 findings accepted")
+    page.fill("#f-text", "number 249.")
+    assert view.visible_fingerprints() == {
+        page.evaluate(
+            "() => JSON.parse(document.getElementById('data').textContent)"
+            ".findings.find(f => f.message === 'Finding number 249.').fp"
+        )
+    }
+    view.assert_clean()
+    context.close()
+
+
+def test_the_screenshot_tool_writes_where_it_is_told_never_into_docs(
+    browser: Any, hostile_run: Path, tmp_path: Path
+) -> None:
+    """The README's picture is regenerated by `python tools/screenshot.py`, not by the
+    tests: they write only to temporary folders."""
+    tracked = screenshot.SCREENSHOT
+    before = (tracked.stat().st_mtime_ns, tracked.read_bytes()) if tracked.exists() else None
+    png = screenshot.capture(browser, hostile_run / "report.html", tmp_path / "page.png")
+    assert png == tmp_path / "page.png" and png.read_bytes().startswith(b"\x89PNG")
+    assert png.stat().st_size > 10_000
+    after = (tracked.stat().st_mtime_ns, tracked.read_bytes()) if tracked.exists() else None
+    assert after == before

@@ -10,13 +10,15 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from pipelines.model import Finding, Mark, Ruling
+from pipelines.model import Alignment, Finding, Mark, Ruling
 from pipelines.report import WRITERS
 from pipelines.report.writers.html import (
+    certainty,
     chart_svg,
     json_for_script,
     marks_of,
     page_data,
+    review_priority,
     variant_panes,
     write_html,
 )
@@ -315,3 +317,58 @@ def test_json_for_script_escapes_what_could_end_the_script() -> None:
     text = json_for_script({"t": "</script><!-- & \u2028\u2029"})
     assert "<" not in text and ">" not in text and "&" not in text
     assert json.loads(text) == {"t": "</script><!-- & \u2028\u2029"}
+
+
+# --- the order a reviewer sees -----------------------------------------------------------------
+
+
+def test_errors_come_first_then_warnings_each_surest_first() -> None:
+    """The page opens on what matters: errors before warnings before infos, and within a
+    severity the findings on the surest pairs first; document order breaks ties."""
+    rulings = [ruling(f"s.txt:{n}", f"Source {n}.", "en") for n in range(1, 6)]
+    rulings += [ruling(f"t.txt:{n}", f"Traducción {n}.", "es") for n in range(1, 6)]
+    scores = {1: 0.95, 2: 0.4, 3: 0.9, 4: 0.99, 5: 0.3}
+    alignment = [
+        Alignment(f"s.txt:{n}", f"t.txt:{n}", "es", score, "embedding")
+        for n, score in scores.items()
+    ]
+    severities = {1: "warning", 2: "error", 3: "warning", 4: "info", 5: "error"}
+    findings = [
+        finding(
+            f"CODE{n}",
+            "terminology",
+            severity,
+            line=n,
+            ruling_id=f"t.txt:{n}",
+            source_id=f"s.txt:{n}",
+        )
+        for n, severity in severities.items()
+    ]
+    findings.append(
+        finding("UNTR001", "untranslated", "error", line=6, ruling_id="t.txt:5", source_id=None)
+    )
+    data = page_data(RunTables(rulings, alignment, findings))
+    by_rank = sorted(data["findings"], key=lambda row: row["rank"])
+    assert [row["code"] for row in by_rank] == [
+        "UNTR001",  # an error about the text alone: nothing makes it less sure
+        "CODE2",  # error on a pair aligned at 0.4
+        "CODE5",  # error on a pair aligned at 0.3
+        "CODE1",
+        "CODE3",
+        "CODE4",
+    ]
+    assert [row["code"] for row in data["findings"]] == [f"CODE{n}" for n in range(1, 6)] + [
+        "UNTR001"
+    ]  # the document order stays one click away
+    assert {row["code"]: row["certainty"] for row in data["findings"]}["CODE5"] == 0.3
+
+
+def test_certainty_is_the_pairs_alignment_score() -> None:
+    pair = finding("TERM002", "terminology", "warning", source_id="s.txt:1")
+    alone = finding("UNTR001", "untranslated", "error", source_id=None)
+    scores = {("s.txt:1", "t.txt:3"): 0.42}
+    assert certainty(pair, scores) == 0.42
+    assert certainty(alone, scores) == 1.0
+    assert certainty(pair, {}) == 1.0
+    assert review_priority(pair, 0.42) < review_priority(pair, 0.2)
+    assert review_priority(alone, 0.1) < review_priority(pair, 1.0)

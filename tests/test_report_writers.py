@@ -55,13 +55,18 @@ def test_csv_rows_match_findings(seed_run: Path):
     with open(seed_run / "findings.csv", encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert sorted(r["fingerprint"] for r in rows) == sorted(f.fingerprint for f in findings)
-    term = next(r for r in rows if r["code"] == "PH001")
-    assert "{X}" in term["source_text"] and "{X}" not in term["translation"]
+    term = next(r for r in rows if r["code"] == "TERM004")
+    assert "duelista" in term["translation"] and term["expected"].startswith("jugador")
+    variant = next(r for r in rows if r["code"] == "INCON001" and "X" in r["message"])
+    assert "{X}" not in variant["translation"]
 
 
-def test_tmx_reads_back_with_every_aligned_pair(seed_run: Path):
+def test_tmx_reads_back_with_every_aligned_pair_but_those_with_errors(seed_run: Path):
     rows = read_records(seed_run / "alignment.jsonl", Alignment)
+    findings = read_records(seed_run / "findings.jsonl", Finding)
+    wrong = {f.ruling_id for f in findings if f.severity == "error"}
     pairs = [r for r in rows if r.method in TRANSLATION_METHODS and r.source_id and r.target_id]
+    pairs = [r for r in pairs if r.target_id not in wrong]
     memory = tmx.tmxfile((seed_run / "aligned.tmx").read_bytes())
     assert len(memory.units) == len(pairs) > 0
     lines = (seed_run / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
@@ -85,9 +90,10 @@ def test_sarif_validates_against_the_schema(seed_run: Path):
     results = document["runs"][0]["results"]
     findings = read_records(seed_run / "findings.jsonl", Finding)
     assert len(results) == len(findings)
-    located = next(r for r in results if r["ruleId"] == "PH001")
-    assert located["locations"][0]["physicalLocation"]["region"]["startLine"] == 35
-    assert located["level"] == "error"
+    cut = next(f for f in findings if f.code == "TRUNC001")
+    located = next(r for r in results if r["partialFingerprints"]["rulings/v1"] == cut.fingerprint)
+    assert located["locations"][0]["physicalLocation"]["region"]["startLine"] == cut.line
+    assert located["level"] == "error" and located["ruleId"] == "TRUNC001"
 
 
 def test_summary_counts(seed_run: Path):
@@ -154,3 +160,37 @@ def test_spreadsheets_never_take_ruling_text_for_a_formula(tmp_path: Path):
     assert any(s.startswith("'+1/+1 es un contador") for s in shown)
     assert any(s.startswith("'@SUM(A1)") for s in shown)
     assert not any(s[:1] in "=+@" for s in shown if s)
+
+
+def test_tmx_leaves_out_pairs_with_errors_and_marks_warnings(tmp_path: Path):
+    from pipelines.model import Ruling
+    from pipelines.report.writers.tmx import write_tmx
+    from pipelines.tables import RunTables
+
+    def unit(rid: str, text: str, lang: str) -> Ruling:
+        file, line = rid.rsplit(":", 1)
+        return Ruling(rid, file, int(line), "plain-dated", None, None, None, lang, lang, [],
+                      None, None, text, doc=file)  # fmt: skip
+
+    rulings = [
+        unit("en.txt:1", "It has a triggered ability.", "en"),
+        unit("es.txt:1", "Tiene una habilidad activada.", "es"),
+        unit("en.txt:2", "Draw a card.", "en"),
+        unit("es.txt:2", "Roba una carta.", "es"),
+        unit("en.txt:3", "Sacrifice it.", "en"),
+        unit("es.txt:3", "Sacrifícalo.", "es"),
+    ]
+    alignment = [Alignment(f"en.txt:{n}", f"es.txt:{n}", "es", 0.9, "embedding") for n in (1, 2, 3)]
+    findings = [
+        Finding("TERM001", "terminology", "error", "es", "es.txt", 1, "es.txt:1", "en.txt:1",
+                None, None, "wrong term", {}),
+        Finding("STYLE003", "style", "warning", "es", "es.txt", 2, "es.txt:2", None,
+                None, None, "style", {}),
+    ]  # fmt: skip
+    run = RunTables(rulings=rulings, alignment=alignment, findings=findings, source_lang="en")
+    memory = tmx.tmxfile(write_tmx(run, tmp_path).read_bytes())
+    assert [u.getid() for u in memory.units] == ["es.txt:2", "es.txt:3"]
+    warned = memory.units[0].xmlelement.find("prop")
+    assert warned is not None and warned.get("type") == "x-rulings-warnings"
+    assert warned.text == "STYLE003"
+    assert memory.units[1].xmlelement.find("prop") is None

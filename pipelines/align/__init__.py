@@ -19,8 +19,16 @@ from ..engine import Engine, partitions
 from ..engine.local import LocalEngine
 from ..model import Alignment, Ruling
 from .card_rulings import SourcePool, align_card_document
-from .context import AlignContext, Encoder, id_order, is_rules_unit
+from .context import (
+    AlignContext,
+    Encoder,
+    id_order,
+    is_rules_unit,
+    is_source_document,
+    is_translation_document,
+)
 from .families import assign_families
+from .given import align_given, has_counterparts
 from .ordered_documents import align_document, shared_keys
 from .versions import Versions
 
@@ -98,7 +106,7 @@ def _world(rulings: list[Ruling], vectors: np.ndarray, source_lang: str) -> _Wor
         rules_sources = {
             doc: members
             for doc, members in ctx.documents.items()
-            if members[0].doc_lang == source_lang and any(is_rules_unit(m) for m in members)
+            if is_source_document(members[0]) and any(is_rules_unit(m) for m in members)
         }
         _WORLDS[key] = _World(
             ctx,
@@ -119,7 +127,7 @@ def _document_groups(ctx: AlignContext) -> list[list[str]]:
     targets = [
         doc
         for doc in sorted(ctx.documents, key=id_order)
-        if ctx.documents[doc][0].doc_lang not in (None, ctx.source_lang)
+        if is_translation_document(ctx.documents[doc][0])
     ]
     by_key: dict[str, list[str]] = defaultdict(list)
     for doc in targets:
@@ -150,6 +158,8 @@ def _align_document(world: _World, doc: str, embedder: str) -> list[Alignment]:
     """One document's rows (its matrices are small: one BLAS thread is fastest)."""
     ctx = world.ctx
     members = ctx.documents[doc]
+    if has_counterparts(members):
+        return align_given(ctx, members, embedder)
     card = members[0].card
     has_own = bool(card and any(r.doc != doc for r in world.own_by_card.get(card, [])))
     source_doc = _rules_source(ctx, members, world.rules_sources, has_own)

@@ -15,13 +15,19 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ..model import Alignment, Ruling
+from ..text import template_text
 from .calibration import calibrated
-from .context import AlignContext, template_text
+from .context import AlignContext
 from .margin import margin_scores
 from .versions import Versions, shared_words
 
 MIN_SIMILARITY = 0.30
 """Below this cross-lingual similarity two rulings are never the same ruling."""
+OWN_MIN_SIMILARITY = 0.20
+SHORT_TEXT_CHARS = 40
+"""Within a card's own rulings or text lines, two units that are each other's nearest and
+one of them short (a keyword line) are the same unit from OWN_MIN_SIMILARITY up: short
+texts score low for any embedder ("Vuela." and "Flying": 0.34)."""
 ACCEPT_SCORE = 0.5
 """A pair is kept when its calibrated score says it is more likely right than wrong."""
 SAME_DATE_BONUS = 0.08
@@ -126,9 +132,10 @@ def align_card_document(
     lang = members[0].doc_lang
     group = members[0].card or members[0].doc
     targets = [r for r in members if ctx.is_target(r)]
-    strays = [r for r in members if ctx.is_source(r)]
+    strays = [r for r in members if ctx.is_stray(r)]
     rows = [_untranslated(ctx, stray, own_sources, pool, lang, group) for stray in strays]
-    rows.extend(_pairs(ctx, targets, own_sources, pool, lang, group, embedder))
+    current = _with_newer_versions(ctx, own_sources, pool, versions, {members[0].doc})
+    rows.extend(_pairs(ctx, targets, current, pool, lang, group, embedder))
     paired = {row.target_id for row in rows if row.source_id}
     rows.extend(
         Alignment(None, target.id, lang, 0.0, "no-source", None, group)
@@ -142,6 +149,31 @@ def align_card_document(
     return rows
 
 
+VERSION_NEIGHBOURS = 5
+
+
+def _with_newer_versions(
+    ctx: AlignContext,
+    own: list[Ruling],
+    pool: SourcePool,
+    versions: Versions,
+    exclude_docs: set[str],
+) -> list[Ruling]:
+    """The card's own English rulings plus the newer, reworded versions of them that the
+    input has on other cards (a ruling re-dated and reworded on a reprint): a translation
+    of the new wording belongs to the card as much as the old one."""
+    if not own:
+        return own
+    chosen = {r.id: r for r in own}
+    for ruling, neighbours in zip(
+        own, pool.nearest(ctx, own, VERSION_NEIGHBOURS, exclude_docs), strict=True
+    ):
+        newer_id = versions.newer_among(ruling, [pool.rulings[i] for i in neighbours])
+        if newer_id is not None and newer_id not in chosen:
+            chosen[newer_id] = ctx.rulings[ctx.row[newer_id]]
+    return sorted(chosen.values(), key=lambda r: ctx.row[r.id])
+
+
 def _pairs(
     ctx: AlignContext,
     targets: list[Ruling],
@@ -151,13 +183,46 @@ def _pairs(
     group: str,
     embedder: str,
 ) -> list[Alignment]:
-    """The optimal 1-1 assignment of targets to candidates, kept where it is likely right."""
+    """Targets paired with the card's own English first, then with templates.
+
+    The card's own rulings or text lines are the authority: they are assigned first, 1-1,
+    and a pair is kept when it is likely right, or when the two are each other's nearest
+    within the card even if short texts score low ("Vuela." and "Flying": 0.34). Only the
+    targets left over are matched with the same ruling on other cards (templates), so a
+    line of the card's own text is never taken by a look-alike of another card.
+    """
     if not targets:
         return []
-    candidates = _candidates(ctx, targets, own_sources, pool, {targets[0].doc})
-    if not candidates:
-        return []
+    own_rows = _assign(ctx, targets, own_sources, set(), lang, group, embedder, own_first=True)
+    paired = {row.target_id for row in own_rows}
+    used = {row.source_id for row in own_rows}
+    rest = [t for t in targets if t.id not in paired]
+    if not rest:
+        return own_rows
+    candidates = [
+        c for c in _candidates(ctx, rest, own_sources, pool, {targets[0].doc}) if c.id not in used
+    ]
     own = {r.id for r in own_sources}
+    return own_rows + _assign(ctx, rest, candidates, own, lang, group, embedder)
+
+
+def _assign(
+    ctx: AlignContext,
+    targets: list[Ruling],
+    candidates: list[Ruling],
+    own: set[str],
+    lang: str | None,
+    group: str,
+    embedder: str,
+    *,
+    own_first: bool = False,
+) -> list[Alignment]:
+    """The optimal 1-1 assignment of targets to candidates, kept where it is likely right
+    (``own_first``: the candidates are the card's own, and mutual nearest pairs count)."""
+    if not targets or not candidates:
+        return []
+    if own_first:
+        own = {r.id for r in candidates}
     similarity = ctx.matrix(candidates, targets)
     margin = margin_scores(similarity)
     bonus = np.zeros_like(similarity)
@@ -175,7 +240,14 @@ def _pairs(
         else:
             method = "template"
         score = calibrated(float(similarity[i, j]), float(margin[i, j]), method, embedder)
-        if similarity[i, j] < MIN_SIMILARITY or score < ACCEPT_SCORE:
+        mutual = (
+            own_first
+            and min(len(source.text), len(target.text)) <= SHORT_TEXT_CHARS
+            and similarity[i, j] >= OWN_MIN_SIMILARITY
+            and similarity[:, j].argmax() == i
+            and similarity[i, :].argmax() == j
+        )
+        if not mutual and (similarity[i, j] < MIN_SIMILARITY or score < ACCEPT_SCORE):
             continue
         rows.append(
             Alignment(

@@ -11,6 +11,7 @@ from functools import cached_property
 import numpy as np
 
 from ..model import Ruling
+from ..vocabulary import DocKind
 
 Encoder = Callable[[list[str]], np.ndarray]
 
@@ -25,9 +26,12 @@ def is_rules_unit(ruling: Ruling) -> bool:
     return ruling.format in RULES_FORMATS or ruling.section is not None
 
 
-def is_stray_source_language(ruling: Ruling, source_lang: str) -> bool:
-    """A source-language ruling inside a translated document: text left untranslated."""
-    return ruling.lang == source_lang and ruling.doc_lang not in (None, source_lang)
+def is_source_document(ruling: Ruling) -> bool:
+    return ruling.doc_kind == DocKind.SOURCE
+
+
+def is_translation_document(ruling: Ruling) -> bool:
+    return ruling.doc_kind == DocKind.TRANSLATION
 
 
 @dataclass
@@ -65,23 +69,22 @@ class AlignContext:
         return dict(by_doc)
 
     def is_source(self, ruling: Ruling) -> bool:
-        return ruling.lang == self.source_lang
+        """A source: a source-language unit of a source document (English left inside a
+        translation is untranslated text, never a source)."""
+        return ruling.lang == self.source_lang and is_source_document(ruling)
 
     def is_target(self, ruling: Ruling) -> bool:
-        """A translation: a ruling in a language other than the source language."""
-        return ruling.lang is not None and ruling.lang != self.source_lang
+        """A translation: a unit of a translated document in a language other than the
+        source language."""
+        return (
+            ruling.lang is not None
+            and ruling.lang != self.source_lang
+            and is_translation_document(ruling)
+        )
 
-
-QUOTE_MARKS = str.maketrans({"“": '"', "”": '"', "«": '"', "»": '"', "‘": "'", "’": "'"})
-
-
-def template_text(ruling: Ruling) -> str:
-    """The ruling's text with its own card's name replaced and quotes made plain: the same
-    ruling on any card, whatever its typography."""
-    text = ruling.text
-    if ruling.card:
-        text = text.replace(ruling.card, "\u2063CARD\u2063")
-    return " ".join(text.translate(QUOTE_MARKS).casefold().split())
+    def is_stray(self, ruling: Ruling) -> bool:
+        """A source-language unit inside a translated document: text left untranslated."""
+        return ruling.lang == self.source_lang and is_translation_document(ruling)
 
 
 _NUMBER = re.compile(r"(\d+)")

@@ -15,7 +15,9 @@ from collections import defaultdict
 import numpy as np
 
 from ..model import Alignment
-from .context import AlignContext, id_order, template_text
+from ..text import template_text
+from ..vocabulary import Method
+from .context import AlignContext, id_order
 from .versions import Versions
 
 SAME_LANGUAGE_SIMILARITY = 0.85
@@ -51,8 +53,19 @@ def _english_representatives(ctx: AlignContext) -> dict[str, str]:
 
 
 def _group_orphans(ctx: AlignContext, orphans: list[Alignment]) -> None:
-    """Union translations without a source that translate the same ruling."""
-    targets = [ctx.rulings[ctx.row[row.target_id]] for row in orphans]
+    """Join translations without a source that translate the same ruling.
+
+    Two documents share a ruling at most once: between each pair of documents, candidate
+    matches (a close paraphrase in the same language, or a mutual nearest neighbour across
+    languages) are taken best first, each unit matching at most one unit of the other
+    document, so that the rulings of two cards about the same mechanic do not chain into one
+    family. Untranslated rows (English left in a translation) join no family: they are not
+    translations."""
+    rows = [row for row in orphans if row.method != Method.UNTRANSLATED]
+    for row in orphans:
+        if row.method == Method.UNTRANSLATED:
+            row.family = None
+    targets = [ctx.rulings[ctx.row[row.target_id]] for row in rows]
     if not targets:
         return
     parent = list(range(len(targets)))
@@ -63,29 +76,33 @@ def _group_orphans(ctx: AlignContext, orphans: list[Alignment]) -> None:
             i = parent[i]
         return i
 
-    def union(i: int, j: int) -> None:
+    vectors = ctx.vectors[[ctx.row[t.id] for t in targets]]
+    docs = [t.doc for t in targets]
+    langs = np.array([t.lang or "" for t in targets], dtype=object)
+    candidates: list[tuple[float, int, int]] = []
+    for start in range(0, len(targets), CHUNK):
+        block = np.round(vectors[start : start + CHUNK] @ vectors.T, 5)
+        rows_found, columns = np.nonzero(block >= SAME_LANGUAGE_SIMILARITY)
+        for i, j in zip(rows_found + start, columns, strict=True):
+            if i < j and docs[i] != docs[j] and langs[i] == langs[j]:
+                candidates.append((float(block[i - start, j]), int(i), int(j)))
+    for i, j in _mutual_best_across_languages(vectors, langs):
+        candidates.append((float(vectors[i] @ vectors[j]), min(i, j), max(i, j)))
+    matched: set[tuple[int, str]] = set()
+    for _, i, j in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
+        if (i, docs[j]) in matched or (j, docs[i]) in matched:
+            continue
+        matched.update({(i, docs[j]), (j, docs[i])})
         a, b = find(i), find(j)
         if a != b:
             parent[max(a, b)] = min(a, b)
-
-    vectors = ctx.vectors[[ctx.row[t.id] for t in targets]]
-    docs = np.array([t.doc for t in targets], dtype=object)
-    langs = np.array([t.lang or "" for t in targets], dtype=object)
-    for start in range(0, len(targets), CHUNK):
-        block = vectors[start : start + CHUNK] @ vectors.T
-        rows, columns = np.nonzero(block >= SAME_LANGUAGE_SIMILARITY)
-        for i, j in zip(rows + start, columns, strict=True):
-            if i < j and docs[i] != docs[j] and langs[i] == langs[j]:
-                union(int(i), int(j))
-    for i, j in _mutual_best_across_languages(vectors, langs):
-        union(i, j)
     groups: dict[int, list[int]] = defaultdict(list)
     for i in range(len(targets)):
         groups[find(i)].append(i)
     for members in groups.values():
         name = min((targets[i].id for i in members), key=id_order)
         for i in members:
-            orphans[i].family = name
+            rows[i].family = name
 
 
 def _mutual_best_across_languages(vectors: np.ndarray, langs: np.ndarray) -> list[tuple[int, int]]:

@@ -13,7 +13,7 @@ from collections import Counter
 from ..model import Alignment, Ruling
 from .calibration import calibrated
 from .context import AlignContext
-from .sequence import align_ordered
+from .sequence import Pair, align_ordered
 
 METHODS = {
     "key": "rule",
@@ -57,7 +57,7 @@ def align_document(
         (source_keys[k], target_keys[k]) for k in sorted(source_keys.keys() & target_keys.keys())
     ]
     similarity = ctx.matrix(source, target)
-    pairs = align_ordered(similarity, fixed)
+    pairs = in_sequence(align_ordered(similarity, fixed))
     rows = []
     paired_sources, paired_targets = set(), set()
     for pair in pairs:
@@ -87,11 +87,43 @@ def align_document(
     return rows
 
 
+MAX_JUMP = 30
+"""Consecutive units of a translation whose sources lie further apart than this are in
+different stretches of the source."""
+MIN_STRETCH = 3
+"""A stretch of fewer pairs than this, none fixed by its rule number, is a doubtful match
+(a summary item the source release does not have, paired with a far-away rule), not a part
+of the source the translation covers."""
+
+
+def in_sequence(pairs: list[Pair]) -> list[Pair]:
+    """The pairs that belong to a stretch of the source the translation follows: taken in
+    the translation's order, pairs are cut into stretches wherever the source jumps more
+    than MAX_JUMP units; a short stretch with no rule-number pair is left out, and its units
+    stay unpaired."""
+    if not pairs:
+        return []
+    ordered = sorted(pairs, key=lambda p: p.target)
+    stretches: list[list[Pair]] = [[ordered[0]]]
+    for pair in ordered[1:]:
+        if abs(pair.source - stretches[-1][-1].source) > MAX_JUMP:
+            stretches.append([])
+        stretches[-1].append(pair)
+    kept = [
+        pair
+        for stretch in stretches
+        if len(stretch) >= MIN_STRETCH or any(p.anchored_by == "key" for p in stretch)
+        for pair in stretch
+    ]
+    return sorted(kept, key=lambda p: (p.source, p.target))
+
+
 def _missing(
     source: list[Ruling], target: list[Ruling], paired: set[int], lang: str | None, group: str
 ) -> list[Alignment]:
-    """Source units the translation should have had: inside the covered stretch, of a kind
-    and rule depth the translation uses (a section summary does not miss sub-rules)."""
+    """Source units the translation should have had: inside the stretch of the source its
+    pairs cover, of a kind and rule depth the translation uses (a section summary does not
+    miss sub-rules)."""
     if not paired:
         return []
     first, last = min(paired), max(paired)

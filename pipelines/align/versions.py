@@ -13,7 +13,8 @@ from functools import cached_property
 import numpy as np
 
 from ..model import Ruling
-from .context import AlignContext, template_text
+from ..text import template_text
+from .context import AlignContext
 
 NEWER_VERSION_SIMILARITY = 0.65
 NEWER_VERSION_WORDS = 0.30

@@ -13,7 +13,9 @@ from ..cards import CardIndex
 from ..model import Alignment, Ruling
 from ..resources import read_tsv
 from ..termbase import USABLE, Termbase, TermHit
-from ..vocabulary import TRANSLATION_METHODS, Method
+from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
+from .names import inside_a_name, name_spans
+from .references import Citation, miscited, rule_titles
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +49,23 @@ class CheckContext:
         self._named: dict[tuple[str, str], frozenset[str]] = {}
 
     def term_hits(self, text: str, lang: str) -> list[TermHit]:
-        """The termbase's hits in a text (cached: the same text recurs on many cards)."""
+        """The termbase's hits in a text, but those inside a longer name (a card name, a
+        subtype, a name kept in English in brackets); cached: the same text recurs on many
+        cards."""
         key = (text, lang)
         if key not in self._hits:
-            self._hits[key] = self.termbase.find(text, lang)
+            hits = self.termbase.find(text, lang)
+            if hits:
+                spans = self.name_spans(text, lang)
+                hits = [h for h in hits if not inside_a_name(h.start, h.end, spans)]
+            self._hits[key] = hits
         return self._hits[key]
+
+    def name_spans(self, text: str, lang: str) -> list[tuple[int, int]]:
+        key = ("names", text, lang)
+        if key not in self.cache:
+            self.cache[key] = name_spans(text, lang, self.cards, self.source_lang)
+        return self.cache[key]
 
     def concept_counts(self, text: str, lang: str) -> Counter[str]:
         """How often each concept is named (in any form but a forbidden one)."""
@@ -99,7 +113,33 @@ class CheckContext:
     @cached_property
     def translations(self) -> list[Ruling]:
         """Rulings of translated documents (whatever language their own text is in)."""
-        return [r for r in self.rulings if r.doc_lang and r.doc_lang != self.source_lang]
+        return [r for r in self.rulings if r.doc_kind == DocKind.TRANSLATION]
+
+    @cached_property
+    def rule_titles(self) -> dict[str, dict[str, str]]:
+        return rule_titles(self.rulings)
+
+    def miscitations(self, pair: AlignedPair) -> list[tuple[Citation, Citation]]:
+        """Rules the source cites with the wrong number (the translation's is right)."""
+        key = ("miscited", pair.source.id, pair.target.id)
+        if key not in self.cache:
+            titles = self.rule_titles.get(pair.source.doc, {})
+            self.cache[key] = (
+                miscited(pair.source, pair.target, titles, self.source_lang, pair.lang)
+                if titles
+                else []
+            )
+        return self.cache[key]
+
+    def miscited_in_source(self, pair: AlignedPair) -> dict[str, Counter[str]]:
+        """The numbers of those citations, by placeholder kind (a dotted reference such as
+        702.62a) and as plain numbers (a section such as 726): neither side is told to
+        change them by PH001 or NUM001."""
+        found: dict[str, Counter[str]] = {"rule-reference": Counter(), "number": Counter()}
+        for ours, theirs in self.miscitations(pair):
+            kind = "rule-reference" if "." in ours.number else "number"
+            found[kind].update([ours.number, theirs.number])
+        return found
 
     @cached_property
     def translated_documents(self) -> list[list[Ruling]]:
@@ -107,7 +147,7 @@ class CheckContext:
         return [
             members
             for members in self.documents.values()
-            if members[0].doc_lang and members[0].doc_lang != self.source_lang
+            if members[0].doc_kind == DocKind.TRANSLATION
         ]
 
     @cached_property

@@ -43,6 +43,23 @@ def tokens(text: str) -> dict[str, Counter[str]]:
     return found
 
 
+@cache
+def _notations(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple(
+        (re.compile(row["pattern"]), row["replacement"])
+        for row in read_tsv("notation.tsv")
+        if row["lang"] in ("*", lang.split("-")[0])
+    )
+
+
+def in_source_notation(text: str, lang: str) -> str:
+    """The text with the notation its language writes its own way rewritten as the source
+    writes it ({等级N1-N2} as {LEVEL N1-N2}, 903.6-11 as 903.6–903.11; notation.tsv)."""
+    for pattern, replacement in _notations(lang):
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def token_spans(text: str, kind_name: str, wanted: Counter[str]) -> list[tuple[int, int]]:
     """Where the wanted tokens of one kind stand in a text (as many of each as wanted)."""
     left = Counter(wanted)
@@ -79,22 +96,103 @@ def strip_tokens(text: str) -> str:
     return text
 
 
+STRICT_KINDS = ("cardinal", "ordinal")
+
+
 @cache
-def _number_patterns(lang: str) -> list[tuple[re.Pattern[str], str]]:
-    rows = [row for row in read_tsv("number_words.tsv") if row["lang"] == lang.split("-")[0]]
+def _number_rows(lang: str) -> tuple[dict[str, str], ...]:
+    return tuple(row for row in read_tsv("number_words.tsv") if row["lang"] == lang.split("-")[0])
+
+
+def _alternation(forms: str) -> str:
+    return "|".join(sorted(map(re.escape, forms.split("|")), key=len, reverse=True))
+
+
+@cache
+def _number_patterns(lang: str, loose: bool = False) -> list[tuple[re.Pattern[str], str]]:
+    """(pattern, "kind:value") per number word row; strictly, Chinese cardinals count only
+    before a classifier; loosely, every form counts, and the "loose" rows too."""
+    rows = _number_rows(lang)
     classifiers = next((r["forms"] for r in rows if r["kind"] == "classifier"), "")
+    kinds = (*STRICT_KINDS, "loose") if loose else STRICT_KINDS
     patterns = []
     for row in rows:
-        if row["kind"] == "classifier":
+        if row["kind"] not in kinds:
             continue
-        forms = "|".join(sorted(map(re.escape, row["forms"].split("|")), key=len, reverse=True))
+        forms = _alternation(row["forms"])
         value = f"{row['kind']}:{row['value']}"
         if lang.split("-")[0] in UNSPACED:
-            after = f"(?=[{classifiers.replace('|', '')}])" if row["kind"] == "cardinal" else ""
+            strict_cardinal = row["kind"] == "cardinal" and not loose
+            after = f"(?=[{classifiers.replace('|', '')}])" if strict_cardinal else ""
             patterns.append((re.compile(f"(?:{forms}){after}"), value))
         else:
             patterns.append((re.compile(rf"\b(?:{forms})\b", re.IGNORECASE), value))
     return patterns
+
+
+@cache
+def _numerals(lang: str) -> tuple[dict[str, int], re.Pattern[str] | None]:
+    """Chinese-style numeral characters and their values, and a pattern for runs of them."""
+    values = {
+        form: int(row["value"])
+        for row in _number_rows(lang)
+        if row["kind"] == "numeral"
+        for form in row["forms"].split("|")
+    }
+    if not values:
+        return values, None
+    return values, re.compile(f"(?:{_alternation('|'.join(values))})+")
+
+
+def numeral_value(run: str, values: dict[str, int]) -> int:
+    """十一 -> 11, 二十 -> 20, 一百零五 -> 105, 两千 -> 2000, 三 -> 3."""
+    total, section, digit = 0, 0, None
+    for char in run:
+        value = values[char]
+        if value >= 10000:
+            total = (total + section + (digit or 0)) * value
+            section, digit = 0, None
+        elif value >= 10:
+            section += (digit if digit is not None else 1) * value
+            digit = None
+        else:
+            digit = value
+    return total + section + (digit or 0)
+
+
+@lru_cache(maxsize=300_000)
+def stated_values(text: str, lang: str) -> frozenset[str]:
+    """Every number a translation may be stating, read loosely (values only, no kinds): to
+    tell whether it states a number its source states, whatever words it uses."""
+    plain = strip_tokens(text)
+    found = {_number_value(m.group()) for m in DIGITS.finditer(plain)}
+    for pattern, value in _number_patterns(lang, loose=True):
+        if pattern.search(plain):
+            found.add(value.split(":")[1])
+    values, runs = _numerals(lang)
+    if runs is not None:
+        found.update(str(numeral_value(m.group(), values)) for m in runs.finditer(plain))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=100_000)
+def first_words(text: str, lang: str) -> tuple[str, ...]:
+    """Words for "the first" in a text (what a translation says instead of another ordinal)."""
+    found = []
+    for row in _number_rows(lang):
+        if row["kind"] == "first":
+            flags = 0 if lang.split("-")[0] in UNSPACED else re.IGNORECASE
+            bounded = _alternation(row["forms"])
+            if lang.split("-")[0] not in UNSPACED:
+                bounded = rf"\b(?:{bounded})\b"
+            found += [m.group() for m in re.finditer(bounded, text, flags)]
+    return tuple(found)
+
+
+ENUMERATION = re.compile(r"(?:^|[.;:!?。；：！？]\s*)$")
+"""What comes before an ordinal that opens a sentence: "Second, the active player…" is a
+step of an enumeration, which translations render with 然后 / "luego" as often as with a
+number."""
 
 
 SPACED_WORD_CHAR = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]"
@@ -131,6 +229,7 @@ def _numbers(text: str, lang: str) -> Counter[str]:
         (match.start(), match.end(), value)
         for pattern, value in _number_patterns(lang)
         for match in pattern.finditer(plain)
+        if not _enumerates(plain, match, value)
     ]
     matches.sort(key=lambda m: (m[0] - m[1], m[0]))  # the longest first (第二个: ordinal 2)
     taken: list[tuple[int, int]] = []
@@ -140,6 +239,15 @@ def _numbers(text: str, lang: str) -> Counter[str]:
         taken.append((start, end))
         found[value] += 1
     return found
+
+
+def _enumerates(text: str, match: re.Match[str], value: str) -> bool:
+    """An ordinal that opens a sentence and is followed by a comma ("Third, …")."""
+    return (
+        value.startswith("ordinal")
+        and text[match.end() : match.end() + 1] in (",", "，")
+        and bool(ENUMERATION.search(text[: match.start()]))
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +276,8 @@ def address_forms(lang: str) -> tuple[re.Pattern[str], re.Pattern[str], dict[str
     """Patterns for informal and formal verb forms, and formal -> informal."""
     rows = [row for row in read_tsv("formality.tsv") if row["lang"] == lang.split("-")[0]]
     informal = "|".join(sorted((re.escape(r["informal"]) for r in rows), key=len, reverse=True))
-    formal = "|".join(sorted((re.escape(r["formal"]) for r in rows), key=len, reverse=True))
+    telling = [r for r in rows if r.get("as_imperative") != "yes"]
+    formal = "|".join(sorted((re.escape(r["formal"]) for r in telling), key=len, reverse=True))
     never = re.compile(r"(?!x)x")
     return (
         re.compile(rf"\b(?:{informal})\b", re.IGNORECASE) if rows else never,
@@ -185,3 +294,25 @@ def words(text: str, lang: str) -> list[str]:
     if lang.split("-")[0] in UNSPACED:
         return [c for c in text if not c.isspace()]
     return WORD.findall(text)
+
+
+@cache
+def _kept_patterns(kind: str, lang: str) -> re.Pattern[str] | None:
+    rows = [
+        row["pattern"]
+        for row in read_tsv("kept_text.tsv")
+        if row["kind"] == kind and row["lang"] in ("*", lang.split("-")[0])
+    ]
+    return re.compile("|".join(f"(?:{p})" for p in rows), re.IGNORECASE) if rows else None
+
+
+def translator_notes(text: str, lang: str) -> list[tuple[int, int]]:
+    """Where the translator's own notes are (（译注：…）): text kept there on purpose."""
+    pattern = _kept_patterns("note", lang)
+    return [m.span() for m in pattern.finditer(text)] if pattern else []
+
+
+def is_legal(text: str) -> bool:
+    """Legal or credit text (addresses, trademarks), which translations keep as it is."""
+    pattern = _kept_patterns("legal", "*")
+    return bool(pattern and pattern.search(text))

@@ -15,6 +15,7 @@ from ..model import CardName, Finding, Ruling
 from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
 from .cards import identify_cards
 from .dates import assign_dates
+from .kinds import assign_documents
 from .languages import assign_languages
 from .readers import READERS, choose
 from .source import InputError, SourceFile, discover
@@ -81,6 +82,9 @@ def ingest_sources(
         result.rulings, identifier, tuple(languages), engine=engine, cache_dir=cache_dir
     )
     result.findings.extend(assign_dates(result.rulings))
+    result.findings.extend(
+        assign_documents(result.rulings, source_lang, tuple(dict.fromkeys(languages)))
+    )
     result.index = CardIndex.cached(result.card_names, cache_dir)
     result.findings.extend(identify_cards(result.rulings, result.index))
     result.findings.sort(key=finding_order)

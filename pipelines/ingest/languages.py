@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import cache
@@ -12,6 +10,7 @@ from pathlib import Path
 
 from ..engine import Engine, partitions
 from ..engine.local import LocalEngine
+from ..files import read_checked, write_checked
 from ..model import Ruling
 from .langid import (
     Identification,
@@ -96,30 +95,44 @@ class RememberingIdentifier:
 
 
 class IdentificationStore:
-    """Identifications kept between runs, one file per identifier and candidate languages."""
+    """Identifications kept between runs, one file per identifier and candidate languages.
+
+    A checked JSON file (``files.write_checked``): one cut short or damaged is detected on
+    reading and its texts are identified again; never a pickle, which would run code from a
+    shared cache folder."""
 
     def __init__(self, cache_dir: Path, identifier: str, languages: tuple[str, ...]) -> None:
-        self.path = cache_dir / "langid" / f"{identifier}-{'-'.join(languages)}.pickle"
+        self.path = cache_dir / "langid" / f"{identifier}-{'-'.join(languages)}.json"
 
     def load(self) -> dict[str, Identification]:
-        try:
-            with open(self.path, "rb") as handle:
-                found = pickle.load(handle)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+        stored = read_checked(self.path)
+        if not isinstance(stored, dict):
             return {}
-        return found if isinstance(found, dict) else {}
+        found = {}
+        for key, value in stored.items():
+            try:
+                lang, spans = value
+                found[key] = Identification(
+                    lang, tuple((str(s), int(a), int(b)) for s, a, b in spans)
+                )
+            except (TypeError, ValueError):
+                return {}  # not what this version writes: identify again
+        return found
 
     def add(self, new: dict[str, Identification]) -> None:
         """Merge new identifications into the file (atomically; concurrent runs may
-        recompute, never corrupt)."""
+        recompute, never corrupt). A failure to write costs a recomputation next time."""
         if not new:
             return
         merged = {**self.load(), **new}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-        with open(temporary, "wb") as handle:
-            pickle.dump(merged, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, self.path)
+        value = {
+            key: [found.lang, [list(span) for span in found.spans]]
+            for key, found in sorted(merged.items())
+        }
+        try:
+            write_checked(self.path, value)
+        except OSError:
+            return
 
 
 @cache

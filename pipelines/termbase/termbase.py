@@ -23,7 +23,7 @@ from translate.storage import tbx
 
 from ..resources import resource_path
 from ..vocabulary import is_unspaced
-from .matcher import Matcher
+from .matcher import Matcher, key_text
 from .model import (
     STATUSES,
     FileTerms,
@@ -92,17 +92,30 @@ class Termbase:
     """Concepts and their terms per language, with a compiled finder per language."""
 
     def __init__(self, terms: Iterable[Term], *, source_lang: str = "en") -> None:
+        """Concepts without a row in the source language cannot be matched against a source
+        and are left out (``left_out``); a termbase left with no concept at all is an error."""
         self.source_lang = normalize_lang(source_lang)
-        self._terms = tuple(terms)
-        self._by_concept: dict[str, list[Term]] = {}
-        for term in self._terms:
-            self._by_concept.setdefault(term.concept, []).append(term)
+        by_concept: dict[str, list[Term]] = {}
+        for term in terms:
+            by_concept.setdefault(term.concept, []).append(term)
+        self.left_out = tuple(
+            concept
+            for concept, rows in by_concept.items()
+            if not any(term.lang == self.source_lang for term in rows)
+        )
+        if by_concept and len(self.left_out) == len(by_concept):
+            first = by_concept[self.left_out[0]][0]
+            raise TermbaseError(
+                first.origin,
+                f"concept {first.concept!r} has no {self.source_lang!r} row, "
+                "and no other concept has one: nothing is left to check against",
+            )
+        for concept in self.left_out:
+            del by_concept[concept]
+        self._by_concept = by_concept
+        self._terms = tuple(term for rows in by_concept.values() for term in rows)
         for concept, terms_of_concept in self._by_concept.items():
             first = terms_of_concept[0]
-            if not any(term.lang == self.source_lang for term in terms_of_concept):
-                raise TermbaseError(
-                    first.origin, f"concept {concept!r} has no {self.source_lang!r} row"
-                )
             for term in terms_of_concept:
                 if term.enforce != first.enforce:
                     raise TermbaseError(
@@ -117,7 +130,18 @@ class Termbase:
         """The shipped termbase (unless ``shipped`` is false) extended by ``extra`` files."""
         paths = [resource_path(name) for name in SHIPPED_FILES] if shipped else []
         paths.extend(Path(path) for path in extra)
-        return cls(merge([read_file(path) for path in paths]), source_lang=source_lang)
+        terms = merge([read_file(path) for path in paths])
+        try:
+            return cls(terms, source_lang=source_lang)
+        except TermbaseError:
+            if not shipped:
+                raise
+            languages = ", ".join(sorted({term.lang for term in terms}))
+            raise TermbaseError(
+                f"--source-lang {source_lang}",
+                f"the termbase has no terms in this language (it has {languages}); "
+                "add a termbase with --termbase",
+            ) from None
 
     @property
     def concepts(self) -> tuple[str, ...]:
@@ -183,12 +207,12 @@ class Termbase:
             matchers = self._matchers[query] = self._build_matchers(query)
         if not matchers:
             return []
-        folded = fold(text)
+        keyed, offsets = key_text(fold(text))
         hits: list[TermHit] = []
-        matchers[0].scan(text, folded, hits)
+        matchers[0].scan(text, keyed, offsets, hits)
         if len(matchers) > 1:
             core = len(hits)
-            matchers[1].scan(text, folded, hits)
+            matchers[1].scan(text, keyed, offsets, hits)
             if 0 < core < len(hits):
                 hits.sort(key=HIT_ORDER)
         return hits

@@ -1,15 +1,18 @@
 """On-disk cache of embeddings, keyed by (embedder name, text).
 
 Layout: ``<cache dir>/embeddings/<embedder slug>/`` holds ``model.txt`` (the embedder's full
-name) and shards. A shard is a pair of ``.npy`` files with a common stem: ``STEM.vecs.npy``
-(float32 vectors, n x dim) and ``STEM.keys.npy`` (n x 2 uint64, the 128-bit BLAKE2b digest of
-each text's UTF-8). A run that computed new vectors adds one shard; shards are never changed.
+name) and shards. A shard is three files with a common stem: ``STEM.vecs.npy`` (float32
+vectors, n x dim), ``STEM.keys.npy`` (n x 2 uint64, the 128-bit BLAKE2b digest of each text's
+UTF-8) and ``STEM.sum`` (the SHA-256 of the other two, a checked file written last). A run
+that computed new vectors adds one shard; shards are never changed.
 
 Safety with several processes: each file is written to a temporary name, synced and renamed
-into place, and the keys file is renamed last, so a shard is visible only when complete.
-Readers map the vector files read-only; a shard that vanishes or is damaged is skipped, which
-costs a recomputation and never a wrong vector. When a text is in several shards (two
-processes computed it at once) the oldest shard wins, so a lookup does not depend on timing.
+into place, and the digest file comes last, so a shard is visible only when complete.
+Integrity: the first time a process maps a shard it checks both files against the digest; a
+shard cut short, with a flipped byte or without its digest is left out and removed, which
+costs a recomputation and never a wrong vector. Readers map the vector files read-only. When a
+text is in several shards (two processes computed it at once) the oldest shard wins, so a
+lookup does not depend on timing.
 
 Growth: entries are never evicted on their own. Shards are merged when there are more than
 ``max_shards`` of an embedder, which removes duplicates, and a warning is logged once when
@@ -20,6 +23,7 @@ reclaim the space (roughly 2 KB per text for a 512-dimension model).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import re
@@ -34,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ...cachedir import default_cache_dir
+from ...files import read_checked, write_checked
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +49,8 @@ STALE_TEMP_SECONDS = 3600
 
 _KEYS = ".keys.npy"
 _VECS = ".vecs.npy"
+_SUM = ".sum"
+_SHARD_FILES = (_SUM, _KEYS, _VECS)
 _PART = ".part"
 _NAME_FILE = "model.txt"
 
@@ -96,6 +103,9 @@ class EmbeddingCache:
         self.directory = root / "embeddings"
         self.max_shards = max_shards
         self._indexes: dict[str, _Index] = {}
+        self._verified: dict[Path, tuple[tuple, tuple[np.ndarray, np.ndarray]]] = {}
+        """Shards this process has checked against their digest: the files' identity (inode,
+        size, time) when checked, and the shard's keys and mapped vectors."""
         self._warned_large = False
 
     def __repr__(self) -> str:
@@ -145,8 +155,9 @@ class EmbeddingCache:
             if not (folder / _NAME_FILE).exists():
                 _write_atomic(folder / _NAME_FILE, lambda f: f.write(name.encode("utf-8")))
             stem = _new_stem()
-            _save_atomic(folder / f"{stem}{_VECS}", np.ascontiguousarray(vectors))
-            _save_atomic(folder / f"{stem}{_KEYS}", text_keys(texts))
+            vectors_digest = _save_atomic(folder / f"{stem}{_VECS}", np.ascontiguousarray(vectors))
+            keys_digest = _save_atomic(folder / f"{stem}{_KEYS}", text_keys(texts))
+            _seal(folder, stem, keys_digest, vectors_digest)
         except OSError as error:
             log.warning("could not store embeddings in %s: %s", folder, error)
             return
@@ -163,8 +174,13 @@ class EmbeddingCache:
         oldest_time = index.loaded[0].split("-")[0]
         stem = f"{oldest_time}-{os.getpid()}-{secrets.token_hex(4)}"
         try:
-            _write_atomic(folder / f"{stem}{_VECS}", lambda file: _write_vectors_of(index, file))
-            _save_atomic(folder / f"{stem}{_KEYS}", np.column_stack([index.high, index.low]))
+            vectors_digest = _write_atomic(
+                folder / f"{stem}{_VECS}", lambda file: _write_vectors_of(index, file)
+            )
+            keys_digest = _save_atomic(
+                folder / f"{stem}{_KEYS}", np.column_stack([index.high, index.low])
+            )
+            _seal(folder, stem, keys_digest, vectors_digest)
         except OSError as error:
             log.warning("could not compact the embedding cache %s: %s", folder, error)
             return
@@ -201,14 +217,18 @@ class EmbeddingCache:
 
     def prune(self, max_bytes: int) -> list[str]:
         """Remove whole embedders, least recently used first, until at most ``max_bytes``
-        remain; also remove temporary files left by writers that died. Returns the names
-        removed."""
+        remain; also remove temporary files and unsealed shard files left by writers that
+        died. Returns the names removed."""
         now = time.time()
         for folder in self._model_dirs():
-            for part in folder.glob(f"*{_PART}"):
+            sealed = set(_stems(folder))
+            for path in folder.iterdir():
+                unsealed = path.name.endswith((_KEYS, _VECS)) and _stem_of(path) not in sealed
+                if not (path.name.endswith(_PART) or unsealed):
+                    continue
                 try:
-                    if now - part.stat().st_mtime > STALE_TEMP_SECONDS:
-                        part.unlink()
+                    if now - path.stat().st_mtime > STALE_TEMP_SECONDS:
+                        path.unlink()
                 except OSError:
                     continue
         removed = []
@@ -235,12 +255,37 @@ class EmbeddingCache:
         cached = self._indexes.get(name)
         if cached is not None and cached.stems == stems:
             return cached
-        index = _build_index(folder, stems)
+        index = _build_index(folder, stems, self._verified_shard)
         if index is None:
             self._indexes.pop(name, None)
         else:
             self._indexes[name] = index
         return index
+
+    def _verified_shard(self, folder: Path, stem: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """A shard's keys and mapped vectors, checked against its digest once per process;
+        a shard that fails the check is removed (its texts are embedded again)."""
+        path = folder / stem
+        try:
+            signature = tuple(
+                (state.st_ino, state.st_size, state.st_mtime_ns)
+                for state in (os.stat(folder / f"{stem}{suffix}") for suffix in _SHARD_FILES)
+            )
+            known = self._verified.get(path)
+            if known is not None and known[0] == signature:
+                return known[1]
+            shard = _load_shard(folder, stem)
+        except (OSError, ValueError) as error:  # vanished: another process removed it
+            log.debug("skipping embedding shard %s: %s", path, error)
+            return None
+        if shard is None:
+            log.warning("removing damaged embedding shard %s (its texts are embedded again)", path)
+            _remove_shard(folder, stem)
+            return None
+        if len(self._verified) > 4 * MAX_SHARDS:
+            self._verified.clear()
+        self._verified[path] = (signature, shard)
+        return shard
 
     def _warn_if_large(self) -> None:
         if self._warned_large:
@@ -256,27 +301,42 @@ class EmbeddingCache:
             )
 
 
-def _build_index(folder: Path, stems: tuple[str, ...]) -> _Index | None:
+def _load_shard(folder: Path, stem: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """A shard's keys and mapped vectors when both files match its digest and each other,
+    None when the shard is damaged; OSError when it vanished."""
+    expected = read_checked(folder / f"{stem}{_SUM}")
+    if not isinstance(expected, dict):
+        return None
+    for suffix, name in ((_KEYS, "keys"), (_VECS, "vectors")):
+        with open(folder / f"{stem}{suffix}", "rb") as file:
+            if hashlib.file_digest(file, "sha256").hexdigest() != expected.get(name):
+                return None
+    try:
+        keys = np.load(folder / f"{stem}{_KEYS}", allow_pickle=False)
+        vectors = np.load(folder / f"{stem}{_VECS}", mmap_mode="r", allow_pickle=False)
+    except ValueError:
+        return None
+    valid = (
+        keys.dtype == np.dtype("<u8")
+        and keys.ndim == 2
+        and keys.shape[1] == 2
+        and vectors.dtype == np.float32
+        and vectors.ndim == 2
+        and len(vectors) == len(keys)
+    )
+    return (keys, vectors) if valid else None
+
+
+def _build_index(folder: Path, stems: tuple[str, ...], load_shard) -> _Index | None:
     keys, shards, rows, vectors, loaded = [], [], [], [], []
     dim = None
     for stem in stems:
-        try:
-            shard_keys = np.load(folder / f"{stem}{_KEYS}")
-            shard_vectors = np.load(folder / f"{stem}{_VECS}", mmap_mode="r")
-        except (OSError, ValueError) as error:
-            log.debug("skipping embedding shard %s: %s", folder / stem, error)
+        shard = load_shard(folder, stem)
+        if shard is None:
             continue
-        valid = (
-            shard_keys.dtype == np.dtype("<u8")
-            and shard_keys.ndim == 2
-            and shard_keys.shape[1] == 2
-            and shard_vectors.dtype == np.float32
-            and shard_vectors.ndim == 2
-            and len(shard_vectors) == len(shard_keys)
-            and shard_vectors.shape[1] == (dim or shard_vectors.shape[1])
-        )
-        if not valid:
-            log.warning("skipping damaged embedding shard %s", folder / stem)
+        shard_keys, shard_vectors = shard
+        if dim is not None and shard_vectors.shape[1] != dim:
+            log.warning("skipping embedding shard %s of another dimension", folder / stem)
             continue
         dim = shard_vectors.shape[1]
         keys.append(shard_keys)
@@ -327,34 +387,58 @@ def _new_stem() -> str:
 
 
 def _stems(folder: Path) -> list[str]:
+    """The sealed shards of a folder (their digest file is written last)."""
     try:
         names = os.listdir(folder)
     except OSError:
         return []
-    return sorted(name[: -len(_KEYS)] for name in names if name.endswith(_KEYS))
+    return sorted(name[: -len(_SUM)] for name in names if name.endswith(_SUM))
 
 
-def _save_atomic(path: Path, array: np.ndarray) -> None:
-    _write_atomic(path, lambda file: np.save(file, array, allow_pickle=False))
+def _stem_of(path: Path) -> str:
+    return path.name.rsplit(".", 2)[0]
 
 
-def _write_atomic(path: Path, write) -> None:
-    """Write through a temporary file in the same folder, sync it, then rename it in place."""
+def _seal(folder: Path, stem: str, keys_digest: str, vectors_digest: str) -> None:
+    write_checked(folder / f"{stem}{_SUM}", {"keys": keys_digest, "vectors": vectors_digest})
+
+
+def _save_atomic(path: Path, array: np.ndarray) -> str:
+    return _write_atomic(path, lambda file: np.save(file, array, allow_pickle=False))
+
+
+class _HashingWriter:
+    """A binary file that also hashes what goes through it."""
+
+    def __init__(self, file) -> None:
+        self.file = file
+        self.digest = hashlib.sha256()
+
+    def write(self, data) -> int:
+        self.digest.update(data)
+        return self.file.write(data)
+
+
+def _write_atomic(path: Path, write) -> str:
+    """Write through a temporary file in the same folder, sync it, then rename it in place;
+    returns the SHA-256 of the bytes written."""
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}{_PART}")
     try:
         with open(temporary, "wb") as file:
-            write(file)
+            hashing = _HashingWriter(file)
+            write(hashing)
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+    return hashing.digest.hexdigest()
 
 
 def _remove_shard(folder: Path, stem: str) -> None:
-    """Keys first, so that no reader sees a shard whose vectors are gone."""
-    for suffix in (_KEYS, _VECS):
+    """The digest first, so that no reader takes up a shard whose files are going."""
+    for suffix in _SHARD_FILES:
         try:
             (folder / f"{stem}{suffix}").unlink(missing_ok=True)
         except OSError as error:

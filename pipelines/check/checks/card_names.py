@@ -9,11 +9,10 @@ from ...cards import Mention, name_key
 from ...model import Mark, Ruling
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
+from ..names import TITLE_CASE
 from ..registry import Problem, check
 
 HAN = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]")
-WORD_BEFORE = re.compile(r"[A-Z][\w'’-]*[ -]$")
-WORD_AFTER = re.compile(r"[ -][A-Z][\w'’-]*")
 
 
 def _english_mentions(ctx: CheckContext, text: str) -> list[Mention]:
@@ -23,17 +22,31 @@ def _english_mentions(ctx: CheckContext, text: str) -> list[Mention]:
     return ctx.cards.mentions(HAN.sub(" ", text), [ctx.source_lang])
 
 
+def _inside_longer_name(text: str, mention: Mention) -> tuple[int, int] | None:
+    """The longer capitalised name a mention is part of ("Island" in "Island of Wak-Wak",
+    "Grapeshot" in "Grapeshot Catapult"), if it is one."""
+    for found in TITLE_CASE.finditer(text):
+        start, end = found.span()
+        if (
+            start <= mention.start
+            and mention.end <= end
+            and (start, end)
+            != (
+                mention.start,
+                mention.end,
+            )
+        ):
+            return start, end
+    return None
+
+
 def _part_of_source_name(text: str, mention: Mention, source: str | None) -> bool:
-    """The name is one word of a longer capitalised name that the English source writes
-    the same way ("Mountain" in "Magnetic Mountain", a card kept in English on purpose)."""
+    """The name is part of a longer capitalised name that the English source writes the
+    same way ("Mountain" in "Magnetic Mountain", a card kept in English on purpose)."""
     if source is None:
         return False
-    start, end = mention.start, mention.end
-    while found := WORD_BEFORE.search(text[:start]):
-        start = found.start()
-    while found := WORD_AFTER.match(text, end):
-        end = found.end()
-    return (start, end) != (mention.start, mention.end) and text[start:end] in source
+    longer = _inside_longer_name(text, mention)
+    return longer is not None and text[longer[0] : longer[1]] in source
 
 
 @check("CARD003", scope=Scope.RULING)
@@ -71,13 +84,14 @@ def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
     name in its language (it names it differently, or not at all). For a ruling shared by
     many cards, the source's own card name stands for the translation's card. A name that
     is also a game term of the termbase ("Fortify", the keyword and a card) is not taken
-    for the card."""
+    for the card, nor is one that is part of a longer name ("Grapeshot" in "Grapeshot
+    Catapult", a card the index does not know)."""
     lang = pair.lang
     terms = {(h.start, h.end) for h in ctx.term_hits(pair.source.text, ctx.source_lang)}
     mentions = [
         m
         for m in ctx.cards.mentions(pair.source.text, [ctx.source_lang])
-        if (m.start, m.end) not in terms
+        if (m.start, m.end) not in terms and _inside_longer_name(pair.source.text, m) is None
     ]
     if not mentions:
         return

@@ -3,47 +3,42 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from ...model import Ruling
-from ...vocabulary import Method, Scope
+from ...text import mask_card_names
+from ...vocabulary import Method, Scope, is_unspaced
 from ..context import CheckContext
-from ..lexicon import words
+from ..lexicon import numbers, tokens, words
 from ..registry import Problem, check
-from .terminology import _wrong_spans
-
-QUOTES = re.compile(r"[“”«»„\"「」]")
+from .terminology import wrong_spans
 
 
 @dataclass
 class Variant:
+    key: str
     text: str
     rulings: list[Ruling] = field(default_factory=list)
-    term_problems: int = 0
+    defects: int = 0
+
+    @property
+    def rank(self) -> tuple[int, int, str]:
+        """Fewest defects, then most used, then the text itself: never the file order."""
+        return (self.defects, -len(self.rulings), self.key)
 
 
 def variant_key(ruling: Ruling, ctx: CheckContext) -> str:
-    """The text with quotes, spacing and the ruling's own card name made uniform."""
-    text = QUOTES.sub('"', ruling.text)
-    if ruling.card and ruling.lang:
-        for name in sorted({ctx.cards.name_in(ruling.card, ruling.lang), ruling.card} - {None}):
-            text = _name_pattern(name).sub("~", text)
-    return " ".join(text.split())
-
-
-@lru_cache(maxsize=100_000)
-def _name_pattern(name: str) -> re.Pattern[str]:
-    return re.compile(re.escape(name), re.IGNORECASE)
+    """The text with quotes, spacing, case and every card name made uniform: two cards'
+    versions of one ruling differ only in the card they name."""
+    return mask_card_names(ruling.text, ruling.lang or "", ctx.cards, own=ruling.card).casefold()
 
 
 def differences(preferred: str, other: str, lang: str) -> list[dict[str, str]]:
-    """Word-level replacements that turn the preferred variant into the other one."""
+    """Word-level replacements that turn one variant into the other."""
     left, right = words(preferred, lang), words(other, lang)
-    joiner = "" if lang.split("-")[0] in ("zh", "ja", "ko") else " "
+    joiner = "" if is_unspaced(lang) else " "
     changes = []
     matcher = difflib.SequenceMatcher(a=left, b=right, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -54,9 +49,9 @@ def differences(preferred: str, other: str, lang: str) -> list[dict[str, str]]:
     return changes
 
 
-def term_problems(ruling: Ruling, ctx: CheckContext) -> int:
-    """Wrong terms in a translation: forbidden for what its source says, forbidden for
-    everything, or obsolete."""
+def defects(ruling: Ruling, ctx: CheckContext) -> int:
+    """What is wrong with one translation as far as a check can tell: wrong or old terms,
+    and, against its own source, lost symbols and numbers."""
     hits = ctx.term_hits(ruling.text, ruling.lang or "")
     approved = {(h.start, h.end) for h in hits if h.status in ("approved", "admitted")}
     count = sum(
@@ -66,8 +61,24 @@ def term_problems(ruling: Ruling, ctx: CheckContext) -> int:
     )
     pair = ctx.pairs_by_target.get(ruling.id)
     if pair:
-        count += sum(len(hits) for hits in _wrong_spans(ctx, pair).values())
+        count += sum(len(found) for found in wrong_spans(ctx, pair).values())
+        source_tokens, target_tokens = tokens(pair.source.text), tokens(ruling.text)
+        count += sum(len(source_tokens[kind] - target_tokens[kind]) for kind in source_tokens)
+        source_lang, lang = ctx.source_lang, ruling.lang or ""
+        count += len(numbers(pair.source.text, source_lang) - numbers(ruling.text, lang))
     return count
+
+
+def _lost_tokens(variants: list[Variant], lang: str) -> None:
+    """Symbols and numbers are copied, never invented: a version that lacks a symbol or a
+    number that another version of the same ruling has lost it (a defect)."""
+    found = [(tokens(v.text), numbers(v.text, lang)) for v in variants]
+    for variant, (mine, my_numbers) in zip(variants, found, strict=True):
+        if any(
+            any(theirs[kind] - mine[kind] for kind in theirs) or their_numbers - my_numbers
+            for theirs, their_numbers in found
+        ):
+            variant.defects += 1
 
 
 def describe_change(change: dict[str, str]) -> str:
@@ -82,10 +93,13 @@ def describe_change(change: dict[str, str]) -> str:
 @check("INCON001", scope=Scope.CORPUS)
 def translated_several_ways(ctx: CheckContext) -> Iterator[Problem]:
     """One English ruling (the same text on several cards, or in several files) is
-    translated in more than one way into the same language. Each variant that is not the
-    preferred one is reported, with all the variants side by side, the words that differ,
-    and which variant agrees with the termbase (fewest wrong terms) and with the majority.
-    Quote style, spacing and the card's own name do not count as differences."""
+    translated in more than one way into the same language. The preferred version is the
+    one with the fewest defects (wrong or old terms, lost symbols or numbers), then the one
+    most documents use; a version with a defect is never preferred over one without. When
+    two versions tie on both, none is preferred: the finding says so and shows the versions
+    side by side, on every version but the first in text order (one finding per version
+    that differs, wherever the files are). Quote style, spacing, case and card names do not
+    count as differences; nothing depends on file names or their order."""
     families: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
     for row in ctx.alignment:
         if row.family and row.target_id and row.method != Method.UNTRANSLATED:
@@ -96,44 +110,58 @@ def translated_several_ways(ctx: CheckContext) -> Iterator[Problem]:
         if len({r.doc for r in rulings}) < 2:
             continue
         variants: dict[str, Variant] = {}
-        for ruling in sorted(rulings, key=lambda r: (r.file, r.line or 0, r.id)):
+        for ruling in sorted(rulings, key=lambda r: r.text):
             key = variant_key(ruling, ctx)
-            variants.setdefault(key, Variant(ruling.text)).rulings.append(ruling)
+            variants.setdefault(key, Variant(key, ruling.text)).rulings.append(ruling)
         if len(variants) < 2:
             continue
         for variant in variants.values():
-            variant.term_problems = term_problems(variant.rulings[0], ctx)
-        ranked = sorted(variants.values(), key=lambda v: (v.term_problems, -len(v.rulings)))
-        preferred = ranked[0]
+            variant.defects = min(defects(r, ctx) for r in variant.rulings)
+        _lost_tokens(list(variants.values()), lang)
+        ranked = sorted(variants.values(), key=lambda v: v.rank)
+        best, runner_up = ranked[0], ranked[1]
+        decided = best.rank[:2] != runner_up.rank[:2]
+        why = (
+            "fewest defects"
+            if best.defects < runner_up.defects
+            else "used by most documents"
+            if decided
+            else None
+        )
         summary = [
             {
                 "text": v.text,
-                "rulings": [r.id for r in v.rulings],
+                "rulings": sorted(r.id for r in v.rulings),
                 "count": len(v.rulings),
-                "wrong_terms": v.term_problems,
-                "preferred": v is preferred,
+                "defects": v.defects,
+                "preferred": decided and v is best,
             }
             for v in ranked
         ]
-        why = (
-            "fewest wrong terms"
-            if preferred.term_problems < ranked[1].term_problems
-            else ("most used" if len(preferred.rulings) > len(ranked[1].rulings) else "first found")
-        )
         source = ctx.by_id.get(family)
+        source = source if source and source.lang == ctx.source_lang else None
         for variant in ranked[1:]:
-            changes = differences(preferred.text, variant.text, lang)
+            changes = differences(best.text, variant.text, lang)
             shown = "; ".join(describe_change(c) for c in changes[:3])
-            for ruling in variant.rulings:
+            if decided:
+                message = (
+                    f"Translated differently elsewhere ({len(variants)} versions); against the "
+                    f"preferred one ({why}), this one {shown}."
+                )
+            else:
+                message = (
+                    f"Translated differently elsewhere ({len(variants)} versions, none "
+                    f"preferred); against another version, this one {shown}."
+                )
+            for ruling in sorted(variant.rulings, key=lambda r: r.id):
                 yield Problem(
                     ruling,
-                    f"Translated differently elsewhere ({len(variants)} versions); this one "
-                    f"{shown}.",
+                    message,
                     {
                         "variants": summary,
                         "preferred_because": why,
                         "differences": changes,
                         "family": family,
                     },
-                    source=source if source and source.lang == ctx.source_lang else None,
+                    source=source,
                 )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from ...align.context import template_text
 from ...model import Ruling
+from ...text import template_text
 from ...vocabulary import Method, Scope
 from ..context import AlignedPair, CheckContext
 from ..registry import Problem, check
@@ -26,19 +26,13 @@ def date_differs_from_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[P
     than every other English ruling of the same text in the input: a ruling repeated on
     many cards may carry a newer date on some of them). When exchanging day and month makes
     them agree (06/07/2013 for 2013-06-07), the date was written in the wrong order, which
-    is reported as an error; a translation newer than its English source (an old snapshot of
-    the masters) is reported for information only."""
+    is reported as an error. A translation newer than its English source is DATE006."""
     source, target = pair.source.date, pair.target.date
-    if not source or not target or target in english_dates(ctx, pair.source):
+    if not _dated_differently(pair, ctx) or (target > source and _swapped(target) != source):
         return
     swapped = _swapped(target) == source
     if swapped:
         verdict, severity = ": day and month are swapped.", "error"
-    elif target > source:
-        verdict, severity = (
-            ": the English in the input may be older than the one translated.",
-            "info",
-        )
     else:
         verdict, severity = ": the translation may be out of date.", None
     yield Problem(
@@ -53,6 +47,34 @@ def date_differs_from_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[P
         source=pair.source,
         severity=severity,
     )
+
+
+@check("DATE006", scope=Scope.PAIR)
+def translation_newer_than_source(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
+    """The translation is dated later than every English version of its ruling in the
+    input: the English masters in the input are older than the English that was translated
+    (an old snapshot of MTGJSON or Scryfall). What else differs between the two texts may
+    be the English's own update, so the content findings on the unit (a missing term, a
+    dropped parenthesis, a number) are folded under this one. Add the current masters."""
+    source, target = pair.source.date, pair.target.date
+    if not _dated_differently(pair, ctx) or target < source or _swapped(target) == source:
+        return
+    yield Problem(
+        pair.target,
+        f"Dated {target} ({pair.target.date_raw}) but its English source in the input is "
+        f"dated {source}: the English masters may be older than the English translated.",
+        {"expected": source, "found": target, "found_raw": pair.target.date_raw},
+        source=pair.source,
+    )
+
+
+def _dated_differently(pair: AlignedPair, ctx: CheckContext) -> bool:
+    """Both sides dated, and the translation's date is none of the English text's dates.
+    Units of rules documents are dated by their release (see the release checks)."""
+    source, target = pair.source.date, pair.target.date
+    if not source or not target or pair.source.doc_version or pair.target.doc_version:
+        return False
+    return target not in english_dates(ctx, pair.source)
 
 
 def english_dates(ctx: CheckContext, source: Ruling) -> set[str]:

@@ -9,9 +9,11 @@ from ...model import Mark, Ruling
 from ...resources import language_name
 from ...vocabulary import Role, Scope
 from ..context import CheckContext
+from ..lexicon import is_legal, translator_notes
 from ..registry import Problem, check
 
 EXCERPT = 160
+NAME_MAX_CHARS = 60
 
 
 def _excerpt(text: str) -> str:
@@ -28,6 +30,8 @@ def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
         return
     row = ctx.untranslated.get(ruling.id)
     copied = ctx.by_id.get(row.source_id) if row and row.source_id else None
+    if is_kept_name(ruling, copied):
+        return
     yield Problem(
         ruling,
         f"This ruling of a {language_name(ruling.doc_lang)} document is still in "
@@ -56,24 +60,24 @@ DOMAIN = re.compile(r"(?:[\w-]+\.)+[A-Za-z]{2,}(?:/\S*)?")
 
 
 def _name_like(segment: str) -> bool:
-    """Every word capitalised, but for the small words names keep in lower case."""
-    found = NAME_WORD.findall(segment)
-    return (
-        bool(found)
-        and all(word[0].isupper() or word.casefold() in FUNCTION_WORDS for word in found)
-        and any(word[0].isupper() for word in found)
-    )
+    """Written as a name: its first word and at least half of its other words capitalised,
+    the small words names keep in lower case aside (It That Betrays, Friends forever)."""
+    found = [w for w in NAME_WORD.findall(segment) if w.casefold() not in FUNCTION_WORDS]
+    if not found or not found[0][0].isupper():
+        return False
+    return sum(1 for word in found if word[0].isupper()) * 2 >= len(found)
 
 
-def _apostrophes(text: str) -> str:
-    return text.replace("’", "'")
+def _comparable(text: str) -> str:
+    return " ".join(text.replace("’", "'").casefold().split())
 
 
 def kept_names(run: str, source: str | None) -> bool:
     """Whether a foreign run only holds names left in the source language on purpose:
     card, product or people's names (Fae of Wishes, Wizards of the Coast, Richard
-    Garfield) and web addresses, each written as in the English source when there is one.
-    Translations keep the English name of a card never printed in their language."""
+    Garfield) and web addresses, each written as in the English source when there is one
+    (in any case: It that Betrays for It That Betrays). Translations keep the English name
+    of a card never printed in their language."""
     segments = [m.group().strip(" .-&/") for m in LATIN_SEGMENT.finditer(run)]
     segments = [segment for segment in segments if segment]
     if not segments:
@@ -82,10 +86,56 @@ def kept_names(run: str, source: str | None) -> bool:
         if DOMAIN.fullmatch(segment):
             continue
         if not _name_like(segment) or (
-            source is not None and _apostrophes(segment) not in _apostrophes(source)
+            source is not None and _comparable(segment) not in _comparable(source)
         ):
             return False
     return True
+
+
+QUOTED = re.compile(r"“[^“”]*”|「[^「」]*」|『[^『』]*』|\"[^\"]*\"|‘[^‘’]*’|«[^«»]*»|\[[^\[\]]*\]")
+"""Quoted or bracketed passages: wording of the source talked about, names kept in English."""
+WORD_CHAR = re.compile(r"[A-Za-z0-9\u00c0-\u024f'’\-]")
+
+
+def word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """A run of text trimmed to its first and last letters, then widened to whole words (a
+    language identifier may cut a name in the middle: "far" of "Abu Ja’far")."""
+    while start < end and not text[start].isalnum():
+        start += 1
+    while end > start and not text[end - 1].isalnum():
+        end -= 1
+    while start > 0 and WORD_CHAR.match(text[start - 1]):
+        start -= 1
+    while end < len(text) and WORD_CHAR.match(text[end]):
+        end += 1
+    return start, end
+
+
+def kept_on_purpose(ruling: Ruling, start: int, end: int, source: str | None) -> bool:
+    """A foreign run a translation keeps on purpose: inside a translator's note, quoted or
+    bracketed wording of the source being talked about ("search for a copy" in quotes,
+    [join forces], as the source writes it), or names written as in the source."""
+    text = ruling.text
+    start, end = word_bounds(text, start, end)
+    if any(s <= start and end <= e for s, e in translator_notes(text, ruling.lang or "")):
+        return True
+    run = text[start:end]
+    if source is not None and any(
+        q.start() <= start and end <= q.end() for q in QUOTED.finditer(text)
+    ):
+        return _comparable(run) in _comparable(source)
+    return kept_names(run, source)
+
+
+def is_kept_name(ruling: Ruling, source: Ruling | None) -> bool:
+    """A whole unit that is a name written as in its source (a card never printed in the
+    language, in a list of names)."""
+    return (
+        source is not None
+        and _comparable(ruling.text) == _comparable(source.text)
+        and _name_like(ruling.text)
+        and len(ruling.text) <= NAME_MAX_CHARS
+    )
 
 
 @check("MIX001", scope=Scope.RULING)
@@ -100,12 +150,14 @@ def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
     source = pair.source.text if pair else None
+    if is_legal(source or ruling.text):
+        return
     runs = [
         span
         for span in ruling.spans
         if span["lang"] != ruling.doc_lang
         and not ctx.is_card_name(ruling.text[span["start"] : span["end"]])
-        and not kept_names(ruling.text[span["start"] : span["end"]], source)
+        and not kept_on_purpose(ruling, span["start"], span["end"], source)
     ]
     if not runs:
         return

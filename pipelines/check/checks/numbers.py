@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import cache
 
-from ...vocabulary import Scope
+from ...model import Mark
+from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
-from ..lexicon import numbers
+from ..lexicon import first_words, is_legal, numbers, stated_values
 from ..registry import Problem, check
 
 
@@ -31,32 +33,63 @@ def _without_term_names(ctx: CheckContext, text: str, lang: str) -> str:
     return text
 
 
+def _where(text: str, value: str) -> list[tuple[int, int]]:
+    """Where a number stands in the source, when it is written in digits."""
+    return [m.span() for m in re.finditer(rf"(?<![\d.]){re.escape(value)}(?![\d])", text)]
+
+
 @check("NUM001", scope=Scope.PAIR)
 def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
-    """A number of the source (in digits or words, cardinal or ordinal) is missing from the
-    translation or replaced by another: "three time counters" translated with 两个, "the
-    second triggered ability" as "la primera". Words for one are not compared, since
-    languages use them as articles, nor numbers inside the name of a game term ("split
-    second")."""
-    source = numbers(_without_term_names(ctx, pair.source.text, ctx.source_lang), ctx.source_lang)
-    target = numbers(_without_term_names(ctx, pair.target.text, pair.lang), pair.lang)
-    missing = source - target
-    extra = target - source
+    """A number the source states (in digits or words, cardinal or ordinal) is stated
+    nowhere in the translation: "three time counters" translated with 两个, "the second
+    triggered ability" as "la primera". The translation is read loosely, since languages
+    state numbers their own way: a number counts in digits or words, cardinal or ordinal,
+    with or without its classifier (通常为七, 三字符), as a Chinese numeral (十一, 一百),
+    and "the second" as 后者 / "another" where the source contrasts two things. Words for
+    one are not compared (languages use them as articles), nor numbers inside the name of a
+    game term ("split second"), nor an ordinal that opens a step of an enumeration ("Third,
+    the active player…", often rendered 然后)."""
+    if is_legal(pair.source.text):
+        return
+    source_text = _without_term_names(ctx, pair.source.text, ctx.source_lang)
+    source = numbers(source_text, ctx.source_lang)
+    if not source:
+        return
+    stated = stated_values(_without_term_names(ctx, pair.target.text, pair.lang), pair.lang)
+    miscited = ctx.miscited_in_source(pair)["number"]
+    missing = sorted(
+        {
+            value
+            for value in source
+            if value.split(":")[1] not in stated and value.split(":")[1] not in miscited
+        }
+    )
     if not missing:
         return
+    target = numbers(pair.target.text, pair.lang)
+    extra = [v for v in target if v not in source and v.split(":")[1] not in miscited]
+    firsts = first_words(pair.target.text, pair.lang)
+    says = _describe(extra)
+    if not says and firsts and any(value.startswith("ordinal") for value in missing):
+        says = [f"\u201c{firsts[0]}\u201d (first)"]
+    message = f"The source says {', '.join(_describe(missing))}" + (
+        f"; the translation says {', '.join(says)} instead."
+        if says
+        else "; the translation does not."
+    )
     yield Problem(
         pair.target,
-        f"The source says {', '.join(_describe(missing.elements()))}"
-        + (
-            f" where the translation says {', '.join(_describe(extra.elements()))}."
-            if extra
-            else ", which the translation lacks."
-        ),
+        message,
         {
             "expected": _describe(source.elements()),
             "found": _describe(target.elements()),
-            "missing": _describe(missing.elements()),
-            "extra": _describe(extra.elements()),
+            "missing": _describe(missing),
+            "extra": says,
         },
         source=pair.source,
+        marks=[
+            Mark.source(start, end, Role.MISSING)
+            for value in missing
+            for start, end in _where(pair.source.text, value.split(":")[1])
+        ],
     )

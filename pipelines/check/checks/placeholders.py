@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from ...model import Mark, Ruling
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
-from ..lexicon import token_kinds, token_spans, tokens, words
+from ..lexicon import in_source_notation, token_kinds, token_spans, tokens, words
 from ..registry import Problem, check
 
 OPENERS = {"(": ")", "（": "）", "[": "]", "［": "］"}
@@ -22,7 +22,11 @@ def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Proble
     """A symbol ({X}, {T}, {1}{G}), a power/toughness change (+1/+1), a power/toughness
     (2/2) or a rule reference (702.62a) of the source is missing from the translation, or
     the translation has one the source does not. These are copied, never translated."""
-    source, target = tokens(pair.source.text), tokens(pair.target.text)
+    source = tokens(in_source_notation(pair.source.text, ctx.source_lang))
+    target = tokens(in_source_notation(pair.target.text, pair.lang))
+    miscited = ctx.miscited_in_source(pair)["rule-reference"]
+    source["rule-reference"] -= miscited
+    target["rule-reference"] -= miscited
     for kind in token_kinds():
         missing = source[kind.name] - target[kind.name]
         extra = target[kind.name] - source[kind.name]
@@ -57,6 +61,8 @@ def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Proble
 
 PLURAL_MARK = re.compile(r"(?<=[^\W\d_])\((?:s|es)\)")
 """target(s), mode(s): an optional plural ending, not a parenthesised passage."""
+LOYALTY_COST = re.compile(r"[\[［][+\-−–]?[\dX]+[\]］]")
+"""A loyalty cost, [+1] or [−2], which printings also write without brackets (+1:)."""
 QUOTED = re.compile(r"“[^“”]*”|«[^«»]*»|「[^「」]*」|『[^『』]*』|\"[^\"]*\"|‘[^‘’]*’")
 MIN_QUOTED_WORDS = 3
 """A quoted passage of the source counts when it has at least this many words: a rule
@@ -67,7 +73,7 @@ text (“put” -> 放置)."""
 
 def _brackets(text: str, lang: str, *, source: bool) -> tuple[int, int]:
     """Parenthesised passages and quoted passages (in the source, only long ones)."""
-    text = PLURAL_MARK.sub("", text)
+    text = LOYALTY_COST.sub("", PLURAL_MARK.sub("", text))
     parens = sum(text.count(o) for o in OPENERS)
     passages = [match.group()[1:-1] for match in QUOTED.finditer(text)]
     if source:

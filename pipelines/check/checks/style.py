@@ -35,6 +35,21 @@ def _informal_uses(ctx: CheckContext, doc: list[Ruling]) -> int:
     return ctx.cache[key]
 
 
+SENTENCE = re.compile(r"[^.!?;:()]+[.!?;:()]*")
+
+
+def _speaks_to_you_there(source: str, target: str, start: int) -> bool:
+    """Whether the source sentence that the verb's sentence translates speaks to "you":
+    "Tiene prisa." translates "It has haste." (the creature has it), not "you have". When
+    the two texts do not have as many sentences, the verb cannot be placed: not reported."""
+    ours = [m.span() for m in SENTENCE.finditer(target)]
+    theirs = [m.group() for m in SENTENCE.finditer(source)]
+    if len(ours) != len(theirs):
+        return False
+    index = next(i for i, (s, e) in enumerate(ours) if s <= start < e)
+    return bool(ADDRESSING_YOU.search(theirs[index]))
+
+
 def _addresses_reader(text: str, start: int) -> bool:
     """Whether the verb at ``start`` opens a clause (no subject before it)."""
     before = text[:start].rstrip()
@@ -60,6 +75,8 @@ def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Prob
         return
     for match in formal.finditer(pair.target.text):
         if not _addresses_reader(pair.target.text, match.start()):
+            continue
+        if not _speaks_to_you_there(pair.source.text, pair.target.text, match.start()):
             continue
         found = match.group()
         yield Problem(

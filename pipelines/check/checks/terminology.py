@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -11,6 +12,33 @@ from ...termbase import USABLE, TermHit
 from ...vocabulary import Role, Scope, is_unspaced
 from ..context import AlignedPair, CheckContext
 from ..registry import Problem, check
+
+
+def matching_form(found: str, ctx: CheckContext, concept: str, lang: str) -> str | None:
+    """The approved form that inflects like the wrong one: "habilidades disparadas" for
+    "habilidades activadas", "se disparará" for "se activará" (same words around it, same
+    ending), else the canonical form."""
+    forms = [
+        form
+        for status in ("approved", "admitted")
+        for term in ctx.termbase.terms(concept, lang, status)
+        for form in term.forms
+    ]
+    if not forms:
+        return None
+    found_words = found.casefold().split()
+
+    def likeness(form: str) -> tuple[int, int, int]:
+        words = form.casefold().split()
+        shared = sum(1 for word in words if word in found_words)
+        endings = sum(
+            len(os.path.commonprefix([a[::-1], b[::-1]]))  # noqa: RUF071 (strings, not paths)
+            for a, b in zip(words[::-1], found_words[::-1], strict=False)
+        )
+        return (shared + (len(words) == len(found_words)), endings, -forms.index(form))
+
+    best = max(forms, key=likeness)
+    return best if likeness(best)[1] > 0 else forms[0]
 
 
 def _expected(ctx: CheckContext, concept: str, lang: str) -> list[str]:
@@ -32,7 +60,7 @@ def _source_marks(ctx: CheckContext, pair: AlignedPair, concept: str, role: Role
     return [Mark.source(h.start, h.end, role) for h in _source_hits(ctx, pair, concept)]
 
 
-def _wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]]:
+def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]]:
     """Forbidden forms of concepts the source names, not explained by another concept.
 
     A span can be forbidden for one concept and approved for another ("habilidad activada":
@@ -42,7 +70,9 @@ def _wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit
     source does: a swap takes a term away from where it belongs. A translation that names
     the second concept more often than the source (起动该起动式异能 for "activated it",
     repeating the noun where English has a pronoun) while keeping every mention of the
-    first has not swapped anything.
+    first has not swapped anything. Likewise a forbidden form beside as many correct forms
+    as the source has terms replaced nothing: it is another word (part of a name the card
+    index does not know, such as 墓地 in 墓地鼠群 beside 坟墓场).
     """
     source_counts = ctx.concept_counts(pair.source.text, ctx.source_lang)
     hits = ctx.term_hits(pair.target.text, pair.lang)
@@ -61,7 +91,7 @@ def _wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit
         if explained:
             budget[explained[0]] -= 1
             continue
-        if other and target_counts[hit.concept] >= source_counts[hit.concept]:
+        if target_counts[hit.concept] >= source_counts[hit.concept]:
             continue
         wrong[hit.concept].append(hit)
     return wrong
@@ -73,17 +103,18 @@ def forbidden_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     it: "habilidad activada" where the source says triggered ability, "se activa" for
     "triggers", 起动式异能 for a triggered ability. The evidence names the source term, the
     wrong form and the approved ones."""
-    for concept, hits in sorted(_wrong_spans(ctx, pair).items()):
+    for concept, hits in sorted(wrong_spans(ctx, pair).items()):
         expected = _expected(ctx, concept, pair.lang)
         found = sorted({h.form for h in hits})
         note = next(
             (t.note for t in ctx.termbase.terms(concept, pair.lang, "forbidden") if t.note), ""
         )
         source_term = _source_term(ctx, pair, concept)
+        suggestion = matching_form(found[0], ctx, concept, pair.lang) or "?"
         yield Problem(
             pair.target,
             f"\u201c{found[0]}\u201d translates \u201c{source_term}\u201d wrongly; "
-            f"use \u201c{expected[0] if expected else '?'}\u201d.",
+            f"use \u201c{suggestion}\u201d.",
             {
                 "concept": concept,
                 "source_term": source_term,
@@ -128,7 +159,8 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The source uses a core game term (one the termbase enforces) and the translation
     contains none of its approved or admitted forms, not even inside a longer term: the term
     was paraphrased, dropped or mistranslated. (A forbidden form is reported by TERM001
-    instead; a source that uses old wording, such as "play" for casting a spell, is not
+    instead, and old wording of the term, "en juego" for the battlefield, by TERM003; a
+    source that uses old wording, such as "play" for casting a spell, is not
     held to the new term; nor is a source word used in another sense, such as "turn it face
     down", listed in resources/other_senses.tsv; a half-translated ruling is reported as
     such, MIX001.)"""
@@ -137,7 +169,8 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     named = ctx.named_concepts(pair.source.text, ctx.source_lang)
     hits = ctx.term_hits(pair.target.text, pair.lang)
     present = {h.concept for h in hits if h.status in USABLE}
-    flagged = set(_wrong_spans(ctx, pair))
+    present |= set(old_wording(pair.target, pair, ctx))
+    flagged = set(wrong_spans(ctx, pair))
     for concept in sorted(named):
         if not ctx.termbase.is_enforced(concept) or concept in present or concept in flagged:
             continue
@@ -164,22 +197,15 @@ def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     juego" for "put onto the battlefield", 场上). Not reported when the English source itself
     uses the old wording of that concept (an old ruling translated faithfully), nor when the
     termbase has no current term of the concept in the language to use instead (the
-    glossary's "unblockable" is obsolete, yet 不可被阻挡 still says "can't be blocked")."""
+    glossary's "unblockable" is obsolete, yet 不可被阻挡 still says "can't be blocked").
+    A word that is old wording for one concept and still right for another ("jugar": old
+    for casting a spell, right for playing a land; 使用) is reported only when the source
+    names the first concept, not the second, and the translation has no current term for
+    the first in its place."""
     if not ruling.lang or ruling.lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
-    source_old = set()
-    if pair:
-        source_old = {
-            h.concept
-            for h in ctx.term_hits(pair.source.text, ctx.source_lang)
-            if h.status == "obsolete"
-        }
-    by_concept: dict[str, list[TermHit]] = defaultdict(list)
-    for hit in ctx.term_hits(ruling.text, ruling.lang):
-        if hit.status == "obsolete" and hit.concept not in source_old:
-            by_concept[hit.concept].append(hit)
-    for concept, hits in sorted(by_concept.items()):
+    for concept, hits in sorted(old_wording(ruling, pair, ctx).items()):
         expected = _expected(ctx, concept, ruling.lang)
         if not expected:
             continue
@@ -197,24 +223,56 @@ def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
         )
 
 
+def old_wording(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext) -> dict:
+    """Obsolete forms in a translation, by concept (see TERM003 for which count)."""
+    source_counts: Counter[str] = Counter()
+    source_old: set[str] = set()
+    if pair:
+        source_counts = ctx.concept_counts(pair.source.text, ctx.source_lang)
+        source_old = {
+            h.concept
+            for h in ctx.term_hits(pair.source.text, ctx.source_lang)
+            if h.status == "obsolete"
+        }
+    hits = ctx.term_hits(ruling.text, ruling.lang or "")
+    current_at: dict[tuple[int, int], set[str]] = defaultdict(set)
+    for hit in hits:
+        if hit.status in USABLE:
+            current_at[hit.start, hit.end].add(hit.concept)
+    usable = Counter(hit.concept for hit in hits if hit.status in USABLE)
+    found: dict[str, list[TermHit]] = defaultdict(list)
+    for hit in hits:
+        if hit.status != "obsolete" or hit.concept in source_old:
+            continue
+        others = current_at[hit.start, hit.end] - {hit.concept}
+        if others and (
+            pair is None
+            or not source_counts[hit.concept]
+            or usable[hit.concept] >= source_counts[hit.concept]
+            or any(source_counts[other] for other in others)
+        ):
+            continue
+        found[hit.concept].append(hit)
+    return found
+
+
 @check("TERM004", scope=Scope.RULING)
 def never_a_game_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """The text uses a word the termbase forbids and approves for no concept at all
     ("duelista" for player, 玩家), in a ruling that has no English source to compare with
-    or whose source does not name the concept (otherwise TERM001 reports it)."""
+    (with a source, TERM001 reports a forbidden word that stands for a term of the source;
+    one that stands for no term of the source is part of a name or another word: measured on
+    the Chinese Comprehensive Rules, every such finding was a card name or a creature type)."""
     if not ruling.lang or ruling.lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
-    source_concepts = set(ctx.concept_counts(pair.source.text, ctx.source_lang)) if pair else set()
+    if pair is not None:
+        return
     hits = ctx.term_hits(ruling.text, ruling.lang)
     approved_spans = {(h.start, h.end) for h in hits if h.status in USABLE}
     by_concept: dict[str, list[TermHit]] = defaultdict(list)
     for hit in hits:
-        if (
-            hit.status == "forbidden"
-            and (hit.start, hit.end) not in approved_spans
-            and hit.concept not in source_concepts
-        ):
+        if hit.status == "forbidden" and (hit.start, hit.end) not in approved_spans:
             by_concept[hit.concept].append(hit)
     for concept, found_hits in sorted(by_concept.items()):
         expected = _expected(ctx, concept, ruling.lang)
@@ -228,6 +286,5 @@ def never_a_game_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
                 "expected": expected,
                 "found": found,
             },
-            source=pair.source if pair else None,
             marks=[Mark.target(h.start, h.end) for h in found_hits],
         )

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 
-RULE = re.compile(r"^(?P<number>\d{3}\.\d+[a-z]?)\.?(?:\s+(?P<text>.*))?$")
-"""A numbered rule or sub-rule: ``100.1.``, ``702.62a``, ``502.81.`` followed by its text."""
+RULE = re.compile(
+    r"^(?P<number>\d{3}\.\d+[a-z]?)\.?(?:(?:\s+|(?=[\u3000-\u9fff\uff00-\uffef“「（]))(?P<text>.*))?$"
+)
+"""A numbered rule or sub-rule: ``100.1.``, ``702.62a``, ``502.81.`` followed by its text
+(in Chinese sometimes with no space between: ``100.6b牌手可以…``)."""
 
 SECTION = re.compile(r"^(?P<number>\d{3})\.\s+(?P<text>\S.*)$")
 """A section heading: ``708. Face-Down Spells and Permanents``."""

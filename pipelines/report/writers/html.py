@@ -93,16 +93,24 @@ def _plural(severity: str) -> str:
 
 
 def _summary(run: RunTables, data: dict[str, Any]) -> str:
+    """What was read and found, counted as the console counts it (``Read 5 files: 6
+    documents, 76 rulings``)."""
     languages = ", ".join(data["languages"][code] for code in data["meta"]["langs"]) or "none"
-    files = len({r.file for r in run.rulings} | {f.file for f in run.findings if f.file})
+    files = len({r.file for r in run.rulings})
+    documents = len({r.doc for r in run.rulings})
     parts = [
-        f"{len(run.findings)} findings in {len(data['groups'])} cards and documents",
-        f"{files} files, {len(run.rulings)} rulings",
+        _count(len(run.findings), "finding"),
+        f"{_count(files, 'file')}: {_count(documents, 'document')}, "
+        f"{_count(len(run.rulings), 'ruling')}",
         f"languages: {languages}",
     ]
     if run.suppressed:
         parts.append(f"{len(run.suppressed)} more already accepted in the baseline")
     return " · ".join(html.escape(part) for part in parts)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun if number == 1 else noun + 's'}"
 
 
 def json_for_script(data: Any) -> str:
@@ -122,24 +130,63 @@ def json_for_script(data: Any) -> str:
 # --- the data the script renders ------------------------------------------------------------
 
 
+# --- the order a reviewer sees ---------------------------------------------------------------
+
+
+def certainty(finding: Finding, pair_scores: dict[tuple[str, str], float]) -> float:
+    """How sure a finding is, 0..1. Findings have no certainty of their own yet: a finding
+    about a pair is as sure as the pair's alignment (a false TERM002 usually sits on a pair
+    that is not a translation of its source); one about a text alone is taken as sure."""
+    if finding.source_id and finding.ruling_id:
+        return pair_scores.get((finding.source_id, finding.ruling_id), 1.0)
+    return 1.0
+
+
+def review_priority(finding: Finding, sureness: float) -> tuple[int, float]:
+    """What a reviewer should see first: errors, then warnings, then infos; within a
+    severity the surest first. Ties keep the document order."""
+    return (severity_rank(finding.severity), -sureness)
+
+
+def document_order(row: dict[str, Any]) -> tuple:
+    """The page's other order: by card or document, then file and line."""
+    return (
+        row["group"].casefold(),
+        row["group"],
+        row["lang"] or "",
+        row["file"] or "",
+        row["line"] if row["line"] is not None else -1,
+        severity_rank(row["severity"]),
+        row["code"],
+        row["fp"],
+    )
+
+
+def _pair_scores(run: RunTables) -> dict[tuple[str, str], float]:
+    return {
+        (row.source_id, row.target_id): float(row.score)
+        for row in run.alignment
+        if row.source_id and row.target_id and row.score is not None
+    }
+
+
 def page_data(run: RunTables) -> dict[str, Any]:
     by_id = run.by_id
     rules = _rule_summaries()
     doc_titles = _document_titles(run.rulings)
+    scores = _pair_scores(run)
     findings = [(f, False) for f in run.findings] + [(f, True) for f in run.suppressed]
-    rows = [_finding_row(f, accepted, by_id, doc_titles) for f, accepted in findings]
-    rows.sort(
-        key=lambda r: (
-            r["group"].casefold(),
-            r["group"],
-            r["lang"] or "",
-            r["file"] or "",
-            r["line"] if r["line"] is not None else -1,
-            severity_rank(r["severity"]),
-            r["code"],
-            r["fp"],
-        )
-    )
+    ranked = []
+    for finding, accepted in findings:
+        row = _finding_row(finding, accepted, by_id, doc_titles)
+        sureness = certainty(finding, scores)
+        row["certainty"] = round(sureness, 3)
+        ranked.append((row, review_priority(finding, sureness)))
+    ranked.sort(key=lambda pair: document_order(pair[0]))
+    rows = [row for row, _ in ranked]
+    by_priority = sorted(range(len(ranked)), key=lambda index: (ranked[index][1], index))
+    for rank, index in enumerate(by_priority):
+        rows[index]["rank"] = rank
     used = sorted({i for r in rows for i in (r["ruling"], r["source"]) if i and i in by_id})
     groups: dict[str, dict[str, Any]] = {}
     for row in rows:

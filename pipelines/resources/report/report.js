@@ -2,13 +2,24 @@
 // The review page: renders the findings from the JSON block, filters them, and exports the
 // accepted ones as a baseline file. Corpus text only ever goes through textContent and text
 // nodes, never through an HTML parser, so nothing in a ruling can become markup or script.
+//
+// Two orders: most important first (errors, then warnings, then info; within each the
+// surest first: the writer's `rank`) and document order (by card or document, then line).
+// Only the first PAGE findings of the current order and filters are built; more come as the
+// reader scrolls, so a page with 50,000 findings opens and filters at once.
 (function () {
+  const PAGE = 100;
   const data = JSON.parse(document.getElementById("data").textContent);
-  const findings = data.findings;
+  const findings = data.findings; // in document order
+  const ranked = findings.slice().sort((a, b) => a.rank - b.rank);
   const rulings = data.rulings;
+  const groups = new Map(data.groups.map((g) => [g.key, g]));
   const accepted = new Set(findings.filter((f) => f.baseline).map((f) => f.fp));
-  const cards = new Map();
-  const groupNodes = new Map();
+  const cards = new Map(); // fp -> its card, built the first time it is shown
+  const texts = new Map(); // fp -> what a search matches, built at the first search
+  let order = "priority";
+  let visible = []; // the findings that pass the filters, in the current order
+  let limit = PAGE;
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -72,6 +83,7 @@
   function findingCard(f) {
     const card = el("article", "finding " + f.severity);
     card.dataset.fp = f.fp;
+    card.dataset.rank = String(f.rank);
     const head = el("div", "finding-head");
     head.appendChild(el("span", "sev " + f.severity, f.severity));
     const code = el("span", "code", f.code);
@@ -79,6 +91,7 @@
     head.appendChild(code);
     head.appendChild(el("span", "tag", f.category));
     head.appendChild(el("span", "tag lang", langName(f.lang)));
+    head.appendChild(el("span", "tag group-tag", f.group));
     const place = [f.file || "(no file)"];
     if (f.line !== null && f.line !== undefined) place[0] += ":" + f.line;
     if (f.section) place.push("§" + f.section);
@@ -106,7 +119,8 @@
     const source = f.source ? rulings[f.source] : null;
     const target = f.ruling ? rulings[f.ruling] : null;
     const panes = el("div", "panes");
-    if (source) panes.appendChild(pane(langName(source.lang) + " source", source, f.marks.source, "source"));
+    const match = f.certainty < 1 ? "aligned with " + Math.round(f.certainty * 100) + "% certainty" : null;
+    if (source) panes.appendChild(pane(langName(source.lang) + " source", source, f.marks.source, "source", match));
     if (f.variants) {
       f.variants.forEach((v, i) => panes.appendChild(variantPane(v, i)));
     } else if (target) {
@@ -138,40 +152,83 @@
     return card;
   }
 
+  function cardOf(f) {
+    let card = cards.get(f.fp);
+    if (!card) {
+      card = findingCard(f);
+      cards.set(f.fp, card);
+    }
+    return card;
+  }
+
   // Lower-cased text a search matches: the finding, its place and the texts it shows.
   function haystack(f) {
+    let text = texts.get(f.fp);
+    if (text !== undefined) return text;
     const parts = [f.code, f.category, f.severity, f.lang, langName(f.lang), f.file, f.card,
       f.section, f.group, f.message, f.fp, f.expected, f.found];
     for (const id of [f.source, f.ruling]) if (id && rulings[id]) parts.push(rulings[id].text);
     for (const v of f.variants || []) parts.push(v.text);
     for (const [key, value] of f.details) parts.push(key, value);
-    return parts.filter((p) => p !== null && p !== undefined).join("\n").toLowerCase();
+    text = parts.filter((p) => p !== null && p !== undefined).join("\n").toLowerCase();
+    texts.set(f.fp, text);
+    return text;
   }
 
-  function render() {
+  function count(n) {
+    return n + (n === 1 ? " finding" : " findings");
+  }
+
+  function groupSection(key, n) {
+    const group = groups.get(key) || { key: key, titles: [], files: [] };
+    const section = el("section", "group");
+    section.dataset.group = key;
+    const head = el("div", "group-head");
+    head.appendChild(el("h2", null, group.key));
+    const sub = [...group.titles, ...group.files].join(" · ");
+    if (sub) head.appendChild(el("p", "group-sub", sub));
+    head.appendChild(el("span", "group-count", count(n)));
+    section.appendChild(head);
+    return section;
+  }
+
+  // The first `limit` visible findings: under one heading in the order of importance, or
+  // under their card or document in document order.
+  function renderList() {
     const root = document.getElementById("groups");
-    const byGroup = new Map();
-    for (const f of findings) {
-      if (!byGroup.has(f.group)) byGroup.set(f.group, []);
-      byGroup.get(f.group).push(f);
-    }
-    for (const group of data.groups) {
-      const section = el("section", "group");
+    root.textContent = "";
+    root.classList.toggle("by-document", order === "document");
+    const shown = visible.slice(0, limit);
+    if (order === "priority" && shown.length) {
+      const section = el("section", "group ranked");
       const head = el("div", "group-head");
-      head.appendChild(el("h2", null, group.key));
-      const sub = [...group.titles, ...group.files].join(" · ");
-      if (sub) head.appendChild(el("p", "group-sub", sub));
-      const count = el("span", "group-count");
-      head.appendChild(count);
+      head.appendChild(el("h2", null, "Most important first"));
+      head.appendChild(el("p", "group-sub", "errors, then warnings, then info; within each, the surest first"));
+      head.appendChild(el("span", "group-count", count(visible.length)));
       section.appendChild(head);
-      for (const f of byGroup.get(group.key) || []) {
-        const card = findingCard(f);
-        cards.set(f.fp, { finding: f, node: card, text: haystack(f) });
-        section.appendChild(card);
-      }
-      groupNodes.set(group.key, { node: section, count: count });
+      for (const f of shown) section.appendChild(cardOf(f));
       root.appendChild(section);
+    } else if (shown.length) {
+      const perGroup = new Map();
+      for (const f of visible) perGroup.set(f.group, (perGroup.get(f.group) || 0) + 1);
+      let section = null;
+      for (const f of shown) {
+        if (!section || section.dataset.group !== f.group) {
+          section = groupSection(f.group, perGroup.get(f.group));
+          root.appendChild(section);
+        }
+        section.appendChild(cardOf(f));
+      }
     }
+    const more = document.getElementById("more");
+    const left = visible.length - shown.length;
+    more.hidden = left <= 0;
+    more.textContent = "Show " + Math.min(PAGE, left) + " more (" + left + " not shown yet)";
+  }
+
+  function showMore() {
+    limit += PAGE;
+    renderList();
   }
 
   const controls = {
@@ -197,20 +254,32 @@
     fill(controls.group, data.groups.map((g) => [g.key, g.key]));
     fill(controls.status, [["open", "not accepted"], ["accepted", "accepted"]]);
     for (const control of Object.values(controls)) control.addEventListener("input", update);
+    for (const [id, value] of [["order-priority", "priority"], ["order-document", "document"]]) {
+      document.getElementById(id).addEventListener("click", () => {
+        order = value;
+        update();
+      });
+    }
+    const more = document.getElementById("more");
+    more.addEventListener("click", showMore);
+    if ("IntersectionObserver" in window) {
+      new IntersectionObserver((entries) => {
+        if (entries.some((entry) => entry.isIntersecting) && !more.hidden) showMore();
+      }, { rootMargin: "600px" }).observe(more);
+    }
     document.getElementById("f-reset").addEventListener("click", () => {
       for (const control of Object.values(controls)) control.value = "";
       update();
     });
     document.getElementById("accept-shown").addEventListener("click", () => {
-      const shown = [...cards].filter(([, entry]) => !entry.node.hidden).map(([fp]) => fp);
-      for (const fp of shown) setAccepted(fp, true, false);
+      for (const f of visible) setAccepted(f.fp, true, false);
       refresh();
     });
     document.getElementById("export").addEventListener("click", exportBaseline);
     document.getElementById("filters").hidden = false;
   }
 
-  function passes(f, entry, except) {
+  function passes(f, except) {
     const c = controls;
     if (except !== "lang" && c.lang.value && (f.lang || "-") !== c.lang.value) return false;
     if (except !== "category" && c.category.value && f.category !== c.category.value) return false;
@@ -219,32 +288,29 @@
     if (c.status.value === "open" && accepted.has(f.fp)) return false;
     if (c.status.value === "accepted" && !accepted.has(f.fp)) return false;
     const words = c.text.value.toLowerCase().split(/\s+/).filter(Boolean);
-    return words.every((w) => entry.text.includes(w));
+    if (!words.length) return true;
+    const text = haystack(f);
+    return words.every((w) => text.includes(w));
   }
 
   function update() {
-    let shown = 0;
-    const perGroup = new Map();
     const perCategory = new Map();
-    for (const [, entry] of cards) {
-      const f = entry.finding;
-      const visible = passes(f, entry);
-      entry.node.hidden = !visible;
-      if (visible) {
-        shown += 1;
-        perGroup.set(f.group, (perGroup.get(f.group) || 0) + 1);
+    visible = [];
+    for (const f of order === "priority" ? ranked : findings) {
+      if (passes(f, "category")) {
+        perCategory.set(f.category, (perCategory.get(f.category) || 0) + 1);
+        if (!controls.category.value || f.category === controls.category.value) visible.push(f);
       }
-      if (passes(f, entry, "category")) perCategory.set(f.category, (perCategory.get(f.category) || 0) + 1);
     }
-    for (const [key, group] of groupNodes) {
-      const n = perGroup.get(key) || 0;
-      group.node.hidden = n === 0;
-      group.count.textContent = n + (n === 1 ? " finding" : " findings");
+    limit = PAGE;
+    renderList();
+    for (const [id, value] of [["order-priority", "priority"], ["order-document", "document"]]) {
+      document.getElementById(id).setAttribute("aria-pressed", String(order === value));
     }
     const total = findings.length;
     document.getElementById("shown").textContent =
-      "Showing " + shown + " of " + total + (total === 1 ? " finding" : " findings");
-    document.getElementById("shown").dataset.count = String(shown);
+      "Showing " + visible.length + " of " + count(total);
+    document.getElementById("shown").dataset.count = String(visible.length);
     const chips = document.getElementById("chips");
     chips.textContent = "";
     for (const category of data.meta.categories) {
@@ -265,10 +331,10 @@
   function setAccepted(fp, on, now = true) {
     if (on) accepted.add(fp);
     else accepted.delete(fp);
-    const entry = cards.get(fp);
-    if (entry) {
-      entry.node.classList.toggle("accepted", on);
-      entry.node.querySelector(".accept input").checked = on;
+    const card = cards.get(fp);
+    if (card) {
+      card.classList.toggle("accepted", on);
+      card.querySelector(".accept input").checked = on;
     }
     if (now) refresh();
   }
@@ -305,7 +371,6 @@
 
   // Long reports: let the browser skip laying out the findings that are off screen.
   if (findings.length > 300) document.body.classList.add("many");
-  render();
   setUpFilters();
   update();
   document.documentElement.dataset.ready = "1";

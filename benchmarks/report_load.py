@@ -1,0 +1,236 @@
+"""How fast the HTML review page opens and answers with 50,000 findings.
+
+    python benchmarks/report_load.py [--findings 50000] [--repeat 3]
+
+Builds a run of generated Spanish rulings with their English sources and ``--findings``
+findings (every severity, a dozen codes, alignment scores spread over 0.3..1), writes
+report.html with the real writer, opens it in Debian's Chromium (``/usr/bin/chromium``,
+headless, driven by Playwright) and measures, as the median of ``--repeat`` page loads: the
+time from navigation to the page being ready (data parsed, first findings shown), and the
+time of what a reviewer does next (a filter, a search, the other order, the next page) until
+the browser has painted. Results go to ``benchmarks/results/report_load.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine, machine_line, md_table, write_results
+
+from pipelines.model import Alignment, Finding, Ruling
+from pipelines.report.writers.html import write_html
+from pipelines.tables import RunTables
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+CODES = [
+    ("TERM001", "terminology", "error"),
+    ("TERM002", "terminology", "warning"),
+    ("TERM004", "terminology", "warning"),
+    ("UNTR001", "untranslated", "error"),
+    ("PH001", "placeholder", "error"),
+    ("NUM001", "number", "error"),
+    ("TRUNC001", "truncation", "error"),
+    ("DATE001", "date", "warning"),
+    ("INCON001", "inconsistent-translation", "warning"),
+    ("STYLE001", "style", "warning"),
+    ("STYLE006", "style", "info"),
+    ("EXTRA002", "extra-translation", "info"),
+]
+WORDS_EN = [
+    "if",
+    "a",
+    "player",
+    "casts",
+    "a",
+    "spell",
+    "with",
+    "suspend",
+    "the",
+    "triggered",
+    "ability",
+    "goes",
+    "on",
+    "the",
+    "stack",
+]
+WORDS_ES = [
+    "si",
+    "un",
+    "jugador",
+    "lanza",
+    "un",
+    "hechizo",
+    "con",
+    "suspender",
+    "la",
+    "habilidad",
+    "disparada",
+    "va",
+    "a",
+    "la",
+    "pila",
+]
+PAUSE = "() => new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))"
+"""Resolves after the browser has laid out and painted what the last action changed."""
+
+
+def generated_run(count: int, seed: int = 16) -> RunTables:
+    rng = random.Random(seed)
+    rulings, alignment, findings = [], [], []
+    pairs = max(1, count // 4)
+    for n in range(pairs):
+        card = f"Card {n // 5:05d}"
+        source = f"en/{n // 50:04d}.txt:{n % 50 + 1}"
+        target = f"es/{n // 50:04d}.txt:{n % 50 + 1}"
+        english = " ".join(rng.choices(WORDS_EN, k=rng.randint(20, 45))).capitalize() + "."
+        spanish = " ".join(rng.choices(WORDS_ES, k=rng.randint(20, 45))).capitalize() + "."
+        for id_, lang, text in ((source, "en", english), (target, "es", spanish)):
+            file, line = id_.rsplit(":", 1)
+            rulings.append(
+                Ruling(
+                    id=id_,
+                    file=file,
+                    line=int(line),
+                    format="plain-dated",
+                    doc_title=card,
+                    card=card,
+                    section=None,
+                    doc_lang=lang,
+                    lang=lang,
+                    spans=[],
+                    date="2024-02-02",
+                    date_raw="02/02/2024",
+                    text=text,
+                    doc=file,
+                )
+            )
+        alignment.append(Alignment(source, target, "es", round(rng.uniform(0.3, 1.0), 3), "rule"))
+    for n in range(count):
+        pair = n % pairs
+        code, category, severity = CODES[n % len(CODES)]
+        target = alignment[pair].target_id
+        file, line = target.rsplit(":", 1)
+        findings.append(
+            Finding(
+                code=code,
+                category=category,
+                severity=severity,
+                lang="es",
+                file=file,
+                line=int(line),
+                ruling_id=target,
+                source_id=alignment[pair].source_id,
+                card=f"Card {pair // 5:05d}",
+                section=None,
+                message=f"Generated finding {n} of {code}.",
+                evidence={"expected": "habilidad disparada", "found": f"variante {n}"},
+            )
+        )
+    return RunTables(rulings, alignment, findings)
+
+
+def measure(page, action: str) -> float:
+    """Milliseconds of one page action (JavaScript) until the browser has painted."""
+    start = time.perf_counter()
+    page.evaluate(action)
+    page.evaluate(PAUSE)
+    return (time.perf_counter() - start) * 1000
+
+
+ACTIONS = {
+    "filter: severity = error": (
+        "() => { const s = document.getElementById('f-severity'); s.value = 'error';"
+        " s.dispatchEvent(new Event('input')); }"
+    ),
+    "search: a word in every ruling": (
+        "() => { const s = document.getElementById('f-severity'); s.value = '';"
+        " const t = document.getElementById('f-text'); t.value = 'habilidad';"
+        " t.dispatchEvent(new Event('input')); }"
+    ),
+    "search: one finding": (
+        "() => { const t = document.getElementById('f-text'); t.value = 'finding 49999.';"
+        " t.dispatchEvent(new Event('input')); }"
+    ),
+    "document order": (
+        "() => { document.getElementById('f-text').value = '';"
+        " document.getElementById('order-document').click(); }"
+    ),
+    "next 100 findings": "() => document.getElementById('more').click()",
+    "most important first": "() => document.getElementById('order-priority').click()",
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--findings", type=int, default=50_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if not CHROMIUM.is_file():
+        raise SystemExit(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    run = generated_run(args.findings)
+    with tempfile.TemporaryDirectory(prefix="rulings-report-load-") as work:
+        start = time.perf_counter()
+        page_path = write_html(run, Path(work))
+        write_seconds = time.perf_counter() - start
+        size = page_path.stat().st_size
+        loads, actions, shown = [], {name: [] for name in ACTIONS}, []
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            for _ in range(args.repeat):
+                context = browser.new_context(viewport={"width": 1280, "height": 1000})
+                page = context.new_page()
+                start = time.perf_counter()
+                page.goto(page_path.as_uri())
+                page.wait_for_selector("html[data-ready='1']", timeout=600_000)
+                page.evaluate(PAUSE)
+                loads.append((time.perf_counter() - start) * 1000)
+                shown.append(page.locator("article.finding").count())
+                for name, action in ACTIONS.items():
+                    actions[name].append(measure(page, action))
+                context.close()
+            browser.close()
+    figures = {
+        "findings": args.findings,
+        "rulings": len(run.rulings),
+        "html_bytes": size,
+        "write_seconds": round(write_seconds, 2),
+        "load_ms": round(statistics.median(loads)),
+        "load_ms_all": [round(x) for x in loads],
+        "cards_built_at_load": shown[0],
+        "actions_ms": {name: round(statistics.median(v)) for name, v in actions.items()},
+        "repeat": args.repeat,
+        "machine": machine(),
+    }
+    rows = [["open the page (navigation to ready and painted)", figures["load_ms"]]]
+    rows += [[name, ms] for name, ms in figures["actions_ms"].items()]
+    markdown = (
+        f"# The HTML review page with {args.findings:,} findings\n\n"
+        f"Produced by `python benchmarks/report_load.py --findings {args.findings} "
+        f"--repeat {args.repeat}` (numbers in `report_load.json`). A generated run of "
+        f"{len(run.rulings):,} rulings and {args.findings:,} findings; report.html is "
+        f"{size / 1024**2:.1f} MB, written in {write_seconds:.1f} s. Opened in headless "
+        f"Chromium; median of {args.repeat} page loads, milliseconds until the browser has "
+        f"painted. The page builds the first {shown[0]} findings of the current order and "
+        "filters, and more as the reader scrolls.\n\n"
+        + md_table(["what", "ms"], rows)
+        + "\n"
+        + machine_line(figures["machine"])
+        + "\n"
+    )
+    for path in write_results("report_load", figures, markdown):
+        print(f"wrote {path}")
+    print(markdown)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Text normalisations the stages share: quotes, spacing and card names made uniform.
+
+Two versions of one ruling count as the same text when they differ only in typography or in
+the card they name: ``template_text`` (the alignment's notion of "the same English ruling")
+and ``mask_card_names`` (the consistency check's notion of "the same translation").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .cards import CardIndex
+    from .model import Ruling
+
+QUOTE_MARKS = str.maketrans(
+    {
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "«": '"',
+        "»": '"',
+        "「": '"',
+        "」": '"',
+        "『": '"',
+        "』": '"',
+        "‘": "'",
+        "’": "'",
+    }
+)
+CARD_PLACEHOLDER = "\u2063CARD\u2063"
+
+
+def plain_quotes(text: str) -> str:
+    """Every quotation mark as a straight one, runs of white space as one space."""
+    return " ".join(text.translate(QUOTE_MARKS).split())
+
+
+def template_text(ruling: Ruling) -> str:
+    """The ruling's text with its own card's name replaced, quotes made plain and case
+    folded: the same ruling on any card, whatever its typography."""
+    text = ruling.text
+    if ruling.card:
+        text = text.replace(ruling.card, CARD_PLACEHOLDER)
+    return plain_quotes(text).casefold()
+
+
+def mask_card_names(text: str, lang: str, cards: CardIndex, own: str | None = None) -> str:
+    """The text with plain quotes and every card name it mentions (in its language or in
+    English, and its own card's names) replaced by one placeholder, longest first."""
+    names = set()
+    if own:
+        names.add(own)
+        localized = cards.name_in(own, lang) if lang else None
+        if localized:
+            names.add(localized)
+    spans = [(m.start, m.end) for m in cards.mentions(text)]
+    for name in sorted(names, key=len, reverse=True):
+        start = text.find(name)
+        while start >= 0:
+            spans.append((start, start + len(name)))
+            start = text.find(name, start + len(name))
+    pieces, last = [], 0
+    for start, end in sorted(spans):
+        if start < last:
+            continue
+        pieces += [text[last:start], CARD_PLACEHOLDER]
+        last = end
+    pieces.append(text[last:])
+    return plain_quotes("".join(pieces))

@@ -1,0 +1,133 @@
+"""Cache files that are cut short or have a flipped byte are detected and recomputed, never
+trusted: the embedding shards and the language-identification store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pipelines.align.embed import EmbeddingCache
+from pipelines.ingest.langid import Identification
+from pipelines.ingest.languages import IdentificationStore
+
+TEXTS = [f"Si un duelista lanza el hechizo número {n}, roba una carta." for n in range(40)]
+
+
+def vectors_for(texts: list[str], dim: int = 16) -> np.ndarray:
+    rows = [np.random.default_rng(len(text) * 7919 + sum(map(ord, text))) for text in texts]
+    return np.stack([rng.standard_normal(dim).astype(np.float32) for rng in rows])
+
+
+def stored_cache(tmp_path: Path) -> tuple[EmbeddingCache, Path]:
+    cache = EmbeddingCache(tmp_path)
+    cache.put("model", TEXTS, vectors_for(TEXTS))
+    (shard,) = cache.model_dir("model").glob("*.vecs.npy")
+    return cache, shard
+
+
+def flip(path: Path, offset_from_end: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) - offset_from_end] ^= 0x10
+    path.write_bytes(bytes(data))
+
+
+def lookup(tmp_path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """A lookup by a fresh process's cache object (as the next run does)."""
+    return EmbeddingCache(tmp_path).get("model", TEXTS)
+
+
+def test_a_whole_shard_is_found_by_the_next_run(tmp_path):
+    stored_cache(tmp_path)
+    hits, found = lookup(tmp_path)
+    assert hits.all() and found.tobytes() == vectors_for(TEXTS).tobytes()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda vecs: flip(vecs, 5), id="flipped-byte-in-a-vector"),
+        pytest.param(lambda vecs: vecs.write_bytes(vecs.read_bytes()[:-64]), id="vectors-cut"),
+        pytest.param(
+            lambda vecs: flip(vecs.with_name(vecs.name.replace(".vecs.", ".keys.")), 3),
+            id="flipped-byte-in-a-key",
+        ),
+        pytest.param(
+            lambda vecs: flip(vecs.with_name(vecs.name.replace(".vecs.npy", ".sum")), 2),
+            id="damaged-digest",
+        ),
+        pytest.param(
+            lambda vecs: vecs.with_name(vecs.name.replace(".vecs.npy", ".sum")).unlink(),
+            id="digest-never-written",
+        ),
+    ],
+)
+def test_a_damaged_shard_gives_no_vector_and_is_recomputed(tmp_path, damage):
+    _, vecs = stored_cache(tmp_path)
+    damage(vecs)
+    hits, found = lookup(tmp_path)
+    assert not hits.any() and len(found) == 0
+    cache = EmbeddingCache(tmp_path)
+    cache.put("model", TEXTS, vectors_for(TEXTS))
+    hits, found = lookup(tmp_path)
+    assert hits.all() and found.tobytes() == vectors_for(TEXTS).tobytes()
+
+
+def test_a_damaged_shard_is_removed_and_the_others_still_serve(tmp_path):
+    cache, first = stored_cache(tmp_path)
+    more = [f"{text} (otra)" for text in TEXTS]
+    cache.put("model", more, vectors_for(more))
+    flip(first, 9)
+    fresh = EmbeddingCache(tmp_path)
+    hits, _ = fresh.get("model", TEXTS)
+    assert not hits.any()
+    hits, found = fresh.get("model", more)
+    assert hits.all() and found.tobytes() == vectors_for(more).tobytes()
+    assert not first.exists()
+    assert len(list(cache.model_dir("model").glob("*.sum"))) == 1
+
+
+def test_a_shard_damaged_after_this_process_checked_it_is_checked_again(tmp_path):
+    cache, vecs = stored_cache(tmp_path)
+    assert cache.get("model", TEXTS)[0].all()
+    more = ["Otro texto."]
+    flip(vecs, 5)
+    cache.put("model", more, vectors_for(more))  # a new shard: the index is rebuilt
+    hits, _ = cache.get("model", TEXTS)
+    assert not hits.any()
+
+
+# --- language identification store ----------------------------------------------------------
+
+IDENTIFIED = {
+    "k1": Identification("es", ()),
+    "k2": Identification("zh", (("zh", 0, 4), ("en", 5, 30))),
+    "k3": Identification(None, ()),
+}
+
+
+def test_identifications_round_trip_as_checked_json(tmp_path):
+    store = IdentificationStore(tmp_path, "lingua", ("en", "es", "zh"))
+    store.add(IDENTIFIED)
+    assert IdentificationStore(tmp_path, "lingua", ("en", "es", "zh")).load() == IDENTIFIED
+    data = store.path.read_bytes()
+    assert data.startswith(b"rulings-checked-v1 ") and b"\x80" not in data[:2]  # no pickle
+    store.add({"k4": Identification("en", ())})
+    assert store.load() == {**IDENTIFIED, "k4": Identification("en", ())}
+
+
+@pytest.mark.parametrize("damage", ["cut", "flip", "garbage"])
+def test_a_damaged_identification_store_is_ignored(tmp_path, damage):
+    store = IdentificationStore(tmp_path, "lingua", ("en", "es", "zh"))
+    store.add(IDENTIFIED)
+    data = store.path.read_bytes()
+    if damage == "cut":
+        store.path.write_bytes(data[: len(data) // 2])
+    elif damage == "flip":
+        flip(store.path, 10)
+    else:
+        store.path.write_bytes(b"\x80\x04K\x01.")
+    assert store.load() == {}
+    store.add(IDENTIFIED)
+    assert store.load() == IDENTIFIED
