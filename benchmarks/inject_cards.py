@@ -270,11 +270,23 @@ def inject(kind: str, en: str, tr: str, lang: str) -> str | None:
 # --------------------------------------------------------------------------------------
 
 
+WHOLE_LINE_ENGLISH = {"english-sentence", "english-keyword"}
+"""Kinds that replace a whole line by English: in a one-line document (a split card's face)
+nothing translated would be left, and the file would be an English document."""
+SYMBOLS_AND_DIGITS = re.compile(r"\{[^{}]*\}|\d+")
+
+
+def _words(text: str) -> str:
+    return " ".join(SYMBOLS_AND_DIGITS.sub(" ", text).split())
+
+
 def candidates(kind: str, docs: list[CardDoc], rng: random.Random) -> list[tuple[int, int, str]]:
     """(document index, line index, new line) for every place the kind applies."""
     found = []
     if kind in LINE_KINDS:
         for d, doc in enumerate(docs):
+            if kind in WHOLE_LINE_ENGLISH and len(doc.lines) < 2:
+                continue  # the document would be all English: an English document
             for i, (en, tr) in enumerate(doc.lines):
                 after = inject(kind, en, tr, doc.lang)
                 if after is not None and after != tr:
@@ -300,7 +312,10 @@ def candidates(kind: str, docs: list[CardDoc], rng: random.Random) -> list[tuple
             pool = [
                 (abs(len(o) - len(tr)), o)
                 for od, _oi, oen, o in plain
-                if od != d and oen != en and o != tr and 0.75 <= len(o) / len(tr) <= 1.33
+                if od != d
+                and oen != en
+                and _words(o) != _words(tr)  # not the same line with another symbol
+                and 0.75 <= len(o) / len(tr) <= 1.33
             ]
             if pool:
                 found.append((d, i, rng.choice([o for _, o in sorted(pool)[:5]])))

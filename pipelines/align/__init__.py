@@ -17,12 +17,11 @@ from threadpoolctl import threadpool_limits
 
 from ..engine import Engine, partitions
 from ..engine.local import LocalEngine
-from ..model import Alignment, Ruling
+from ..model import Alignment, Ruling, id_order
 from .card_rulings import SourcePool, align_card_document
 from .context import (
     AlignContext,
     Encoder,
-    id_order,
     is_rules_unit,
     is_source_document,
     is_translation_document,
@@ -30,6 +29,7 @@ from .context import (
 from .families import assign_families
 from .given import align_given, has_counterparts
 from .ordered_documents import align_document, shared_keys
+from .rivals import find_better_sources
 from .versions import Versions
 
 GROUPS_PER_TASK = 200
@@ -73,6 +73,7 @@ def align(
     rows = [row for part in engine.map(align_documents, groups, shared=shared) for row in part]
     world = _world(rulings, ctx.vectors, source_lang)
     assign_families(world.ctx, rows, world.versions)
+    find_better_sources(world.ctx, rows, world.pool, world.own_by_card)
     _WORLDS.clear()
     rows.sort(key=alignment_order)
     return rows

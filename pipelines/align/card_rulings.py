@@ -9,6 +9,7 @@ assignment makes the pairs 1-1, so near-duplicate rulings cannot swap.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,6 +17,8 @@ from scipy.optimize import linear_sum_assignment
 
 from ..model import Alignment, Ruling
 from ..text import template_text
+from ..text.tokens import tokens
+from ..vocabulary import Method
 from .calibration import calibrated
 from .context import AlignContext
 from .margin import margin_scores
@@ -34,6 +37,12 @@ SAME_DATE_BONUS = 0.08
 OWN_CARD_BONUS = 0.10
 """The card's own English ruling outweighs the same text on another card with the
 translation's date: the card's own masters are the authority its dates are checked against."""
+SAME_SYMBOLS_BONUS = 0.10
+SAME_SYMBOLS_TELL = 0.5
+"""Two of a card's own units that share most of their symbols and are each other's best
+are the same unit, however their texts embed (a cost line without its reminder text)."""
+SAME_PLACE_BONUS = 0.03
+"""A small prior for a card's own units at the same place in both documents (order)."""
 MARGIN_WEIGHT = 0.5
 TEMPLATE_NEIGHBOURS = 3
 UNTRANSLATED_MIN_SIMILARITY = 0.80
@@ -94,6 +103,15 @@ class SourcePool:
             for target, texts, values in zip(todo[start : start + CHUNK], top, chosen, strict=True):
                 ranked = sorted(zip(values.tolist(), texts.tolist(), strict=True))
                 self._neighbours[target.id] = self._expand(text for _, text in ranked)
+
+    def cards_with_text_of(self, ruling: Ruling) -> int:
+        """How many cards carry this ruling's text (a shared ruling, or one card's own)."""
+        if not hasattr(self, "_cards_by_text"):
+            counts: dict[str, set[str | None]] = {}
+            for item in self.rulings:
+                counts.setdefault(template_text(item), set()).add(item.card)
+            self._cards_by_text = {text: len(cards) for text, cards in counts.items()}
+        return self._cards_by_text.get(template_text(ruling), 0)
 
     def _expand(self, texts) -> list[int]:
         return [index for text in texts for index in self.members[text]]
@@ -203,7 +221,42 @@ def _pairs(
         c for c in _candidates(ctx, rest, own_sources, pool, {targets[0].doc}) if c.id not in used
     ]
     own = {r.id for r in own_sources}
-    return own_rows + _assign(ctx, rest, candidates, own, lang, group, embedder)
+    rows = own_rows + _assign(ctx, rest, candidates, own, lang, group, embedder)
+    return rows + _by_elimination(ctx, targets, own_sources, rows, lang, group, embedder)
+
+
+def _by_elimination(
+    ctx: AlignContext,
+    targets: list[Ruling],
+    own_sources: list[Ruling],
+    rows: list[Alignment],
+    lang: str | None,
+    group: str,
+    embedder: str,
+) -> list[Alignment]:
+    """When one target and one of the card's own units are all that is left, they are each
+    other's (a text line that lost its symbols embeds poorly), unless they are unrelated."""
+    paired = {row.target_id for row in rows}
+    used = {row.source_id for row in rows}
+    left = [t for t in targets if t.id not in paired]
+    free = [s for s in own_sources if s.id not in used and s.doc != targets[0].doc]
+    if len(left) != 1 or len(free) != 1:
+        return []
+    similarity = float(ctx.matrix(free, left)[0, 0])
+    if similarity < OWN_MIN_SIMILARITY:
+        return []
+    method = Method.DATE if free[0].date and free[0].date == left[0].date else Method.EMBEDDING
+    return [
+        Alignment(
+            source_id=free[0].id,
+            target_id=left[0].id,
+            lang=lang,
+            score=calibrated(similarity, 0.0, method, embedder),
+            method=str(method),
+            similarity=round(similarity, 4),
+            group=group,
+        )
+    ]
 
 
 def _assign(
@@ -231,6 +284,10 @@ def _assign(
         for j, target in enumerate(targets):
             if source.date and source.date == target.date:
                 bonus[i, j] += SAME_DATE_BONUS
+    if own_first:
+        bonus += SAME_PLACE_BONUS * _same_place(candidates, targets)
+        symbols = _same_symbols(candidates, targets)
+        bonus += SAME_SYMBOLS_BONUS * symbols
     combined = similarity + MARGIN_WEIGHT * margin + bonus
     rows = []
     for i, j in zip(*linear_sum_assignment(-combined), strict=True):
@@ -242,10 +299,13 @@ def _assign(
         score = calibrated(float(similarity[i, j]), float(margin[i, j]), method, embedder)
         mutual = (
             own_first
-            and min(len(source.text), len(target.text)) <= SHORT_TEXT_CHARS
+            and (
+                min(len(source.text), len(target.text)) <= SHORT_TEXT_CHARS
+                or symbols[i, j] >= SAME_SYMBOLS_TELL
+            )
             and similarity[i, j] >= OWN_MIN_SIMILARITY
-            and similarity[:, j].argmax() == i
-            and similarity[i, :].argmax() == j
+            and combined[:, j].argmax() == i
+            and combined[i, :].argmax() == j
         )
         if not mutual and (similarity[i, j] < MIN_SIMILARITY or score < ACCEPT_SCORE):
             continue
@@ -261,6 +321,39 @@ def _assign(
             )
         )
     return rows
+
+
+def _same_symbols(sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
+    """How far a source and a target carry the same symbols ({1}{U}{U}, +1/+1: copied,
+    never translated): the share of the tokens either has that both have, 0.0 when neither
+    has any. Symbols settle a line whose text embeds poorly (a suspend cost without its
+    reminder text) and tell two cards' near-identical lines apart."""
+
+    def bag(text: str) -> Counter[str]:
+        return Counter(
+            f"{kind}:{t}" for kind, found in tokens(text).items() for t in found.elements()
+        )
+
+    left, right = [bag(s.text) for s in sources], [bag(t.text) for t in targets]
+    found = np.zeros((len(sources), len(targets)))
+    for i, mine in enumerate(left):
+        for j, theirs in enumerate(right):
+            union = sum((mine | theirs).values())
+            if union:
+                found[i, j] = sum((mine & theirs).values()) / union
+    return found
+
+
+def _same_place(sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
+    """1.0 where a source and a target stand at the same relative place in their documents,
+    falling to 0.0 at opposite ends: a card's text lines and their translation keep their
+    order, which settles a tie between two identical lines (a line pasted twice)."""
+
+    def places(items: list[Ruling]) -> np.ndarray:
+        order = {r.id: k for k, r in enumerate(sorted(items, key=lambda r: r.position))}
+        return np.array([order[r.id] / max(1, len(items) - 1) for r in items])
+
+    return 1.0 - np.abs(places(sources)[:, None] - places(targets)[None, :])
 
 
 def _missing(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -85,15 +84,3 @@ class AlignContext:
     def is_stray(self, ruling: Ruling) -> bool:
         """A source-language unit inside a translated document: text left untranslated."""
         return ruling.lang == self.source_lang and is_translation_document(ruling)
-
-
-_NUMBER = re.compile(r"(\d+)")
-
-
-def id_order(ruling_id: str | None) -> tuple:
-    """Natural sort key of a ruling id: file:12 before file:100."""
-    if ruling_id is None:
-        return ((1,),)
-    return tuple(
-        (0, int(part)) if part.isdigit() else (1, part) for part in _NUMBER.split(ruling_id)
-    )

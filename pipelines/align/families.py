@@ -14,10 +14,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..model import Alignment
+from ..model import Alignment, id_order
 from ..text import template_text
 from ..vocabulary import Method
-from .context import AlignContext, id_order
+from .context import AlignContext
 from .versions import Versions
 
 SAME_LANGUAGE_SIMILARITY = 0.85

@@ -56,9 +56,22 @@ def name_spans(text: str, lang: str, cards: CardIndex, source_lang: str = "en") 
     if is_unspaced(lang):
         spans += [m.span() for m in BRACKETED.finditer(text)]
     else:
-        spans += [m.span() for m in TITLE_CASE.finditer(text)]
+        spans += [_without_opening_word(text, m) for m in TITLE_CASE.finditer(text)]
         spans += [m.span() for m in HYPHENATED.finditer(text)]
-    return spans
+    return [(s, e) for s, e in spans if s < e]
+
+
+SENTENCE_START = re.compile(r"(?:^|[.:;!?\"“(—–-]\s*)$")
+
+
+def _without_opening_word(text: str, match: re.Match[str]) -> tuple[int, int]:
+    """A capitalised run that opens a sentence, but for its first word: a sentence's first
+    word is capitalised whatever it is ("Untap Torchling": the verb, then the name)."""
+    start, end = match.span()
+    if not SENTENCE_START.search(text[:start]):
+        return start, end
+    first = re.match(r"\S+\s+(?:(?:" + CONNECTORS + r")\s+)*", text[start:end])
+    return (start + first.end(), end) if first else (end, end)
 
 
 def inside_a_name(start: int, end: int, spans: list[Span], *, strictly: bool = True) -> bool:

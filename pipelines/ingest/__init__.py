@@ -78,14 +78,20 @@ def ingest_sources(
         result.card_names.extend(read.card_names)
         if read.format:
             result.formats[read.format] += 1
+    result.index = CardIndex.cached(result.card_names, cache_dir)
     result.rulings = assign_languages(
-        result.rulings, identifier, tuple(languages), engine=engine, cache_dir=cache_dir
+        result.rulings,
+        identifier,
+        tuple(languages),
+        engine=engine,
+        cache_dir=cache_dir,
+        source_lang=source_lang,
+        title_langs=card_title_languages(result.rulings, result.index, languages, source_lang),
     )
     result.findings.extend(assign_dates(result.rulings))
     result.findings.extend(
         assign_documents(result.rulings, source_lang, tuple(dict.fromkeys(languages)))
     )
-    result.index = CardIndex.cached(result.card_names, cache_dir)
     result.findings.extend(identify_cards(result.rulings, result.index))
     result.findings.sort(key=finding_order)
     return result
@@ -167,6 +173,22 @@ def read_file(doc: SourceFile) -> FileResult:
             )
     result.findings.extend(doc.problems)
     return result
+
+
+def card_title_languages(
+    rulings: list[Ruling], index: CardIndex, languages: Iterable[str], source_lang: str
+) -> dict[str, str]:
+    """Titles that are a card's name in exactly one candidate language other than the
+    source language, and that language (a card document titled with the card's official
+    Spanish name is a Spanish document; an English title decides nothing, since
+    translations keep English names of cards never printed in their language)."""
+    candidates = set(languages) - {source_lang}
+    found = {}
+    for title in {r.doc_title for r in rulings if r.doc_title}:
+        langs = {lang.split("-")[0] for _, lang in index.lookup(title)} & candidates
+        if len(langs) == 1:
+            found[title] = langs.pop()
+    return found
 
 
 def accounted_lines(rulings: Iterable[Ruling], findings: Iterable[Finding]) -> set[int]:

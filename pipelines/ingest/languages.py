@@ -35,10 +35,14 @@ def assign_languages(
     languages: tuple[str, ...],
     engine: Engine | None = None,
     cache_dir: Path | None = None,
+    *,
+    source_lang: str = "en",
+    title_langs: dict[str, str] | None = None,
 ) -> list[Ruling]:
     """The rulings with ``lang``, ``spans`` and ``doc_lang`` filled, in the same order;
     documents are identified in groups, one task each. With a ``cache_dir`` the
-    identifications of earlier runs are reused (texts are identified once, ever)."""
+    identifications of earlier runs are reused (texts are identified once, ever).
+    ``title_langs`` gives the language of titles that are card names in one language."""
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
         by_doc[item.doc].append(item)
@@ -49,7 +53,13 @@ def assign_languages(
     store = IdentificationStore(cache_dir, identifier, languages) if cache_dir else None
     known = store.load() if store else {}
     engine = engine or LocalEngine()
-    shared = {"identifier": identifier, "languages": languages, "known": known}
+    shared = {
+        "identifier": identifier,
+        "languages": languages,
+        "known": known,
+        "source_lang": source_lang,
+        "title_langs": title_langs or {},
+    }
     done = engine.map(identify_documents, groups, shared=shared)
     by_id = {item.id: item for group, _ in done for item in group}
     if store:
@@ -63,11 +73,13 @@ def identify_documents(
     identifier: str,
     languages: tuple[str, ...],
     known: dict[str, Identification],
+    source_lang: str = "en",
+    title_langs: dict[str, str] | None = None,
 ) -> tuple[list[Ruling], dict[str, Identification]]:
     """Language identification of whole documents (a task of ``assign_languages``); also
     returns the identifications it had to compute."""
     remembering = RememberingIdentifier(shared_identifier(identifier, languages), known)
-    assign_document_languages(rulings, remembering)
+    assign_document_languages(rulings, remembering, source_lang, title_langs or {})
     return rulings, remembering.new
 
 
@@ -142,15 +154,23 @@ def shared_identifier(name: str, languages: tuple[str, ...]) -> LanguageIdentifi
 
 
 def assign_document_languages(
-    rulings: list[Ruling], identifier: LanguageIdentifier | RememberingIdentifier
+    rulings: list[Ruling],
+    identifier: LanguageIdentifier | RememberingIdentifier,
+    source_lang: str = "en",
+    title_langs: dict[str, str] | None = None,
 ) -> None:
     """Fill ``lang``/``spans`` (unless the reader knew them), then ``doc_lang`` per document.
 
-    A document's language is its title's language when some of its rulings share it (a
-    Chinese document may hold English rulings), else the language of most of its text. A
-    ruling that mixes the document's language with another is a half-done translation into
-    the document's language, so its ``lang`` is the document's.
+    A document's language is, from the strongest evidence down: the language its title is a
+    card name in (the card data's Spanish name of the card: a Spanish document, however
+    many English rulings are left in it); its title's own language, when the title can tell
+    it and some rulings share it; a language other than the source language that a good
+    share of the text is in (English left in a Spanish document leaves it Spanish); else the
+    language of most of its text. A ruling that mixes the document's language with another
+    is a half-done translation into the document's language, so its ``lang`` is the
+    document's, and so is a short one in the document's script.
     """
+    identified = {id(r) for r in rulings if r.lang is None}
     identifier.prefetch(r.text for r in rulings if r.lang is None)
     for item in rulings:
         if item.lang is None:
@@ -161,11 +181,13 @@ def assign_document_languages(
     for item in rulings:
         by_doc[item.doc].append(item)
     for members in by_doc.values():
-        if all(item.doc_lang for item in members):
-            continue
-        doc_lang = _document_language(members, identifier)
+        if not all(item.doc_lang for item in members):
+            doc_lang = _document_language(members, identifier, source_lang, title_langs or {})
+            for item in members:
+                item.doc_lang = item.doc_lang or doc_lang
         for item in members:
-            item.doc_lang = item.doc_lang or doc_lang
+            if id(item) not in identified:
+                continue
             span_langs = {span["lang"] for span in item.spans}
             if item.doc_lang in span_langs or _defer_to_document(item):
                 item.lang = item.doc_lang
@@ -183,19 +205,36 @@ def _defer_to_document(item: Ruling) -> bool:
     return same_script and letters < SHORT_TEXT_LETTERS
 
 
+TRANSLATED_SHARE = 0.25
+"""A document with at least this share of its text in one language other than the source
+language is a translation into it (a source document holds no translated text)."""
+
+
 def _document_language(
-    members: list[Ruling], identifier: LanguageIdentifier | RememberingIdentifier
+    members: list[Ruling],
+    identifier: LanguageIdentifier | RememberingIdentifier,
+    source_lang: str,
+    title_langs: dict[str, str],
 ) -> str | None:
+    title = members[0].doc_title
+    if title and title in title_langs:
+        return title_langs[title]
     weight: Counter[str] = Counter()
     for item in members:
         if item.lang:
             weight[item.lang] += weighted_letters(item.text)
-    title = members[0].doc_title
     if title and _title_is_telling(title):
         title_lang = identifier.identify(title).lang
         if title_lang in weight:
             return title_lang
-    return max(sorted(weight), key=weight.__getitem__) if weight else None
+    if not weight:
+        return None
+    translated = [lang for lang in sorted(weight) if lang != source_lang]
+    if translated:
+        best = max(translated, key=weight.__getitem__)
+        if weight[best] >= TRANSLATED_SHARE * sum(weight.values()):
+            return best
+    return max(sorted(weight), key=weight.__getitem__)
 
 
 def _title_is_telling(title: str) -> bool:

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 from ...model import Ruling
 from ...text import mask_card_names
+from ...text.tokens import tokens
 from ...vocabulary import Method, Scope, is_unspaced
 from ..context import CheckContext
-from ..lexicon import numbers, tokens, words
+from ..lexicon import numbers, words
 from ..registry import Problem, check
 from .terminology import wrong_spans
 

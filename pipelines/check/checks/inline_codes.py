@@ -7,8 +7,8 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ...ingest.readers._bilingual import inline_codes
 from ...model import Mark
+from ...text.inline import inline_codes
 from ...vocabulary import Role, Scope, Severity
 from ..context import AlignedPair, CheckContext
 from ..registry import Problem, check

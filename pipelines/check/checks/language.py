@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from ...model import Mark, Ruling
 from ...resources import language_name
+from ...text import CARD_PLACEHOLDER, mask_card_names
 from ...vocabulary import Role, Scope
 from ..context import CheckContext
 from ..lexicon import is_legal, translator_notes
@@ -30,7 +31,7 @@ def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
         return
     row = ctx.untranslated.get(ruling.id)
     copied = ctx.by_id.get(row.source_id) if row and row.source_id else None
-    if is_kept_name(ruling, copied):
+    if is_kept_name(ruling, copied, ctx):
         return
     yield Problem(
         ruling,
@@ -59,10 +60,14 @@ FUNCTION_WORDS = frozenset(
 DOMAIN = re.compile(r"(?:[\w-]+\.)+[A-Za-z]{2,}(?:/\S*)?")
 
 
+SYMBOL = re.compile(r"\{[^{}]*\}")
+
+
 def _name_like(segment: str) -> bool:
     """Written as a name: its first word and at least half of its other words capitalised,
     the small words names keep in lower case aside (It That Betrays, Friends forever)."""
-    found = [w for w in NAME_WORD.findall(segment) if w.casefold() not in FUNCTION_WORDS]
+    words = NAME_WORD.findall(SYMBOL.sub(" ", segment))
+    found = [w for w in words if w.casefold() not in FUNCTION_WORDS]
     if not found or not found[0][0].isupper():
         return False
     return sum(1 for word in found if word[0].isupper()) * 2 >= len(found)
@@ -120,21 +125,113 @@ def kept_on_purpose(ruling: Ruling, start: int, end: int, source: str | None) ->
     if any(s <= start and end <= e for s, e in translator_notes(text, ruling.lang or "")):
         return True
     run = text[start:end]
-    if source is not None and any(
-        q.start() <= start and end <= q.end() for q in QUOTED.finditer(text)
-    ):
+    quote = next((q for q in QUOTED.finditer(text) if q.start() <= start and end <= q.end()), None)
+    if source is not None and quote is not None and _fills(run, quote.group()[1:-1]):
         return _comparable(run) in _comparable(source)
     return kept_names(run, source)
 
 
-def is_kept_name(ruling: Ruling, source: Ruling | None) -> bool:
+def _fills(run: str, quoted: str) -> bool:
+    """A run that is (nearly) the whole quoted passage: a quoted English wording, not the
+    English second half of a translated quote ("Esta criatura … gets +1/+1")."""
+    letters = sum(1 for c in quoted if c.isalpha())
+    return letters > 0 and sum(1 for c in run if c.isalpha()) >= 0.8 * letters
+
+
+def is_kept_name(ruling: Ruling, source: Ruling | None, ctx: CheckContext) -> bool:
     """A whole unit that is a name written as in its source (a card never printed in the
-    language, in a list of names)."""
+    language, in a list of names), not a game term ("Flying", "Enchant creature")."""
     return (
         source is not None
         and _comparable(ruling.text) == _comparable(source.text)
         and _name_like(ruling.text)
         and len(ruling.text) <= NAME_MAX_CHARS
+        and not ctx.term_hits(ruling.text, ctx.source_lang)
+    )
+
+
+LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+MIN_COPIED_WORDS = 3
+
+
+def copied_stretches(text: str, source: str) -> list[tuple[int, int]]:
+    """Stretches of at least three consecutive words of a translation that stand, in that
+    order, in its English source (case aside), two of them longer than two letters."""
+    words = list(LATIN_WORD.finditer(text))
+    if len(words) < MIN_COPIED_WORDS:
+        return []
+    source_words = [w.casefold() for w in LATIN_WORD.findall(source)]
+    grams = {
+        tuple(source_words[i : i + MIN_COPIED_WORDS])
+        for i in range(len(source_words) - MIN_COPIED_WORDS + 1)
+    }
+    keys = [w.group().casefold() for w in words]
+    stretches: list[list[int]] = []
+    for i in range(len(keys) - MIN_COPIED_WORDS + 1):
+        gram = tuple(keys[i : i + MIN_COPIED_WORDS])
+        if gram not in grams or sum(1 for w in gram if len(w) > 2) < 2:
+            continue
+        if stretches and i <= stretches[-1][1]:
+            stretches[-1][1] = i + MIN_COPIED_WORDS - 1
+        else:
+            stretches.append([i, i + MIN_COPIED_WORDS - 1])
+    return [(words[a].start(), words[b].end()) for a, b in stretches]
+
+
+@check("UNTR002", scope=Scope.RULING)
+def copy_of_the_source(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
+    """A unit of a translated document is its English source all over again (leaving aside
+    symbols, numbers, card names, punctuation and case), or, with no source to compare, is
+    made only of English game terms the termbase knows ("Flying", "Trample, haste") with no
+    term of its own language: still in English, whatever the language identifier said (it
+    cannot tell the language of a word or two, and takes the document's). A unit made
+    only of English game terms ("Reach, deathtouch") is reported even when it differs from
+    its source. A unit that is only a name kept as in the source is not reported."""
+    if not ruling.lang or ruling.lang == ctx.source_lang:
+        return
+    pair = ctx.pairs_by_target.get(ruling.id)
+    if pair is not None and (is_kept_name(ruling, pair.source, ctx) or is_legal(pair.source.text)):
+        return
+    if (
+        pair is not None
+        and _bare(ruling.text, ruling, ctx) == _bare(pair.source.text, pair.source, ctx) != ""
+    ):
+        how = "is its English source, unchanged"
+    elif english_terms_only(ruling, ctx):
+        how = "is made of English game terms only"
+    else:
+        return
+    yield Problem(
+        ruling,
+        f"This unit of a {language_name(ruling.doc_lang)} document {how}: it is not translated.",
+        {"expected_lang": ruling.doc_lang, "found": _excerpt(ruling.text)},
+        source=pair.source if pair else None,
+        marks=[Mark.target(0, len(ruling.text), Role.FOREIGN)],
+    )
+
+
+NOT_WORDS = re.compile(r"\{[^{}]*\}|[\d+\-−/]+|[^\w\s]|_")
+
+
+def _bare(text: str, ruling: Ruling, ctx: CheckContext) -> str:
+    """The words of a text, card names and symbols and numbers aside, in lower case."""
+    text = mask_card_names(text, ruling.lang or "", ctx.cards, own=ruling.card)
+    text = text.replace(CARD_PLACEHOLDER, " ")
+    return " ".join(NOT_WORDS.sub(" ", text).casefold().split())
+
+
+def english_terms_only(ruling: Ruling, ctx: CheckContext) -> bool:
+    """Every word of the unit is part of an English term, and none of its language's."""
+    if ctx.term_hits(ruling.text, ruling.lang or ""):
+        return False
+    hits = ctx.term_hits(ruling.text, ctx.source_lang)
+    if not hits:
+        return False
+    covered = set()
+    for hit in hits:
+        covered.update(range(hit.start, hit.end))
+    return all(
+        i in covered for m in re.finditer(r"[^\W\d_]+", ruling.text) for i in range(*m.span())
     )
 
 
@@ -145,18 +242,27 @@ def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     lists each foreign run with its offsets. A run that is only a card name is reported as
     an untranslated card name (CARD003) instead; one that only holds names kept as in the
     English source (a card never printed in the language, a company or a person, written
-    in capitals as names are) or web addresses is not reported."""
-    if not ruling.spans or not ruling.doc_lang:
+    in capitals as names are) or web addresses is not reported. Besides the runs the
+    language identifier finds, a stretch of three or more words copied from the English
+    source ("Puedes jugar it any time you could cast an instant") counts, however short:
+    identifiers cannot tell a short clause's language."""
+    if not ruling.doc_lang or ruling.lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
     source = pair.source.text if pair else None
     if is_legal(source or ruling.text):
         return
+    found = [dict(span) for span in ruling.spans if span["lang"] != ruling.doc_lang]
+    if source is not None:
+        found += [
+            {"lang": ctx.source_lang, "start": start, "end": end}
+            for start, end in copied_stretches(ruling.text, source)
+            if not any(s["start"] <= start and end <= s["end"] for s in found)
+        ]
     runs = [
         span
-        for span in ruling.spans
-        if span["lang"] != ruling.doc_lang
-        and not ctx.is_card_name(ruling.text[span["start"] : span["end"]])
+        for span in sorted(found, key=lambda s: (s["start"], s["end"]))
+        if not ctx.is_card_name(ruling.text[span["start"] : span["end"]])
         and not kept_on_purpose(ruling, span["start"], span["end"], source)
     ]
     if not runs:

@@ -7,9 +7,10 @@ from collections import Counter
 from collections.abc import Iterator
 
 from ...model import Mark, Ruling
+from ...text.tokens import in_source_notation, token_kinds, token_spans, tokens
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
-from ..lexicon import in_source_notation, token_kinds, token_spans, tokens, words
+from ..lexicon import words
 from ..registry import Problem, check
 
 OPENERS = {"(": ")", "（": "）", "[": "]", "［": "］"}

@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from ...model import Mark, Ruling
+from ...resources import read_tsv
 from ...termbase import USABLE, TermHit
 from ...vocabulary import Role, Scope, is_unspaced
 from ..context import AlignedPair, CheckContext
@@ -70,9 +71,7 @@ def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]
     source does: a swap takes a term away from where it belongs. A translation that names
     the second concept more often than the source (起动该起动式异能 for "activated it",
     repeating the noun where English has a pronoun) while keeping every mention of the
-    first has not swapped anything. Likewise a forbidden form beside as many correct forms
-    as the source has terms replaced nothing: it is another word (part of a name the card
-    index does not know, such as 墓地 in 墓地鼠群 beside 坟墓场).
+    first has not swapped anything.
     """
     source_counts = ctx.concept_counts(pair.source.text, ctx.source_lang)
     hits = ctx.term_hits(pair.target.text, pair.lang)
@@ -91,7 +90,7 @@ def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]
         if explained:
             budget[explained[0]] -= 1
             continue
-        if target_counts[hit.concept] >= source_counts[hit.concept]:
+        if other and target_counts[hit.concept] >= source_counts[hit.concept]:
             continue
         wrong[hit.concept].append(hit)
     return wrong
@@ -154,6 +153,10 @@ def _usable_forms(ctx: CheckContext, concept: str, lang: str) -> re.Pattern[str]
     return ctx.cache[key]
 
 
+PARAPHRASED = frozenset(row["concept"] for row in read_tsv("paraphrased_concepts.tsv"))
+"""Concepts whose absence is not reported (resources/paraphrased_concepts.tsv)."""
+
+
 @check("TERM002", scope=Scope.PAIR)
 def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The source uses a core game term (one the termbase enforces) and the translation
@@ -162,8 +165,10 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     instead, and old wording of the term, "en juego" for the battlefield, by TERM003; a
     source that uses old wording, such as "play" for casting a spell, is not
     held to the new term; nor is a source word used in another sense, such as "turn it face
-    down", listed in resources/other_senses.tsv; a half-translated ruling is reported as
-    such, MIX001.)"""
+    down", listed in resources/other_senses.tsv; nor are everyday concepts that good
+    translations express another way, "the player who" as a pronoun, listed in
+    resources/paraphrased_concepts.tsv; a half-translated ruling is reported as such,
+    MIX001.)"""
     if any(span["lang"] == ctx.source_lang for span in pair.target.spans):
         return
     named = ctx.named_concepts(pair.source.text, ctx.source_lang)
@@ -172,7 +177,12 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     present |= set(old_wording(pair.target, pair, ctx))
     flagged = set(wrong_spans(ctx, pair))
     for concept in sorted(named):
-        if not ctx.termbase.is_enforced(concept) or concept in present or concept in flagged:
+        if (
+            not ctx.termbase.is_enforced(concept)
+            or concept in PARAPHRASED
+            or concept in present
+            or concept in flagged
+        ):
             continue
         forms = _usable_forms(ctx, concept, pair.lang)
         if forms is not None and forms.search(pair.target.text):

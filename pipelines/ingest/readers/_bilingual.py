@@ -40,83 +40,30 @@ from typing import Any
 from ...cards import CardIndex
 from ...catalogue import make_finding
 from ...model import Finding, Ruling
-from ...vocabulary import base_lang, is_cjk
-from .. import dates
+from ...text import dates
+from ...text.inline import (
+    PAIRED_KINDS,
+    STANDALONE_KINDS,
+    closing,
+    code_id,
+    opening,
+    standalone,
+)
+from ...vocabulary import BILINGUAL_SOURCE_SUFFIX, base_lang, is_cjk
 from ..langid import script_profile, weighted_letters
 from ..languages import SHORT_TEXT_LETTERS
 from ..source import SourceFile
 from . import Output
 from ._common import normalize
 
-STANDALONE_KINDS = ("bpt", "ept", "bx", "ex", "it", "ph", "sc", "ec", "ut", "x")
-PAIRED_KINDS = ("mrk", "pc", "g")
-INLINE_KINDS = STANDALONE_KINDS + PAIRED_KINDS
-"""No kind is a prefix of another, so ``<xph1/>`` reads as kind ``x``, id ``ph1``."""
-INLINE_TOKEN = re.compile(
-    rf"<(?P<close>/)?(?P<kind>{'|'.join(INLINE_KINDS)})(?P<id>\w+)(?P<empty>/)?>"
-)
-"""One inline-code token: ``<x1/>`` (standalone), ``<g1>`` (opens), ``</g1>`` (closes)."""
-ID_CHARS = re.compile(r"[^A-Za-z0-9_]")
 RULE_NUMBER = re.compile(r"(?<![\d.])(\d{3}\.\d+[a-z]?)(?![\d])")
 CONTEXT_SEPARATORS = re.compile(r"\s*(?:[|/#:;,\n\t]|\s[-–—]\s)\s*")
-SOURCE_SUFFIX = "/source"
+SOURCE_SUFFIX = BILINGUAL_SOURCE_SUFFIX
 UNFINISHED_STATES = frozenset(
     {"new", "needs-translation", "needs-l10n", "needs-adaptation", "initial", "fuzzy"}
     | {"needs-review-translation", "needs-review-l10n", "needs-review-adaptation"}
 )
 """States that say a target is a draft: kept in the unit's context."""
-
-
-# --- inline codes ------------------------------------------------------------------------
-
-
-def code_id(value: str | None, fallback: int) -> str:
-    """An inline code's id as a token writes it (the n-th of its kind when it has none)."""
-    cleaned = ID_CHARS.sub("_", value or "")
-    return cleaned or str(fallback)
-
-
-def standalone(kind: str, ident: str) -> str:
-    return f"<{kind}{ident}/>"
-
-
-def opening(kind: str, ident: str) -> str:
-    return f"<{kind}{ident}>"
-
-
-def closing(kind: str, ident: str) -> str:
-    return f"</{kind}{ident}>"
-
-
-@dataclass(frozen=True, slots=True)
-class InlineCode:
-    kind: str
-    ident: str
-    role: str
-    """``open``, ``close`` or ``standalone``."""
-    start: int
-    end: int
-
-    @property
-    def token(self) -> str:
-        return {"open": opening, "close": closing}.get(self.role, standalone)(self.kind, self.ident)
-
-
-def inline_codes(text: str) -> list[InlineCode]:
-    """The inline-code tokens of a text, in order."""
-    found = []
-    for match in INLINE_TOKEN.finditer(text):
-        kind = match["kind"]
-        if match["close"] and kind in PAIRED_KINDS and not match["empty"]:
-            role = "close"
-        elif match["empty"] and not match["close"]:
-            role = "standalone"
-        elif not match["close"] and not match["empty"] and kind in PAIRED_KINDS:
-            role = "open"
-        else:
-            continue
-        found.append(InlineCode(kind, match["id"], role, match.start(), match.end()))
-    return found
 
 
 # --- units -------------------------------------------------------------------------------

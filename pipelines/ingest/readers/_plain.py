@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import dates
+from ...text import dates
 from ._common import Block, looks_like_title
 
 

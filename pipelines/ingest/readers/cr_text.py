@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ...catalogue import make_finding
 from ...model import Ruling
-from .. import dates
+from ...text import dates
 from ..source import SourceFile
 from . import Output, reader
 from ._common import (

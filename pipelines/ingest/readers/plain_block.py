@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...catalogue import make_finding
-from .. import dates
+from ...text import dates
 from ..source import SourceFile
 from . import Output, reader
 from ._common import blocks, ruling

@@ -19,10 +19,10 @@ from pathlib import Path
 
 from lxml import etree
 
-from ...align.context import id_order
-from ...ingest.readers._bilingual import SOURCE_SUFFIX, inline_codes
-from ...model import Finding, Ruling
+from ...model import Finding, Ruling, id_order
 from ...tables import RunTables
+from ...text.inline import inline_codes
+from ...vocabulary import BILINGUAL_SOURCE_SUFFIX as SOURCE_SUFFIX
 from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Severity
 from .. import writer
 

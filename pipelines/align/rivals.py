@@ -1,0 +1,162 @@
+"""Swapped and misplaced translations: a translation that matches another source clearly
+better than its own.
+
+Every aligner pairs under constraints (rule numbers, order, one source per translation, a
+file's own pairing), so a translation pasted onto the wrong card, rule or segment can end up
+paired with the unit whose place it took, or with nothing. For each translation this pass
+compares its own source with its rivals, the sources it could belong to instead: the other
+units of its card (and the nearest rulings of other cards), or the units of its rules
+document or file near its source (as in bitext mining, a rival must stand out by a margin).
+The best rival that beats the pair's own similarity by ``MARGIN`` is recorded on the row
+(``better_source``); a translation with no pair gets one when a rival matches it well.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Alignment, Ruling
+from ..vocabulary import TRANSLATION_METHODS, Method
+from .card_rulings import SourcePool
+from .context import AlignContext, is_rules_unit
+
+MARGIN = 0.12
+"""How much closer a rival must be than the translation's own source."""
+MIN_RIVAL_SIMILARITY = 0.55
+"""A rival must itself be a likely translation pair."""
+UNPAIRED_MIN_SIMILARITY = 0.60
+"""A translation with no source is another unit's translation when close to it (and a copy
+of a paired translation of its document always is)."""
+WINDOW = 8
+"""Units of an ordered document on each side of the pair's source that are rivals."""
+TEMPLATE_RIVALS = 3
+
+
+def find_better_sources(
+    ctx: AlignContext,
+    rows: list[Alignment],
+    pool: SourcePool,
+    own_by_card: dict[str, list[Ruling]],
+) -> None:
+    """Set ``better_source`` and ``better_similarity`` on rows whose translation belongs
+    elsewhere."""
+    by_id = {r.id: r for r in ctx.rulings}
+    sources_of_doc = {
+        doc: [m for m in members if ctx.is_source(m)] for doc, members in ctx.documents.items()
+    }
+    position = {m.id: i for members in sources_of_doc.values() for i, m in enumerate(members)}
+    card_targets = [
+        by_id[row.target_id]
+        for row in rows
+        if row.target_id and _is_card_row(row, by_id) and row.method != Method.UNTRANSLATED
+    ]
+    pool.prepare(ctx, card_targets)
+    copies = _paired_texts(rows, by_id)
+    for row in rows:
+        if not row.target_id or row.method == Method.UNTRANSLATED:
+            continue
+        target = by_id[row.target_id]
+        own = by_id.get(row.source_id) if row.method in TRANSLATION_METHODS else None
+        if own is None and row.method != Method.NO_SOURCE:
+            continue
+        copied = copies.get((target.doc, target.text))
+        if (
+            copied is not None
+            and copied is not row
+            and (own is None or _fits_worse(ctx, target, own, by_id[copied.source_id]))
+        ):
+            row.better_source = copied.source_id
+            row.better_similarity = copied.similarity
+            continue
+        if own is not None and _another_cards_own_text(row, target, own, pool, own_by_card):
+            row.better_source = own.id
+            row.better_similarity = row.similarity
+            continue
+        rivals = _rivals(ctx, target, own, row, by_id, sources_of_doc, position, pool, own_by_card)
+        rivals = [r for r in rivals if own is None or r.id != own.id]
+        if not rivals:
+            continue
+        similarity = ctx.matrix(rivals, [target])[:, 0]
+        best = int(np.argmax(similarity))
+        value = float(similarity[best])
+        if own is not None:
+            mine = float(ctx.matrix([own], [target])[0, 0])
+            better = value >= MIN_RIVAL_SIMILARITY and value >= mine + MARGIN
+        else:
+            better = value >= UNPAIRED_MIN_SIMILARITY
+        if better:
+            row.better_source = rivals[best].id
+            row.better_similarity = round(value, 4)
+
+
+COPY_MARGIN = 0.05
+"""A copy of another translation of its document needs less margin: the text is the same."""
+
+
+def _fits_worse(ctx: AlignContext, target: Ruling, own: Ruling, other: Ruling) -> bool:
+    """Whether a translation fits its own source clearly worse than another source."""
+    mine, theirs = ctx.matrix([own, other], [target])[:, 0]
+    return float(theirs) >= float(mine) + COPY_MARGIN
+
+
+def _another_cards_own_text(
+    row: Alignment,
+    target: Ruling,
+    source: Ruling,
+    pool: SourcePool,
+    own_by_card: dict[str, list[Ruling]],
+) -> bool:
+    """A translation in a card's document paired, as a template, with a text that only one
+    other card has (not a ruling shared by many cards, such as the suspend rulings), while
+    the card's own English is in the input: a line pasted from the other card."""
+    return (
+        row.method == Method.TEMPLATE
+        and bool(target.card)
+        and bool(own_by_card.get(target.card))
+        and source.card not in (None, target.card)
+        and pool.cards_with_text_of(source) == 1
+    )
+
+
+def _paired_texts(rows: list[Alignment], by_id: dict[str, Ruling]) -> dict:
+    """(document, text) -> the row that pairs a translation with that text best: another
+    unit of the document with the same text (unpaired, or paired less well) is a copy of
+    it, a line pasted twice."""
+    found: dict[tuple[str, str], Alignment] = {}
+    for row in rows:
+        if row.source_id and row.target_id and row.method in TRANSLATION_METHODS:
+            target = by_id[row.target_id]
+            key = (target.doc, target.text)
+            if key not in found or (row.similarity or 0) > (found[key].similarity or 0):
+                found[key] = row
+    return found
+
+
+def _is_card_row(row: Alignment, by_id: dict[str, Ruling]) -> bool:
+    target = by_id[row.target_id]
+    return bool(target.card) and not is_rules_unit(target) and not target.counterpart
+
+
+def _rivals(
+    ctx: AlignContext,
+    target: Ruling,
+    own: Ruling | None,
+    row: Alignment,
+    by_id: dict[str, Ruling],
+    sources_of_doc: dict[str, list[Ruling]],
+    position: dict[str, int],
+    pool: SourcePool,
+    own_by_card: dict[str, list[Ruling]],
+) -> list[Ruling]:
+    if _is_card_row(row, by_id):
+        found = {r.id: r for r in own_by_card.get(target.card, []) if r.doc != target.doc}
+        for index in pool.nearest(ctx, [target], TEMPLATE_RIVALS, {target.doc})[0]:
+            rival = pool.rulings[index]
+            found.setdefault(rival.id, rival)
+        return sorted(found.values(), key=lambda r: ctx.row[r.id])
+    if own is None:
+        return []
+    at = position.get(own.id)
+    if at is None:
+        return []
+    return sources_of_doc[own.doc][max(0, at - WINDOW) : at + WINDOW + 1]

@@ -1,0 +1,131 @@
+"""Meaning: a translation that belongs to another source (swapped, pasted, misaligned)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...model import Ruling
+from ...text.tokens import tokens
+from ...vocabulary import TRANSLATION_METHODS, Method, Scope
+from ..context import CheckContext
+from ..lexicon import numbers, stated_values
+from ..registry import Problem, check
+
+
+@check("MEAN002", scope=Scope.CORPUS)
+def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
+    """The translation matches another English unit clearly better than its own (cross-
+    lingual similarity at least 0.12 higher, and high in itself): it was swapped with
+    another ruling of the card, pasted from another card, or a CAT file's segments were
+    misaligned. The evidence names the unit it translates, with both similarities. A
+    translation paired with nothing that is very close to another unit is reported too, and
+    so is one that only matches a text of another single card (a line pasted from the other
+    card: not a ruling many cards share), or that repeats a translation of its document,
+    and so is a pair of low similarity that shares no game term, symbol or number.
+    Similarity alone is not trusted where the texts say otherwise: when the game terms,
+    symbols and numbers of the translation agree with its own source at least as well as
+    with the other unit (Flash / 闪现 with its reminder text, Mana / 法术力), it stays."""
+    for row in ctx.alignment:
+        if row.target_id and not row.better_source:
+            yield from _unrelated(ctx, row)
+            continue
+        if not row.target_id:
+            continue
+        target, other = ctx.by_id[row.target_id], ctx.by_id[row.better_source]
+        own = ctx.by_id.get(row.source_id) if row.method != Method.NO_SOURCE else None
+        if own is not None and own.id == other.id:
+            own = None  # paired with another card's own text: it has no source of its own
+        elif (
+            own is not None
+            and not _repeats_another_unit(ctx, target, other)
+            and _agreement(ctx, target, own) >= _agreement(ctx, target, other)
+        ):
+            continue
+        where = other.card or other.section or other.doc
+        place = f"{where}: " if where and where != target.card else ""
+        yield Problem(
+            target,
+            f"This translates another unit ({place}\u201c{_short(other.text)}\u201d), not "
+            + (f"its own source \u201c{_short(own.text)}\u201d." if own else "a unit of its own."),
+            {
+                "expected": own.text if own else None,
+                "found": other.text,
+                "translates": other.id,
+                "similarity_to_it": row.better_similarity,
+                "similarity_to_own": row.similarity,
+            },
+            source=own,
+        )
+
+
+UNRELATED_SIMILARITY = 0.5
+UNRELATED_MIN_WORDS = 3
+"""Headings and single terms ("Exile" over 放逐区, the zone) are not judged this way."""
+
+
+def _unrelated(ctx: CheckContext, row) -> Iterator[Problem]:
+    """A pair that shares no game term, symbol or number, where both name game terms, and
+    whose similarity is low: the translation says something else than its source ("Sáltate
+    tu paso de robar." for "Destroy all lands."), whatever it was pasted from. (A pair that
+    differs only in symbols or numbers is the placeholder and number checks' business.)"""
+    if row.method not in TRANSLATION_METHODS or row.similarity is None:
+        return
+    if row.similarity >= UNRELATED_SIMILARITY or not row.source_id:
+        return
+    target, own = ctx.by_id[row.target_id], ctx.by_id[row.source_id]
+    if len(own.text.split()) < UNRELATED_MIN_WORDS:
+        return
+    mine = _features(ctx, target.text, target.lang or "", loose=True)
+    theirs = _features(ctx, own.text, ctx.source_lang)
+    if not _terms(mine) or not _terms(theirs) or mine & theirs:
+        return
+    yield Problem(
+        target,
+        f"This does not translate its source \u201c{_short(own.text)}\u201d: they share no "
+        "game term, symbol or number.",
+        {"expected": own.text, "found": target.text, "similarity_to_own": row.similarity},
+        source=own,
+    )
+
+
+def _terms(features: set[str]) -> set[str]:
+    return {f for f in features if f.startswith("term:")}
+
+
+def _repeats_another_unit(ctx: CheckContext, target: Ruling, other: Ruling) -> bool:
+    """Another unit of the document has the very same text and translates ``other``: this
+    one is a copy of it (a line pasted twice)."""
+    return any(
+        unit.id != target.id
+        and unit.text == target.text
+        and (pair := ctx.pairs_by_target.get(unit.id)) is not None
+        and pair.source.id == other.id
+        for unit in ctx.documents[target.doc]
+    )
+
+
+def _features(ctx: CheckContext, text: str, lang: str, *, loose: bool = False) -> set[str]:
+    """What a text says that survives translation: game terms (in current or old wording),
+    symbols, numbers (read loosely for a translation when asked: 六对)."""
+    found = {f"term:{c}" for c in ctx.concept_counts(text, lang)}
+    found |= {f"{kind}:{t}" for kind, counts in tokens(text).items() for t in counts}
+    if loose:
+        found |= {f"n:{v}" for v in stated_values(text, lang) if v not in ("0", "1")}
+    else:
+        found |= {f"n:{v.split(':')[1]}" for v in numbers(text, lang)}
+    return found
+
+
+def _agreement(ctx: CheckContext, target: Ruling, source: Ruling) -> float:
+    """How well the terms, symbols and numbers of a translation and a source agree: the
+    share of the smaller set found in the other (a source without its reminder text agrees
+    fully with a translation that has it); 1.0 when neither has any, so similarity decides."""
+    mine = _features(ctx, target.text, target.lang or "")
+    theirs = _features(ctx, source.text, ctx.source_lang)
+    if not mine or not theirs:
+        return 1.0 if not mine and not theirs else 0.0
+    return len(mine & theirs) / min(len(mine), len(theirs))
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,82 @@
+"""Placeholder tokens: what a translation must carry over unchanged ({X}, +1/+1, 2/2,
+702.62a), and the notation a language writes its own way ({等级N1-N2} for {LEVEL N1-N2}).
+The patterns are data (``placeholder_patterns.tsv``, ``notation.tsv``)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+
+from ..resources import read_tsv
+
+
+@dataclass(frozen=True, slots=True)
+class TokenKind:
+    name: str
+    pattern: re.Pattern[str]
+    description: str
+
+
+@cache
+def token_kinds() -> tuple[TokenKind, ...]:
+    return tuple(
+        TokenKind(row["name"], re.compile(row["pattern"]), row["description"])
+        for row in read_tsv("placeholder_patterns.tsv")
+    )
+
+
+def tokens(text: str) -> dict[str, Counter[str]]:
+    """Placeholder tokens by kind ({X}, +1/+1, 702.62a), each kind's matches counted."""
+    found: dict[str, Counter[str]] = {}
+    taken: list[tuple[int, int]] = []
+    for kind in token_kinds():
+        counts: Counter[str] = Counter()
+        for match in kind.pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            taken.append(match.span())
+            counts[_normal_token(match.group())] += 1
+        found[kind.name] = counts
+    return found
+
+
+@cache
+def _notations(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple(
+        (re.compile(row["pattern"]), row["replacement"])
+        for row in read_tsv("notation.tsv")
+        if row["lang"] in ("*", lang.split("-")[0])
+    )
+
+
+def in_source_notation(text: str, lang: str) -> str:
+    """The text with the notation its language writes its own way rewritten as the source
+    writes it ({等级N1-N2} as {LEVEL N1-N2}, 903.6-11 as 903.6–903.11; notation.tsv)."""
+    for pattern, replacement in _notations(lang):
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def token_spans(text: str, kind_name: str, wanted: Counter[str]) -> list[tuple[int, int]]:
+    """Where the wanted tokens of one kind stand in a text (as many of each as wanted)."""
+    left = Counter(wanted)
+    spans = []
+    for kind in token_kinds():
+        if kind.name != kind_name:
+            continue
+        for match in kind.pattern.finditer(text):
+            token = _normal_token(match.group())
+            if left[token] > 0:
+                left[token] -= 1
+                spans.append(match.span())
+    return spans
+
+
+def _normal_token(token: str) -> str:
+    return (
+        token.replace("−", "-").replace("–", "-").upper()
+        if token.startswith("{")
+        else (token.replace("−", "-").replace("–", "-"))
+    )
