@@ -25,11 +25,11 @@ from pipelines.check.context import AlignedPair
 from pipelines.cli import main
 from pipelines.ingest import accounted_lines, ingest, ingest_sources
 from pipelines.ingest.readers import choose
-from pipelines.text.inline import inline_codes
 from pipelines.ingest.source import SourceFile
 from pipelines.model import Alignment, Finding, Ruling
 from pipelines.report.writers.xliff import _fill
 from pipelines.tables import read_records
+from pipelines.text.inline import inline_codes
 
 CAT = FIXTURES / "cat"
 HOSTILE = CAT / "hostile"
