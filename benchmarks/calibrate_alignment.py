@@ -26,7 +26,6 @@ Writes ``results/calibrate_alignment.{json,md}`` (and the calibration unless ``-
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -39,17 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import align_cr
-from common import (
-    CR,
-    CR_EN,
-    CR_ZH,
-    machine,
-    machine_line,
-    md_records,
-    read_lines,
-    shared_or_exit,
-    write_results,
-)
+from common import CR, CR_EN, CR_ZH, page, parser, read_lines, record, shared_or_exit
 
 FAMILIES = ("rule", "order+embedding", "embedding", "date+embedding", "template")
 FIT_SEEDS, TEST_SEEDS = (101, 102), (103,)
@@ -391,42 +380,31 @@ def format_calibration(calibration: dict) -> str:
 
 
 def markdown(report: dict) -> str:
-    families = report["families"]
-    reliabilities = {f"{family}, fitted": item["test"] for family, item in families.items()}
+    pooled = report["pooled_test"]
     reliabilities = {
-        "shipped (fitted families)": report["pooled_test"]["shipped_fitted_families"],
-        **{
-            f"all, {name}": report["pooled_test"][name]
-            for name in ("shipped", "fitted", "previous")
-        },
-        **reliabilities,
+        "shipped (fitted families)": pooled["shipped_fitted_families"],
+        **{f"all, {name}": pooled[name] for name in ("shipped", "fitted", "previous")},
+        **{f"{family}, fitted": item["test"] for family, item in report["families"].items()},
     }
     bins = {
         name: {"n": data["n"], "brier": data["brier"]}
         | {b["bin"]: f"{b['n']}: {b['mean_score']} / {b['right']}" for b in data["bins"]}
         for name, data in reliabilities.items()
     }
-    columns = ["n", "brier", *(b["bin"] for b in report["pooled_test"]["fitted"]["bins"])]
-    out = [
-        "# Alignment score calibration",
-        "",
+    columns = ["n", "brier", *(b["bin"] for b in pooled["fitted"]["bins"])]
+    return page(
+        "Alignment score calibration",
         "`python benchmarks/calibrate_alignment.py` (method in its docstring; every number in "
         f"`calibrate_alignment.json`). Measured on test seeds {report['seeds']['test']}, fitted "
         f"on {report['seeds']['fit']}.",
-        "",
-        machine_line(report["machine"]),
-        "",
-        md_records(families, FAMILY_COLUMNS, "family"),
-        *(f"- `{family}`: {reason}" for family, reason in KEEP_PREVIOUS.items()),
-        "",
+        report["machine"],
+        (report["families"], FAMILY_COLUMNS, "family"),
+        "\n".join(f"- `{family}`: {reason}" for family, reason in KEEP_PREVIOUS.items()),
         "Seed probe (template scores; accepted from 0.5):",
-        "",
-        md_records(report["seed_probe"], ["fitted", "shipped"], "candidate"),
+        (report["seed_probe"], ["fitted", "shipped"], "candidate"),
         "Reliability on the test seeds (cells: pairs: mean score / share right):",
-        "",
-        md_records(bins, columns, "scores"),
-    ]
-    return "\n".join(out)
+        (bins, columns, "scores"),
+    )
 
 
 FAMILY_COLUMNS = ["parameters", "shipped", "previous", "test.n", "test.right", "test.brier"]
@@ -434,27 +412,23 @@ FAMILY_COLUMNS += ["test_shipped.brier", "test_previous.brier"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dry-run", action="store_true", help="do not write the calibration")
-    parser.add_argument("--cache", type=Path, help="embedding cache to reuse")
-    args = parser.parse_args(argv)
+    cli = parser(__doc__)
+    cli.add_argument("--dry-run", action="store_true", help="do not write the calibration")
+    cli.add_argument("--cache", type=Path, help="embedding cache to reuse")
+    args = cli.parse_args(argv)
     shared_or_exit()
     from pipelines.align.calibration import _parameters
     from pipelines.resources import resource_path
 
     before = json.loads(json.dumps(_parameters()))
     report, shipped = measure(args.cache)
-    report["machine"] = machine()
     if not args.dry_run:
-        calibration = {
-            **before,
-            EMBEDDER: {**shipped, "untranslated": before[EMBEDDER]["untranslated"]},
-        }
+        untranslated = before[EMBEDDER]["untranslated"]
+        calibration = {**before, EMBEDDER: {**shipped, "untranslated": untranslated}}
         path = resource_path("alignment_calibration.json")
         path.write_text(format_calibration(calibration), encoding="utf-8")
         print(f"wrote {path}")
-    paths = write_results("calibrate_alignment", report, markdown(report))
-    print(f"wrote {paths[0]} and {paths[1].name}")
+    record("calibrate_alignment", report, markdown)
     return 0
 
 

@@ -1,54 +1,117 @@
-"""Real card-size documents from the MTGJSON set files: English Oracle text and its translations.
+"""Real card-size documents from the MTGJSON set files (English Oracle text and its printed
+translations): how the tool pairs their lines, and defects injected into them.
 
-Run from the repository root::
+    python benchmarks/card_documents.py                          # PLC,FUT in es,zh; a few min
+    python benchmarks/card_documents.py --out /tmp/cd --per-kind 10 --seed 7
 
-    python benchmarks/card_documents.py /tmp/card-docs                     # PLC,FUT in es,zh
-    python benchmarks/card_documents.py /tmp/card-docs --sets TSP --langs es
-    python benchmarks/card_documents.py /tmp/card-docs --check /tmp/card-runs
+1. **Documents.** For every card of ``--sets`` with a printed localized text in a language,
+   ``OUT/en/<SET>/<slug>.txt`` (the English name, a blank line, then each line of the current
+   Oracle text as a paragraph) and ``OUT/<lang>/<SET>/<slug>.txt`` (the localized name, then
+   each line of the printed 2006-07 text, the same way), and ``OUT/manifest.json``. Cards
+   whose two texts have a different number of lines are skipped and counted. TSP is the set
+   the checks were tuned on; PLC and FUT (the default) are for evaluation.
+2. **Inject.** A seeded round-robin over the defect kinds (``KINDS``, rarest first) picks,
+   per language, up to ``--per-kind`` documents per kind (one defect per document, on one
+   line) among the lines where the kind applies, and writes every translated document into
+   ``OUT/defective/<lang>/``. The gold list records file, line, kind, before and after.
+3. **Run** ``rulings run OUT/en OUT/<lang>`` (clean) and ``rulings run OUT/en
+   OUT/defective/<lang>`` per language.
+4. **Score.** ``results/card_documents``: how many translated lines of the clean run the tool
+   pairs with an English line, and with the right one (same card, same line, or an English
+   line with the same text). ``results/inject_cards``: a defect is caught when its line gets
+   a finding of an expected category; findings on translated lines no defect touched, per
+   100 such lines, by code, with examples.
 
-For every card of the sets with a printed localized text in a language, it writes
-``OUT/en/<SET>/<slug>.txt`` (the English name, a blank line, then each line of the current
-Oracle text as a paragraph, paragraphs separated by blank lines) and ``OUT/<lang>/<SET>/<slug>.txt``
-(the localized name, then each line of the printed 2006-07 text, the same way), and
-``OUT/manifest.json`` (per language and card: set, slug, names, the line pairs). Cards whose two
-texts have a different number of lines are skipped and counted. TSP is the set the checks were
-tuned on; PLC and FUT (the default) are for evaluation. Deterministic: sorted, no randomness.
-
-``--check RUN_DIR`` then runs ``rulings run OUT/en OUT/<lang>`` per language and measures how
-many translated lines the tool pairs with an English line (and with the right one: same card,
-same line), written to ``benchmarks/results/card_documents.{json,md}``.
-
-When ../shared is absent it says so and exits 0.
+Deterministic for a seed. When ../shared is absent it says so and exits 0.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+import random
 import re
+import shutil
 import sys
 import unicodedata
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from common import (  # noqa: E402
-    SHARED,
-    machine,
-    md_table,
-    read_jsonl,
-    run_rulings,
-    shared_or_exit,
-    write_results,
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import SHARED, page, parser, per_100, read_jsonl, record, run_rulings, shared_or_exit
 
 LANGUAGES = {"es": "Spanish", "zh": "Chinese Simplified"}
 """Language code -> MTGJSON foreignData language."""
 DEFAULT_SETS = ("PLC", "FUT")
 """TSP is the tuning set: the default leaves it out."""
+SEED, PER_KIND, EXAMPLES = 20070504, 25, 8
+ENGLISH = ("untranslated", "mixed-language")
+KINDS: dict[str, tuple[str, ...]] = {
+    "obsolete-term": ("terminology",), "number-in-symbol": ("number", "placeholder"),
+    "number-word": ("number",), "number-digit": ("number",), "english-keyword": ENGLISH,
+    "drop-symbol": ("placeholder",), "swap-same-card": ("meaning",), "english-half": ENGLISH,
+    "swap-other-card": ("meaning",), "english-sentence": ENGLISH, "truncate": ("truncation",),
+}  # fmt: skip
+"""Defect kinds, rarest first (the order of the round-robin), and the categories that catch them."""
+KEYWORD = (
+    r"flying|first strike|double strike|trample|haste|vigilance|reach|defender|flash|fear|"
+    r"shadow|flanking|shroud|deathtouch|lifelink|changeling|split second|convoke|delve|storm|"
+    r"gravestorm|vanishing|fading|echo|kicker|morph|suspend|madness|flashback|buyback|dredge|"
+    r"graft|bloodthirst|transfigure|transmute|fortify|equip|aura swap|\w*cycling|\w+walk|"
+    r"protection from \w+|enchant [a-z ]+|poisonous|rampage|frenzy|absorb|amplify|bushido|"
+    r"ninjutsu|horsemanship|phasing|wither|persist|evoke|recover|ripple|haunt|entwine|"
+    r"replicate|affinity for \w+|sunburst|modular"
+)
+COST = r"(?:\{[^{}]+\})+"
+KEYWORD_PART = re.compile(
+    rf"(?:{KEYWORD})(?:\s+(?:X|\d+)(?:—{COST})?|\s*{COST}(?: and/or {COST})?)?", re.IGNORECASE
+)
+REMINDER = re.compile(r"\s*[(（][^()（）]*[)）]")
+SYMBOL = re.compile(r"\{[^{}]+\}")
+DROPPABLE = re.compile(r"\{[TXWUBRG]\}")
+DIGITS = re.compile(r"(?<![\d/+\-−{])\d+(?![\d/}])")
+EN_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+EN_WORDS |= {"eight": 8, "nine": 9, "ten": 10}
+ES_WORDS = {"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8}
+ES_WORDS |= {"nueve": 9, "diez": 10}
+ES_OF = {v: k for k, v in ES_WORDS.items()} | {11: "once"}
+ZH_NUMERALS = {"两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+ZH_OF = {3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八", 9: "九", 10: "十"}
+ZH_NUMBER = re.compile(f"([{''.join(ZH_NUMERALS)}])(?=[个张点次位名只种项条回倍组份道枚堆])")
+OBSOLETE: dict[str, list[tuple[str, str]]] = {
+    "es": [
+        (r"\bal campo de batalla\b", "en juego"),
+        (r"\ben el campo de batalla\b", "en juego"),
+        (r"\bdel campo de batalla\b", "del juego"),
+        (r"\blanzar (?=(?:un|el|ese|este|esa|esta) hechizo)", "jugar "),
+        (r"\blanzas\b", "juegas"),
+        (r"\blanza (?=(?:un|el|ese|este) hechizo)", "juega "),
+        (r"\bvalor de maná\b", "coste de maná convertido"),
+        (r"\bexiliar\b", "remover del juego"),
+        (r"\b[Ee]xilia\b", "remueve del juego"),
+        (r"\bexiliad([ao]s?)\b", r"removid\1 del juego"),
+    ],
+    "zh": [
+        ("施放", "使用"),
+        ("放逐", "移出对战"),
+        ("堆叠", "栈"),
+        ("战场上", "场上"),
+        ("战场", "场上"),
+    ],
+}
+"""Current term -> an older official one, only where the result stays grammatical."""
+CLAUSE = {
+    "es": re.compile(r"[,;:.] "),
+    "zh": re.compile(r"[，；：。]"),
+    "en": re.compile(r"[,;:.] "),
+}
+WHOLE_LINE_ENGLISH = {"english-sentence", "english-keyword"}
+"""Kinds that replace a whole line by English: in a one-line document (a split card's face)
+nothing translated would be left, and the file would be an English document."""
+SYMBOLS_AND_DIGITS = re.compile(r"\{[^{}]*\}|\d+")
+
+
+# --- documents ----------------------------------------------------------------------------
 
 
 @dataclass
@@ -93,11 +156,10 @@ def load_cards(
     for set_code in sorted(sets):
         data = json.loads((shared / "data" / "mtgjson" / f"{set_code}.json").read_text("utf-8"))
         for lang in sorted(langs):
-            language = LANGUAGES[lang]
             counts = skipped.setdefault(f"{lang}/{set_code}", {"kept": 0, "line_count": 0})
             for card in data["data"]["cards"]:
                 name = card.get("faceName") or card["name"]
-                local = [f for f in card.get("foreignData", []) if f["language"] == language]
+                local = [f for f in card.get("foreignData", []) if f["language"] == LANGUAGES[lang]]
                 if not card.get("text") or not local or not local[0].get("text"):
                     continue
                 en, tr = split_lines(card["text"]), split_lines(local[0]["text"])
@@ -108,13 +170,11 @@ def load_cards(
                 local_name = local[0].get("faceName") or local[0].get("name") or name
                 lines = list(zip(en, tr, strict=True))
                 docs.append(CardDoc(set_code, slugify(name), name, local_name, lang, lines))
-    docs.sort(key=lambda d: (d.lang, d.set, d.slug))
-    return docs, skipped
+    return sorted(docs, key=lambda d: (d.lang, d.set, d.slug)), skipped
 
 
 def write_documents(out: Path, docs: list[CardDoc], skipped: dict | None = None) -> dict:
     """Write the English and translated files and manifest.json; return the manifest."""
-    out = Path(out)
     for doc in docs:
         for lang, title, index in ((doc.lang, doc.local_name, 1), ("en", doc.name, 0)):
             path = out / lang / doc.path
@@ -129,12 +189,6 @@ def write_documents(out: Path, docs: list[CardDoc], skipped: dict | None = None)
     return manifest
 
 
-def read_manifest(out: Path) -> list[CardDoc]:
-    cards = json.loads((Path(out) / "manifest.json").read_text("utf-8"))["cards"]
-    keys = ("set", "slug", "name", "local_name", "lang")
-    return [CardDoc(*(c[k] for k in keys), [tuple(p) for p in c["lines"]]) for c in cards]
-
-
 def unit_key(row: dict) -> tuple[str, int]:
     """(``<SET>/<slug>.txt``, line) of a corpus row or finding, whichever input root it is in."""
     return "/".join(row["file"].replace("\\", "/").split("/")[-2:]), int(row["line"])
@@ -147,12 +201,10 @@ def is_source_file(file: str) -> bool:
 
 
 def pairing(run_dir: Path, docs: list[CardDoc], lang: str) -> dict:
-    """Share of translated lines the tool pairs with an English line, and with the right one.
-
-    Right: the same card's line at the same position, or any English unit with that line's text
-    (a template from another card with identical text is right too).
-    """
-    corpus = {row["id"]: row for row in read_jsonl(Path(run_dir) / "corpus.jsonl")}
+    """Share of translated lines the tool pairs with an English line, and with the right one:
+    the same card's line at the same position, or any English unit with that line's text (a
+    template from another card with identical text is right too)."""
+    corpus = {row["id"]: row for row in read_jsonl(run_dir / "corpus.jsonl")}
     english = {
         (d.path, paragraph_line(i)): en
         for d in docs
@@ -165,20 +217,14 @@ def pairing(run_dir: Path, docs: list[CardDoc], lang: str) -> dict:
         if not is_source_file(row["file"]) and unit_key(row) in english
     }
     sources: dict[tuple, dict | None] = dict.fromkeys(targets.values())
-    methods: dict[str, int] = {}
-    for row in read_jsonl(Path(run_dir) / "alignment.jsonl"):
+    methods: Counter[str] = Counter()
+    for row in read_jsonl(run_dir / "alignment.jsonl"):
         key = targets.get(row.get("target_id"))
-        if key is None or not row.get("source_id"):
-            continue
-        sources[key] = corpus.get(row["source_id"], {"file": "?/?", "line": 0, "text": None})
-        methods[row["method"]] = methods.get(row["method"], 0) + 1
+        if key is not None and row.get("source_id"):
+            sources[key] = corpus.get(row["source_id"], {"file": "?/?", "line": 0, "text": None})
+            methods[row["method"]] += 1
     paired = {key: source for key, source in sources.items() if source}
     right = [k for k, s in paired.items() if unit_key(s) == k or s["text"] == english[k]]
-    wrong = sorted(
-        f"{k[0]}:{k[1]} <- {s['file']}:{s['line']} {s['text']!r}"
-        for k, s in paired.items()
-        if k not in right
-    )
     return {
         "lines": len(english),
         "lines_read_as_units": len(targets),
@@ -190,91 +236,456 @@ def pairing(run_dir: Path, docs: list[CardDoc], lang: str) -> dict:
         "unpaired": sorted(
             f"{p}:{n} {english[p, n]!r}" for p, n in english if (p, n) not in paired
         ),
-        "wrong_source": wrong,
+        "wrong_source": sorted(
+            f"{k[0]}:{k[1]} <- {s['file']}:{s['line']} {s['text']!r}"
+            for k, s in paired.items()
+            if k not in right
+        ),
     }
 
 
-def check(out: Path, run_root: Path, docs: list[CardDoc], langs) -> dict:
-    results = {}
-    for lang in sorted(langs):
-        run_dir = Path(run_root) / lang
-        run = run_rulings([Path(out) / "en", Path(out) / lang], run_dir)
-        corpus = read_jsonl(run_dir / "corpus.jsonl")
-        formats: dict[str, int] = {}
-        for row in corpus:
-            formats[row.get("format")] = formats.get(row.get("format"), 0) + 1
-        results[lang] = pairing(run_dir, docs, lang) | {"run": run, "formats": formats}
-    return results
+# --- line-local injections: (English line, translated line, language) -> new line or None --
 
 
-def markdown(data: dict) -> str:
-    header = ["lang", "lines", "read as units", "with a source", "right source", "methods"]
-    rows = [
-        [
-            lang,
-            r["lines"],
-            r["lines_read_as_units"],
-            f"{r['with_source']} ({100 * r['share_with_source']:.1f}%)",
-            f"{r['right_source']} ({100 * r['share_right_source']:.1f}%)",
-            ", ".join(f"{k} {v}" for k, v in r["methods"].items()),
-        ]
-        for lang, r in data["pairing"].items()
+def is_keyword_line(english: str) -> bool:
+    """An English card line that only lists keywords (reminder text aside)."""
+    bare = REMINDER.sub("", english).strip().rstrip(".")
+    return bool(bare) and all(KEYWORD_PART.fullmatch(p.strip()) for p in re.split(r"[,;]", bare))
+
+
+def english_keyword(en: str, tr: str, lang: str) -> str | None:
+    return en if is_keyword_line(en) and en != tr else None
+
+
+def english_sentence(en: str, tr: str, lang: str) -> str | None:
+    return en if not is_keyword_line(en) and len(en.split()) >= 4 and en != tr else None
+
+
+def _cut(text: str, pattern: re.Pattern) -> int | None:
+    """The clause boundary nearest the middle (25-75% of the length): index after it."""
+    ends = [m.end() for m in pattern.finditer(text) if 0.25 <= m.end() / len(text) <= 0.75]
+    return min(ends, key=lambda end: abs(end - len(text) / 2)) if ends else None
+
+
+def english_half(en: str, tr: str, lang: str) -> str | None:
+    cut_tr, cut_en = _cut(tr, CLAUSE[lang]), _cut(en, CLAUSE["en"])
+    if is_keyword_line(en) or cut_tr is None or cut_en is None:
+        return None
+    return tr[:cut_tr] + en[cut_en:]
+
+
+def obsolete_term(en: str, tr: str, lang: str) -> str | None:
+    for pattern, old in OBSOLETE[lang]:
+        if (new := re.sub(pattern, old, tr, count=1)) != tr:
+            return new
+    return None
+
+
+def _english_numbers(en: str) -> set[int]:
+    bare = SYMBOL.sub(" ", en)
+    words = {EN_WORDS[w] for w in re.findall(r"[a-z]+", bare.lower()) if w in EN_WORDS}
+    return words | {int(d) for d in DIGITS.findall(bare)}
+
+
+def number_digit(en: str, tr: str, lang: str) -> str | None:
+    masked, numbers = SYMBOL.sub(lambda m: "#" * len(m.group()), tr), _english_numbers(en)
+    for match in DIGITS.finditer(masked):
+        if int(match.group()) in numbers:
+            return tr[: match.start()] + str(int(match.group()) + 1) + tr[match.end() :]
+    return None
+
+
+def number_in_symbol(en: str, tr: str, lang: str) -> str | None:
+    for match in re.finditer(r"\{(\d+)\}", tr):
+        if match.group() in en:
+            return tr[: match.start()] + f"{{{int(match.group(1)) + 1}}}" + tr[match.end() :]
+    return None
+
+
+def number_word(en: str, tr: str, lang: str) -> str | None:
+    numbers = _english_numbers(en)
+    if lang == "zh":
+        for match in ZH_NUMBER.finditer(tr):
+            if (value := ZH_NUMERALS[match.group(1)]) in numbers:
+                return tr[: match.start()] + ZH_OF[value + 1] + tr[match.end() :]
+        return None
+    for match in re.finditer(r"\b[A-Za-zá]+\b", tr):
+        if (value := ES_WORDS.get(match.group().lower())) in numbers:
+            word = ES_OF[value + 1]
+            word = word.capitalize() if match.group()[0].isupper() else word
+            return tr[: match.start()] + word + tr[match.end() :]
+    return None
+
+
+def drop_symbol(en: str, tr: str, lang: str) -> str | None:
+    for match in DROPPABLE.finditer(tr):
+        if match.group() in en:
+            return re.sub(r" {2,}", " ", tr[: match.start()] + tr[match.end() :]).strip()
+    return None
+
+
+def truncate(en: str, tr: str, lang: str) -> str | None:
+    if len(tr) < (12 if lang == "zh" else 24):
+        return None
+    head = tr[: len(tr) // 2]
+    if lang != "zh" and " " in head:
+        head = head[: head.rindex(" ")]
+    return head.rstrip(" ,;:.，；：。") + "…"
+
+
+LINE_KINDS = {
+    "obsolete-term": obsolete_term, "number-in-symbol": number_in_symbol,
+    "number-word": number_word, "number-digit": number_digit, "english-keyword": english_keyword,
+    "drop-symbol": drop_symbol, "english-half": english_half, "english-sentence": english_sentence,
+    "truncate": truncate,
+}  # fmt: skip
+
+
+def inject(kind: str, en: str, tr: str, lang: str) -> str | None:
+    """The line with one defect of a line-local kind, or None where the kind does not apply."""
+    return LINE_KINDS[kind](en, tr, lang)
+
+
+# --- selection over documents -------------------------------------------------------------
+
+
+@dataclass
+class Defect:
+    lang: str
+    set: str
+    slug: str
+    file: str
+    """``<SET>/<slug>.txt``, under OUT/defective/<lang>."""
+    line: int
+    """1-based line of the translation file."""
+    index: int
+    """0-based paragraph (card line)."""
+    kind: str
+    before: str
+    after: str
+    english: str
+    expected: tuple[str, ...]
+
+
+def _words(text: str) -> str:
+    return " ".join(SYMBOLS_AND_DIGITS.sub(" ", text).split())
+
+
+def candidates(kind: str, docs: list[CardDoc], rng: random.Random) -> list[tuple[int, int, str]]:
+    """(document index, line index, new line) for every place the kind applies."""
+    found = []
+    if kind in LINE_KINDS:
+        for d, doc in enumerate(docs):
+            if kind in WHOLE_LINE_ENGLISH and len(doc.lines) < 2:
+                continue  # the document would be all English: an English document
+            for i, (en, tr) in enumerate(doc.lines):
+                after = inject(kind, en, tr, doc.lang)
+                if after is not None and after != tr:
+                    found.append((d, i, after))
+        return found
+    plain = [
+        (d, i, en, tr)
+        for d, doc in enumerate(docs)
+        for i, (en, tr) in enumerate(doc.lines)
+        if not is_keyword_line(en)
     ]
-    out = [
-        "# Card documents: line pairing",
-        "",
-        f"Produced by `python benchmarks/card_documents.py OUT --sets {data['sets']} --langs "
-        f"{data['langs']} --check RUN_DIR`: `rulings run OUT/en OUT/<lang>`, one card line = one "
-        "paragraph. Right source: the same card's line, or an English line with the same text.",
-        "",
-        md_table(header, rows),
+    if kind == "swap-same-card":
+        by_doc = defaultdict(list)
+        for d, i, _en, tr in plain:
+            by_doc[d].append((i, tr))
+        for d, lines in by_doc.items():
+            for i, tr in lines:
+                if others := [other for j, other in lines if j != i and other != tr]:
+                    found.append((d, i, others[0]))
+    elif kind == "swap-other-card":
+        for d, i, en, tr in plain:
+            pool = [
+                (abs(len(o) - len(tr)), o)
+                for od, _oi, oen, o in plain
+                if od != d
+                and oen != en
+                and _words(o) != _words(tr)  # not the same line with another symbol
+                and 0.75 <= len(o) / len(tr) <= 1.33
+            ]
+            if pool:
+                found.append((d, i, rng.choice([o for _, o in sorted(pool)[:5]])))
+    return found
+
+
+def select(docs: list[CardDoc], per_kind: int = PER_KIND, seed: int = SEED) -> list[Defect]:
+    """One defect per chosen document; per language a round-robin over KINDS, rarest first."""
+    defects = []
+    for lang in sorted({doc.lang for doc in docs}):
+        own = [doc for doc in docs if doc.lang == lang]
+        queues = {}
+        for kind in KINDS:
+            rng = random.Random(f"{seed}:{lang}:{kind}")
+            queues[kind] = candidates(kind, own, rng)
+            rng.shuffle(queues[kind])
+        used: set[int] = set()
+        count: Counter[str] = Counter()
+        progress = True
+        while progress:
+            progress = False
+            for kind, queue in queues.items():
+                if count[kind] >= per_kind:
+                    continue
+                while queue and queue[0][0] in used:
+                    queue.pop(0)
+                if not queue:
+                    continue
+                d, i, after = queue.pop(0)
+                doc, (en, tr) = own[d], own[d].lines[i]
+                used.add(d)
+                count[kind] += 1
+                progress = True
+                defects.append(
+                    Defect(
+                        lang,
+                        doc.set,
+                        doc.slug,
+                        doc.path,
+                        paragraph_line(i),
+                        i,
+                        kind,
+                        tr,
+                        after,
+                        en,
+                        KINDS[kind],
+                    )
+                )
+    return sorted(defects, key=lambda x: (x.lang, x.file, x.line))
+
+
+def apply(docs: list[CardDoc], defects: list[Defect]) -> dict[tuple[str, str], str]:
+    """(language, file) -> text of every translated document, the defects applied."""
+    changed = {(x.lang, x.file, x.index): x.after for x in defects}
+    return {
+        (doc.lang, doc.path): document_text(
+            doc.local_name,
+            [changed.get((doc.lang, doc.path, i), tr) for i, (_en, tr) in enumerate(doc.lines)],
+        )
+        for doc in docs
+    }
+
+
+# --- scoring ------------------------------------------------------------------------------
+
+
+def translation_findings(run_dir: Path) -> dict[tuple[str, int], list[dict]]:
+    found = defaultdict(list)
+    for finding in read_jsonl(run_dir / "findings.jsonl"):
+        if finding.get("file") and not is_source_file(finding["file"]):
+            found[unit_key(finding)].append(finding)
+    return found
+
+
+def translation_units(run_dir: Path) -> set[tuple[str, int]]:
+    return {
+        unit_key(r) for r in read_jsonl(run_dir / "corpus.jsonl") if not is_source_file(r["file"])
+    }
+
+
+def score(lang: str, defects: list[Defect], clean: Path, defective: Path) -> dict:
+    """Recall per kind, and findings on the translated lines the benchmark did not touch."""
+    texts = {row["id"]: row["text"] for row in read_jsonl(defective / "corpus.jsonl")}
+    found, clean_found = translation_findings(defective), translation_findings(clean)
+    category = {
+        f["code"]: f["category"] for fs in [*found.values(), *clean_found.values()] for f in fs
+    }
+    gold = []
+    for x in (d for d in defects if d.lang == lang):
+        on_line = found.get((x.file, x.line), [])
+        before = {f["code"] for f in clean_found.get((x.file, x.line), [])}
+        hits = [f for f in on_line if f["category"] in x.expected]
+        gold.append(
+            asdict(x)
+            | {
+                "caught": bool(hits),
+                "caught_new": any(f["code"] not in before for f in hits),
+                "any_finding": bool(on_line),
+                "codes": sorted({f["code"] for f in on_line}),
+            }
+        )
+    recall = {}
+    for kind in KINDS:
+        rows = [g for g in gold if g["kind"] == kind]
+        caught = sum(g["caught"] for g in rows)
+        recall[kind] = {
+            "injected": len(rows),
+            "caught": caught,
+            "caught_new": sum(g["caught_new"] for g in rows),
+            "any_finding": sum(g["any_finding"] for g in rows),
+            "recall": round(caught / len(rows), 4) if rows else None,
+            "codes": dict(Counter(c for g in rows for c in g["codes"]).most_common()),
+            "missed": [
+                {"file": f"{g['file']}:{g['line']}", "after": g["after"], "codes": g["codes"]}
+                for g in rows
+                if not g["caught"]
+            ],
+        }
+    touched = {(g["file"], g["line"]) for g in gold}
+    units, clean_units = translation_units(defective) - touched, translation_units(clean)
+    untouched, examples = Counter(), defaultdict(list)
+    for key in sorted(units & set(found)):
+        for f in found[key]:
+            untouched[f["code"]] += 1
+            if len(examples[f["code"]]) < EXAMPLES:
+                examples[f["code"]].append(
+                    {
+                        "file": f"{key[0]}:{key[1]}",
+                        "text": texts.get(f.get("ruling_id")),
+                        "source": texts.get(f.get("source_id")),
+                        "message": f["message"],
+                    }
+                )
+    clean_counts = Counter(f["code"] for k in clean_units for f in clean_found.get(k, []))
+    elsewhere = Counter(
+        f["code"] for k, fs in found.items() if k not in units | touched for f in fs
+    )
+    codes = sorted(set(untouched) | set(clean_counts), key=lambda c: (-untouched[c], c))
+    n, m = len(units), len(clean_units)
+    return {
+        "gold": gold,
+        "recall": recall,
+        "untouched_units": n,
+        "untouched_findings": untouched.total(),
+        "per_100_untouched": per_100(untouched.total(), max(n, 1)),
+        "clean_units": m,
+        "clean_findings": clean_counts.total(),
+        "clean_per_100": per_100(clean_counts.total(), max(m, 1)),
+        "by_code": {
+            code: {
+                "category": category[code],
+                "untouched": untouched[code],
+                "per_100": per_100(untouched[code], max(n, 1)),
+                "clean": clean_counts[code],
+                "clean_per_100": per_100(clean_counts[code], max(m, 1)),
+            }
+            for code in codes
+        },
+        "not_on_a_line": dict(elsewhere.most_common()),
+        "examples": dict(examples),
+    }
+
+
+# --- results ------------------------------------------------------------------------------
+
+PAIRING = ["lines", "lines_read_as_units", "with_source", "share_with_source", "right_source"]
+PAIRING += ["share_right_source", "methods"]
+
+
+def pairing_markdown(r: dict) -> str:
+    lists = [
+        f"## {lang}: {title} ({len(p[key])})\n\n" + "\n".join(f"- `{line}`" for line in p[key])
+        for lang, p in r["pairing"].items()
+        for key, title in (
+            ("unpaired", "lines without a source"),
+            ("wrong_source", "lines paired with another line"),
+        )
+    ]
+    return page(
+        "Card documents: line pairing",
+        "Produced by `python benchmarks/card_documents.py "
+        f"--sets {r['sets']} --langs {r['langs']}`: `rulings run OUT/en OUT/<lang>`, one card "
+        "line = one paragraph. Right source: the same card's line, or an English line with the "
+        "same text.",
+        r["machine"],
+        (r["pairing"], PAIRING, "lang"),
         "Cards kept, and skipped for a different number of lines:",
-        "",
-        md_table(
-            ["lang/set", "kept", "skipped"],
-            [[key, v["kept"], v["line_count"]] for key, v in data["skipped"].items()],
-        ),
-    ]
-    for lang, r in data["pairing"].items():
-        out += [f"## {lang}: lines without a source ({len(r['unpaired'])})", ""]
-        out += [f"- `{line}`" for line in r["unpaired"]]
-        out += ["", f"## {lang}: lines paired with another line ({len(r['wrong_source'])})", ""]
-        out += [f"- `{line}`" for line in r["wrong_source"]]
-        out.append("")
-    out.append(f"Machine: `{json.dumps(data['machine'], sort_keys=True)}`")
-    return "\n".join(out)
+        (r["skipped"], ["kept", "line_count"], "lang/set"),
+        *lists,
+    )
+
+
+def injection_markdown(r: dict) -> str:
+    recall = {
+        kind: {"expected": " / ".join(expected)}
+        | {
+            f"{lang}: caught, any, codes": f"{x['caught']}/{x['injected']}, {x['any_finding']}, "
+            + (", ".join(f"{c} {n}" for c, n in list(x["codes"].items())[:5]) or "–")
+            for lang, data in r["languages"].items()
+            for x in [data["recall"][kind]]
+        }
+        for kind, expected in KINDS.items()
+    }
+    parts = []
+    for lang, x in r["languages"].items():
+        parts += [
+            f"### {lang}: defective run {x['untouched_findings']} findings on "
+            f"{x['untouched_units']} untouched lines, **{x['per_100_untouched']} per 100**; clean "
+            f"run {x['clean_findings']} on {x['clean_units']} lines, "
+            f"**{x['clean_per_100']} per 100**",
+            (x["by_code"], ["category", "untouched", "per_100", "clean", "clean_per_100"], "code"),
+            "Translation-side findings not on a card line (titles, whole documents), defective "
+            "run: " + (", ".join(f"{c} {n}" for c, n in x["not_on_a_line"].items()) or "none"),
+        ]
+    first = next(iter(r["languages"].values()), {})
+    return page(
+        "Defect injection into real card documents (MTGJSON PLC + FUT)",
+        "Produced by `python benchmarks/card_documents.py "
+        f"--seed {r['seed']} --per-kind {r['per_kind']}` (gold list, missed defects and examples "
+        "in `inject_cards.json`). One defect per document, on one card line; English documents "
+        "untouched. A defect is caught when its line gets a finding of the expected category.",
+        r["machine"],
+        "## Recall per kind",
+        (recall, list(next(iter(recall.values()), {})), "defect"),
+        "## Line pairing on the clean documents",
+        ({lang: x["pairing"] for lang, x in r["languages"].items()}, PAIRING[:5], "lang")
+        if first
+        else None,
+        "## Findings on lines the benchmark did not touch",
+        *parts,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--sets", default=",".join(DEFAULT_SETS))
-    parser.add_argument("--langs", default=",".join(LANGUAGES))
-    parser.add_argument("--check", type=Path, metavar="RUN_DIR")
-    args = parser.parse_args(argv)
+    cli = parser(__doc__)
+    cli.add_argument(
+        "--out", type=Path, default=Path("/tmp/card_documents"), help="work folder (emptied)"
+    )
+    cli.add_argument("--sets", default=",".join(DEFAULT_SETS))
+    cli.add_argument("--langs", default=",".join(LANGUAGES))
+    cli.add_argument("--seed", type=int, default=SEED)
+    cli.add_argument("--per-kind", type=int, default=PER_KIND)
+    args = cli.parse_args(argv)
     shared = shared_or_exit()
-    sets, langs = args.sets.split(","), args.langs.split(",")
-    docs, skipped = load_cards(sets, langs, shared)
-    write_documents(args.out, docs, skipped)
-    for key, counts in sorted(skipped.items()):
-        print(
-            f"{key}: {counts['kept']} cards written, {counts['line_count']} skipped "
-            "(different number of lines)"
-        )
-    if args.check:
-        data = {
-            "sets": args.sets,
-            "langs": args.langs,
-            "skipped": skipped,
-            "pairing": check(args.out, args.check, docs, langs),
-            "machine": machine(),
+    out, langs = args.out, args.langs.split(",")
+    shutil.rmtree(out, ignore_errors=True)
+    docs, skipped = load_cards(args.sets.split(","), langs, shared)
+    write_documents(out, docs, skipped)
+    defects = select(docs, args.per_kind, args.seed)
+    for (lang, file), text in apply(docs, defects).items():
+        path = out / "defective" / lang / file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+    documents = {"sets": args.sets, "langs": args.langs, "skipped": skipped, "pairing": {}}
+    injected = {
+        "seed": args.seed,
+        "per_kind": args.per_kind,
+        "sets": args.sets,
+        "skipped": skipped,
+        "languages": {},
+    }
+    for lang in langs:
+        clean, defective = out / "runs" / f"clean-{lang}", out / "runs" / f"defective-{lang}"
+        runs = {
+            "clean": run_rulings([out / "en", out / lang], clean),
+            "defective": run_rulings([out / "en", out / "defective" / lang], defective),
         }
-        for lang, r in data["pairing"].items():
-            print(
-                f"{lang}: {r['with_source']}/{r['lines']} lines with a source, "
-                f"{r['right_source']} with the right one"
-            )
-        write_results("card_documents", data, markdown(data))
+        formats = Counter(row.get("format") for row in read_jsonl(clean / "corpus.jsonl"))
+        paired = pairing(clean, docs, lang)
+        documents["pairing"][lang] = paired | {"run": runs["clean"], "formats": dict(formats)}
+        result = injected["languages"][lang] = score(lang, defects, clean, defective)
+        result |= {"runs": runs, "pairing": paired}
+        caught = sum(g["caught"] for g in result["gold"])
+        print(
+            f"{lang}: {paired['with_source']}/{paired['lines']} lines with a source, "
+            f"{paired['right_source']} with the right one; "
+            f"{caught}/{len(result['gold'])} defects caught"
+        )
+    record("card_documents", documents, pairing_markdown)
+    record("inject_cards", injected, injection_markdown)
     return 0
 
 

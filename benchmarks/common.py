@@ -3,7 +3,12 @@
 Import it from a benchmark script (``benchmarks/`` is on ``sys.path`` when a script there
 runs)::
 
-    from common import RESULTS, machine, run_rulings, shared_or_exit, write_results
+    from common import page, record, run_rulings, shared_or_exit
+
+A script measures into a dict and hands it to ``record(NAME, results, markdown)``, which adds
+the machine's description and writes ``results/NAME.json`` and ``results/NAME.md``; its
+``markdown`` is mostly a ``page`` of tables (``md_records``: one row per record, columns by
+dotted path).
 
 ``python benchmarks/common.py`` prints the machine description as JSON.
 
@@ -14,6 +19,7 @@ outputs (``read_jsonl``). ``RULINGS`` in the environment overrides the executabl
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -133,6 +139,42 @@ def md_records(records: dict, columns: list[str], first: str = "") -> str:
 
     rows = [[key, *(show(pick(record, c)) for c in columns)] for key, record in records.items()]
     return md_table([first, *columns], rows)
+
+
+def page(title: str, lead: str, described: dict, *parts) -> str:
+    """A results page: the title, a lead paragraph, the machine, then the parts: a string is a
+    paragraph (or a ``## heading``), a tuple is an ``md_records(records, columns, first)``
+    table, None is left out."""
+    out = [f"# {title}", "", lead, "", machine_line(described), ""]
+    for part in parts:
+        if part is not None:
+            out.append(md_records(*part) if isinstance(part, tuple) else part + "\n")
+    return "\n".join(out)
+
+
+HIDDEN = argparse.SUPPRESS
+"""The help of an option only the script itself passes (to a child interpreter)."""
+
+
+def parser(doc: str) -> argparse.ArgumentParser:
+    """The command line of a benchmark, described by its docstring's first paragraph."""
+    return argparse.ArgumentParser(description=doc.split("\n\n")[0])
+
+
+def record(name: str, results: dict, markdown) -> dict:
+    """Add the machine's description, write ``results/NAME.{json,md}``, say so."""
+    results.setdefault("machine", machine())
+    paths = write_results(name, results, markdown(results))
+    print(f"wrote {paths[0]} and {paths[1].name}", flush=True)
+    return results
+
+
+def ratio(part: int, whole: int, digits: int = 4) -> float | None:
+    return round(part / whole, digits) if whole else None
+
+
+def per_100(count: int, units: int) -> float | None:
+    return round(100 * count / units, 2) if units else None
 
 
 def write_results(name: str, data: dict, markdown: str) -> tuple[Path, Path]:

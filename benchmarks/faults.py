@@ -17,7 +17,6 @@ tests/test_faults.py runs a modest number of these faults in CI.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import random
@@ -34,13 +33,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"
-CONFIGS = {
-    "all": ("corpus", ()),
-    "part": ("part", ("--ignore", "STYLE")),
-}
+CONFIGS = {"all": ("corpus", ()), "part": ("part", ("--ignore", "STYLE"))}
 """Two runs whose every output file differs: the seeds, and three of them without STYLE."""
 PART = ("000_40e512ac1ae253c1.txt", "001_09da9df6e0e3ee52.txt", "002_f829283b2bc10ea3.txt")
 KINDS = ("kill", "interrupt", "concurrent", "cache", "read-only", "full-disk")
+WEIGHTS = {"kill": 5, "interrupt": 3, "concurrent": 2, "cache": 3, "read-only": 1, "full-disk": 1}
+PACKAGE_HELP = "the pipelines/ folder to test (e.g. an older version's, with --no-record)"
 INTERRUPTED = 130
 RUN_TIMEOUT = 600
 
@@ -65,92 +63,70 @@ def snapshot(folder: Path) -> dict[str, bytes] | None:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-class Harness:
-    """A work folder with the corpus, a copy of the package, a cache and clean references."""
+def staging(out: Path) -> list[str]:
+    """Staging folders a run left beside OUT."""
+    return [p.name for p in out.parent.glob(f".{out.name}.rulings-*") if p.is_dir()]
 
-    def __init__(
-        self,
-        work: Path,
-        seed: int,
-        warm_cache: Path | None = None,
-        package: Path = ROOT / "pipelines",
-    ) -> None:
-        self.work = work
+
+class Harness:
+    """A work folder with the corpus, a copy of the package, a cache and clean references.
+    ``warm_cache``: a cache folder to start from (copied: the faults damage theirs);
+    ``package``: the code under test (another version's ``pipelines/`` to compare)."""
+
+    def __init__(self, work: Path, seed: int, warm_cache=None, package=ROOT / "pipelines"):
+        self.work, self.warm_cache, self.package = work, warm_cache, package
         self.random = random.Random(seed)
-        self.cache = work / "cache"
-        self.out = work / "out"
+        self.cache, self.out = work / "cache", work / "out"
         self.references: dict[str, dict[str, bytes]] = {}
         self.durations: dict[str, float] = {}
         self.outcomes: list[Outcome] = []
         self.follow_ups = 0
         self.mount: Path | None = None
         self.is_root = os.geteuid() == 0
-        self.warm_cache = warm_cache
-        """A cache folder to start from (a copy: the faults damage theirs)."""
-        self.package = package
-        """The code under test (another version's ``pipelines/`` to compare)."""
 
-    # --- set-up ----------------------------------------------------------------------------
+    # --- set-up and runs ---------------------------------------------------------------
 
     def set_up(self) -> None:
-        shutil.copytree(
-            self.package,
-            self.work / "package" / "pipelines",
-            ignore=shutil.ignore_patterns("__pycache__"),
-        )
+        skip = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(self.package, self.work / "package" / "pipelines", ignore=skip)
         shutil.copytree(CORPUS, self.work / "corpus")
         if self.warm_cache is not None and self.warm_cache.is_dir():
             shutil.copytree(self.warm_cache, self.cache, ignore=shutil.ignore_patterns(".*"))
         (self.work / "part").mkdir()
         for name in PART:
             shutil.copy(CORPUS / name, self.work / "part" / name)
-        for name in CONFIGS:
-            reference = self.work / f"reference-{name}"
-            start = time.perf_counter()
-            self._clean_run(name, reference)
+        # The second run of "all" gives its duration warm, as the faulted runs are.
+        for name, reference in [*CONFIGS.items(), ("all", "again")]:
+            out, start = self.work / f"reference-{reference}", time.perf_counter()
+            code, err = self.finish(self.start(name, out))
+            if code not in (0, 1):
+                raise SystemExit(f"a clean run failed: {err.decode()[-2000:]}")
             self.durations[name] = time.perf_counter() - start
-            self.references[name] = snapshot(reference)
-        again = self.work / "reference-again"
-        start = time.perf_counter()
-        self._clean_run("all", again)
-        self.durations["all"] = time.perf_counter() - start  # warm, as the faulted runs are
-        if snapshot(again) != self.references["all"]:
+            self.references.setdefault(name, snapshot(out))
+        if snapshot(self.work / "reference-again") != self.references["all"]:
             raise SystemExit("two clean runs differ: the outputs are not deterministic")
         first, second = self.references.values()
         shared = sorted(name for name in first if first[name] == second.get(name))
         if {"findings.jsonl", "report.html", "run-manifest.json"} & set(shared):
             raise SystemExit(f"the two configurations share outputs: {shared}")
-        self.shared_files = shared
-
-    def _clean_run(self, name: str, out: Path) -> None:
-        done = subprocess.run(
-            self.command(name, out), capture_output=True, env=self.env(), timeout=RUN_TIMEOUT
-        )
-        if done.returncode not in (0, 1):
-            raise SystemExit(f"a clean run failed: {done.stderr.decode()[-2000:]}")
 
     def env(self) -> dict[str, str]:
-        return {
-            **os.environ,
-            "PYTHONPATH": str(self.work / "package"),
-            "RULINGS_CACHE_DIR": str(self.cache),
-            "PYTHONDONTWRITEBYTECODE": "",
-        }
+        package, cache = str(self.work / "package"), str(self.cache)
+        environment = {"PYTHONPATH": package, "RULINGS_CACHE_DIR": cache}
+        return {**os.environ, **environment, "PYTHONDONTWRITEBYTECODE": ""}
 
     def command(self, name: str, out: Path, force: bool = True) -> list[str]:
         folder, options = CONFIGS[name]
         command = [sys.executable, "-m", "pipelines", "run", str(self.work / folder)]
-        command += ["--out", str(out), *options]
-        return command + (["--force"] if force else [])
+        return [*command, "--out", str(out), *options, *(["--force"] if force else [])]
 
     def start(self, name: str, out: Path, force: bool = True) -> subprocess.Popen:
-        return subprocess.Popen(
-            self.command(name, out, force),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=self.env(),
-            cwd=self.work,
-        )
+        pipe, command = subprocess.PIPE, self.command(name, out, force)
+        return subprocess.Popen(command, stdout=pipe, stderr=pipe, env=self.env(), cwd=self.work)
+
+    def finish(self, process: subprocess.Popen) -> tuple[int, bytes]:
+        _, err = process.communicate(timeout=RUN_TIMEOUT)
+        return process.returncode, err
 
     # --- checks ----------------------------------------------------------------------------
 
@@ -158,38 +134,25 @@ class Harness:
         files = snapshot(out)
         if files is None:
             return "absent"
-        for name, reference in self.references.items():
-            if files == reference:
-                return name
-        return "mix"
+        return next((name for name, ref in self.references.items() if files == ref), "mix")
 
     def describe_mix(self, out: Path) -> str:
         files = snapshot(out) or {}
-        parts = []
-        for file, data in sorted(files.items()):
-            owners = [n for n, ref in self.references.items() if ref.get(file) == data]
-            parts.append(f"{file}={'/'.join(owners) or 'neither'}")
+        owners = {
+            file: "/".join(n for n, ref in self.references.items() if ref.get(file) == data)
+            for file, data in sorted(files.items())
+        }
+        parts = [f"{file}={owner or 'neither'}" for file, owner in owners.items()]
         missing = set().union(*self.references.values()) - set(files)
         return ", ".join(parts) + (f"; missing {sorted(missing)}" if missing else "")
 
-    def record(
-        self,
-        kind: str,
-        detail: str,
-        out: Path,
-        allowed: tuple[str, ...],
-        *problems: str | None,
-        before: str = "",
-        config: str = "",
-    ) -> Outcome:
+    def record(self, kind, detail, out, allowed, *problems, before="", config="") -> Outcome:
         state = self.state(out)
         allowed = tuple(name for name in allowed if name != "mix")  # a mix is never allowed
         outcome = Outcome(kind, detail, state, allowed, [p for p in problems if p], before, config)
         if state not in allowed:
-            outcome.problems.append(
-                f"OUT holds {state}, expected one of {allowed}"
-                + (f": {self.describe_mix(out)}" if state == "mix" else "")
-            )
+            mix = f": {self.describe_mix(out)}" if state == "mix" else ""
+            outcome.problems.append(f"OUT holds {state}, expected one of {allowed}{mix}")
         self.outcomes.append(outcome)
         return outcome
 
@@ -197,16 +160,13 @@ class Harness:
         """The next run after a fault: it completes, gives a clean run's bytes, and leaves
         no staging folder behind."""
         name = self.random.choice(list(CONFIGS))
-        process = self.start(name, out, force=False)
-        _, err = process.communicate(timeout=RUN_TIMEOUT)
+        code, err = self.finish(self.start(name, out, force=False))
         self.follow_ups += 1
-        problems = []
-        if process.returncode not in (0, 1):
-            problems.append(f"the next run failed ({process.returncode}): {err.decode()[-300:]}")
-        left = [p.name for p in out.parent.glob(f".{out.name}.rulings-*") if p.is_dir()]
-        if left:
-            problems.append(f"left behind: {left}")
-        self.record("follow-up", name, out, (name,), *problems)
+        failed = (
+            f"the next run failed ({code}): {err.decode()[-300:]}" if code not in (0, 1) else None
+        )
+        left = f"left behind: {staging(out)}" if staging(out) else None
+        self.record("follow-up", name, out, (name,), failed, left)
 
     # --- faults ----------------------------------------------------------------------------
 
@@ -214,17 +174,16 @@ class Harness:
         """SIGKILL at a random moment of a run (often late: the writing and the exchange)."""
         before = self.state(self.out)
         name = self._other(before)
-        duration = self.durations[name]
         late = self.random.random() < 0.5
-        delay = self.random.uniform(0.7 if late else 0.0, 1.1) * duration
+        delay = self.random.uniform(0.7 if late else 0.0, 1.1) * self.durations[name]
         process = self.start(name, self.out)
         time.sleep(delay)
         process.kill()
-        process.communicate(timeout=RUN_TIMEOUT)
-        finished = process.returncode in (0, 1)
-        allowed = (name,) if finished else tuple({before, name})
-        detail = f"{name} after {delay:.2f}s"
-        self.record("kill", detail, self.out, allowed, before=before, config=name)
+        code, _ = self.finish(process)
+        allowed = (name,) if code in (0, 1) else tuple({before, name})
+        self.record(
+            "kill", f"{name} after {delay:.2f}s", self.out, allowed, before=before, config=name
+        )
 
     def interrupt(self) -> None:
         """Ctrl-C or SIGTERM at a random moment: exit 130 and one line, or a finished run."""
@@ -235,28 +194,24 @@ class Harness:
         process = self.start(name, self.out)
         time.sleep(delay)
         process.send_signal(number)
-        _, err = process.communicate(timeout=RUN_TIMEOUT)
-        problems = []
-        lines = err.decode().splitlines()
-        staging = [p.name for p in self.work.glob(f".{self.out.name}.rulings-*") if p.is_dir()]
-        if process.returncode == INTERRUPTED:
+        code, err = self.finish(process)
+        problems, lines = [], err.decode().splitlines()
+        if code == INTERRUPTED:
             allowed = tuple({before, name})
             if len(lines) != 1 or not lines[0].startswith("rulings: interrupted"):
                 problems.append(f"stderr is not one line: {err.decode()[-500:]!r}")
-        elif process.returncode == -number and not lines and not staging:
+        elif code == -number and not lines and not staging(self.out):
             # Before the interpreter runs the command's first line the signal's default
             # action ends the process (the shell shows 128 + the signal): nothing written.
             allowed = (before,)
-        elif process.returncode in (0, 1):
+        elif code in (0, 1):
             allowed = (name,)
             if err.strip():
                 problems.append(f"a finished run wrote to stderr: {err.decode()[-300:]!r}")
         else:
             allowed = (before,)
-            problems.append(f"exit status {process.returncode}: {err.decode()[-300:]!r}")
-        detail = (
-            f"{signal.Signals(number).name} to {name} after {delay:.2f}s: exit {process.returncode}"
-        )
+            problems.append(f"exit status {code}: {err.decode()[-300:]!r}")
+        detail = f"{signal.Signals(number).name} to {name} after {delay:.2f}s: exit {code}"
         self.record("interrupt", detail, self.out, allowed, *problems, before=before, config=name)
 
     def concurrent(self) -> None:
@@ -268,10 +223,9 @@ class Harness:
         time.sleep(stagger)
         second = self.start(names[1], self.out)
         problems = []
-        for process in (first, second):
-            _, err = process.communicate(timeout=RUN_TIMEOUT)
-            if process.returncode not in (0, 1):
-                problems.append(f"a run failed ({process.returncode}): {err.decode()[-300:]}")
+        for code, err in map(self.finish, (first, second)):
+            if code not in (0, 1):
+                problems.append(f"a run failed ({code}): {err.decode()[-300:]}")
         detail = f"{names[0]}, then {names[1]} {stagger:.2f}s later"
         self.record("concurrent", detail, self.out, tuple(names), *problems)
 
@@ -294,11 +248,8 @@ class Harness:
             target.write_bytes(bytes(data))
             how = f"bit flipped at byte {where} of {len(data)}"
         name = self.random.choice(list(CONFIGS))
-        process = self.start(name, self.out)
-        _, err = process.communicate(timeout=RUN_TIMEOUT)
-        problem = None
-        if process.returncode not in (0, 1):
-            problem = f"the run failed ({process.returncode}): {err.decode()[-300:]}"
+        code, err = self.finish(self.start(name, self.out))
+        problem = f"the run failed ({code}): {err.decode()[-300:]}" if code not in (0, 1) else None
         detail = f"{target.relative_to(self.cache)}: {how}; then {name}"
         self.record("cache", detail, self.out, (name,), problem)
 
@@ -306,9 +257,8 @@ class Harness:
         """A run into a folder it cannot write: exit 2, one line naming OUT, OUT unchanged."""
         with self._disk() as disk:
             if self.mount is None and os.geteuid() == 0:
-                self.outcomes.append(
-                    Outcome("read-only", "skipped: root without mount ignores permissions", "-", ())
-                )
+                why = "skipped: root without mount ignores permissions"
+                self.outcomes.append(Outcome("read-only", why, "-", ()))
                 return
             out, before = self._prefilled(disk)
             name = self._other(before)
@@ -318,8 +268,7 @@ class Harness:
                 for path in (out, disk):
                     path.chmod(0o555)
             try:
-                process = self.start(name, out)
-                _, err = process.communicate(timeout=RUN_TIMEOUT)
+                code, err = self.finish(self.start(name, out))
             finally:
                 if self.mount is not None:
                     _remount(disk, "rw")
@@ -327,56 +276,44 @@ class Harness:
                     for path in (disk, out):
                         path.chmod(0o755)
             self._expect_one_error(
-                "read-only", name, out, before, process.returncode, err, f"cannot write to {out}"
+                "read-only", name, out, before, code, err, f"cannot write to {out}"
             )
 
     def full_disk(self) -> None:
         """A run that fills the disk while it writes: exit 2, one line, OUT unchanged."""
         if not self.is_root:
-            self.outcomes.append(
-                Outcome("full-disk", "skipped: mounting a small file system needs root", "-", ())
-            )
+            why = "skipped: mounting a small file system needs root"
+            self.outcomes.append(Outcome("full-disk", why, "-", ()))
             return
         with self._disk() as disk:
             out, before = self._prefilled(disk)
             name = self._other(before)
             used = shutil.disk_usage(disk).used
-            room = self.random.uniform(0.05, 0.9) * _size(self.references[name])
+            room = self.random.uniform(0.05, 0.9) * sum(map(len, self.references[name].values()))
             _remount(disk, f"size={int(used + room)}")
             try:
-                process = self.start(name, out)
-                _, err = process.communicate(timeout=RUN_TIMEOUT)
+                code, err = self.finish(self.start(name, out))
             finally:
                 _remount(disk, "size=64m")
-            self._expect_one_error(
-                "full-disk",
-                f"{name} with {int(room / 1024)} KiB free",
-                out,
-                before,
-                process.returncode,
-                err,
-                f"cannot write to {out}: No space left on device",
-            )
+            expected = f"cannot write to {out}: No space left on device"
+            detail = f"{name} with {int(room / 1024)} KiB free"
+            self._expect_one_error("full-disk", detail, out, before, code, err, expected)
 
     def _expect_one_error(self, kind, detail, out, before, code, err, expected) -> None:
-        problems = []
         lines = err.decode().splitlines()
+        problem = None
         if code != 2:
-            problems.append(f"exit status {code}, not 2")
+            problem = f"exit status {code}, not 2"
         elif len(lines) != 1 or not lines[0].startswith(f"rulings: error: {expected}"):
-            problems.append(f"stderr: {err.decode()[-500:]!r}")
-        self.record(kind, detail, out, (before,), *problems)
-        leftovers = [p.name for p in out.parent.glob(f".{out.name}.rulings-*") if p.is_dir()]
-        if leftovers:
-            self.outcomes[-1].problems.append(f"left behind: {leftovers}")
+            problem = f"stderr: {err.decode()[-500:]!r}"
+        left = f"left behind: {staging(out)}" if staging(out) else None
+        self.record(kind, detail, out, (before,), problem, left)
 
     def _prefilled(self, disk: Path) -> tuple[Path, str]:
         for entry in disk.iterdir():
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         out = disk / "out"
-        name = self.random.choice(list(CONFIGS))
-        process = self.start(name, out)
-        process.communicate(timeout=RUN_TIMEOUT)
+        self.finish(self.start(self.random.choice(list(CONFIGS)), out))
         return out, self.state(out)
 
     def _other(self, before: str) -> str:
@@ -392,12 +329,8 @@ class Harness:
         if self.mount is None and self.is_root:
             point = self.work / "disk"
             point.mkdir(exist_ok=True)
-            done = subprocess.run(
-                ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(point)],
-                capture_output=True,
-                check=False,
-            )
-            if done.returncode == 0:
+            mount = ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(point)]
+            if subprocess.run(mount, capture_output=True, check=False).returncode == 0:
                 self.mount = point
             else:
                 self.is_root = False  # no mounting here: permissions, and no full disk
@@ -413,29 +346,20 @@ class Harness:
     # --- the plan --------------------------------------------------------------------------
 
     def inject(self, kind: str) -> Outcome:
-        {
-            "kill": self.kill,
-            "interrupt": self.interrupt,
-            "concurrent": self.concurrent,
-            "cache": self.damage_cache,
-            "read-only": self.read_only,
-            "full-disk": self.full_disk,
-        }[kind]()
+        method = "damage_cache" if kind == "cache" else kind.replace("-", "_")
+        getattr(self, method)()
         return self.outcomes[-1]
 
     def figures(self) -> dict:
         faults = [o for o in self.outcomes if o.kind != "follow-up"]
         checked = [o for o in self.outcomes if o.state != "-"]
         kills = [o for o in faults if o.kind == "kill"]
+        by_tmpfs = self.mount is not None or self.is_root
         return {
             "faults": dict(Counter(o.kind for o in faults)),
             "runs_killed": len(kills),
-            "kills_before_the_exchange": sum(
-                o.state == o.before and o.before != o.config for o in kills
-            ),
-            "kills_after_the_exchange": sum(
-                o.state == o.config and o.before != o.config for o in kills
-            ),
+            "kills_before_the_exchange": sum(o.state == o.before != o.config for o in kills),
+            "kills_after_the_exchange": sum(o.state == o.config != o.before for o in kills),
             "runs_interrupted_130": sum(
                 o.kind == "interrupt" and "exit 130" in o.detail for o in faults
             ),
@@ -456,7 +380,7 @@ class Harness:
             ],
             "clean_run_seconds": {name: round(s, 2) for name, s in self.durations.items()},
             "full_disk_and_read_only_by": "tmpfs (remounted read-only or shrunk)"
-            if self.mount is not None or self.is_root
+            if by_tmpfs
             else "file permissions; full disk skipped",
         }
 
@@ -465,30 +389,16 @@ def _remount(point: Path, options: str) -> None:
     subprocess.run(["mount", "-o", f"remount,{options}", str(point)], check=True)
 
 
-def _size(files: dict[str, bytes]) -> int:
-    return sum(len(data) for data in files.values())
-
-
 def plan(faults: int, rng: random.Random) -> list[str]:
     """Every kind at least once, then kills, interrupts and damaged caches most often."""
-    weights = {"kill": 5, "interrupt": 3, "concurrent": 2, "cache": 3, "read-only": 1}
-    weights["full-disk"] = 1
     kinds = list(KINDS)
     while len(kinds) < faults:
-        kinds.append(rng.choices(list(weights), list(weights.values()))[0])
+        kinds.append(rng.choices(list(WEIGHTS), list(WEIGHTS.values()))[0])
     rng.shuffle(kinds)
     return kinds[:faults]
 
 
-def run(
-    faults: int,
-    seed: int,
-    *,
-    follow_every: int = 1,
-    work: Path | None = None,
-    warm_cache: Path | None = None,
-    package: Path = ROOT / "pipelines",
-) -> dict:
+def run(faults, seed, *, follow_every=1, work=None, warm_cache=None, package=ROOT / "pipelines"):
     """Inject ``faults`` faults; a follow-up run after every ``follow_every`` of them (and one
     at the end)."""
     with contextlib.ExitStack() as stack:
@@ -505,74 +415,68 @@ def run(
             if number % follow_every == 0 and kind in ("kill", "interrupt", "concurrent"):
                 harness.follow_up(harness.out)
         harness.follow_up(harness.out)
-        figures = harness.figures()
-        figures["seconds"] = round(time.perf_counter() - started, 1)
-        figures["seed"] = seed
-        return figures
+        return harness.figures() | {
+            "seconds": round(time.perf_counter() - started, 1),
+            "seed": seed,
+        }
+
+
+ROWS = [
+    ("faults injected", "faults"),
+    ("runs killed (SIGKILL at a random moment)", "runs_killed"),
+    ("  killed before the exchange: OUT kept the previous run", "kills_before_the_exchange"),
+    ("  killed after the exchange: OUT holds the new run", "kills_after_the_exchange"),
+    ("runs interrupted (SIGINT/SIGTERM; exit 130, one line)", "runs_interrupted_130"),
+    ("  signalled before Python ran the command (ended by the signal, nothing written)",
+     "interrupted_before_python_started"),
+    ("caches damaged (cut or bit flipped), then a run", "caches_damaged"),
+    ("two runs at once into one folder", "concurrent_pairs"),
+    ("read-only output folder", "read_only"),
+    ("full disk while writing", "full_disk"),
+    ("follow-up runs (must give a clean run's bytes)", "follow_up_runs"),
+    ("outputs checked (every file against a clean run)", "outputs_checked"),
+    ("**mixes found**", "mixes_found"),
+    ("other problems", "problems"),
+]  # fmt: skip
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--faults", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=16)
-    parser.add_argument("--no-record", action="store_true", help="print, do not write results/")
-    parser.add_argument(
-        "--package",
-        type=Path,
-        default=ROOT / "pipelines",
-        help="the pipelines/ folder to test (e.g. an older version's, with --no-record)",
-    )
-    args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from common import machine, machine_line, md_table, write_results
+    from common import machine_line, md_table, parser, record
 
+    cli = parser(__doc__)
+    cli.add_argument("--faults", type=int, default=300)
+    cli.add_argument("--seed", type=int, default=16)
+    cli.add_argument("--no-record", action="store_true", help="print, do not write results/")
+    cli.add_argument("--package", type=Path, default=ROOT / "pipelines", help=PACKAGE_HELP)
+    args = cli.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unmount and clean up on the way
 
+    def markdown(f: dict) -> str:
+        counts = f | {"faults": sum(f["faults"].values()), "problems": len(f["problems"])}
+        rows = [[what, counts[key]] for what, key in ROWS]
+        rows[-2][1] = f"**{rows[-2][1]}**"
+        problems = "".join(f"- {p}\n" for p in f["problems"])
+        return (
+            "# Fault injection: one complete run in the output folder, whatever happens\n\n"
+            f"Produced by `python benchmarks/faults.py --faults {args.faults} --seed {args.seed}` "
+            f"in {f['seconds']} s (numbers in `faults.json`; CI runs a few of these faults "
+            "in `tests/test_faults.py`). Each fault is followed by a check that the output folder "
+            "holds exactly the files of one clean run, byte for byte (run manifest included); "
+            "after kills, interrupts and concurrent runs a follow-up run must give a clean run's "
+            "bytes and leave no staging folder. Read-only and full disk: "
+            f"{f['full_disk_and_read_only_by']}.\n\n{md_table(['what', 'count'], rows)}\n"
+            + (f"Problems:\n\n{problems}\n" if problems else "")
+            + machine_line(f["machine"])
+        )
+
     figures = run(args.faults, args.seed, package=args.package)
-    figures["machine"] = machine()
-    rows = [
-        ["faults injected", sum(figures["faults"].values())],
-        ["runs killed (SIGKILL at a random moment)", figures["runs_killed"]],
-        [
-            "  killed before the exchange: OUT kept the previous run",
-            figures["kills_before_the_exchange"],
-        ],
-        ["  killed after the exchange: OUT holds the new run", figures["kills_after_the_exchange"]],
-        ["runs interrupted (SIGINT/SIGTERM; exit 130, one line)", figures["runs_interrupted_130"]],
-        [
-            "  signalled before Python ran the command (ended by the signal, nothing written)",
-            figures["interrupted_before_python_started"],
-        ],
-        ["caches damaged (cut or bit flipped), then a run", figures["caches_damaged"]],
-        ["two runs at once into one folder", figures["concurrent_pairs"]],
-        ["read-only output folder", figures["read_only"]],
-        ["full disk while writing", figures["full_disk"]],
-        ["follow-up runs (must give a clean run's bytes)", figures["follow_up_runs"]],
-        ["outputs checked (every file against a clean run)", figures["outputs_checked"]],
-        ["**mixes found**", f"**{figures['mixes_found']}**"],
-        ["other problems", len(figures["problems"])],
-    ]
-    markdown = (
-        "# Fault injection: one complete run in the output folder, whatever happens\n\n"
-        f"Produced by `python benchmarks/faults.py --faults {args.faults} --seed {args.seed}` "
-        f"in {figures['seconds']} s (numbers in `faults.json`; CI runs a few of these faults "
-        "in `tests/test_faults.py`). Each fault is followed by a check that the output folder "
-        "holds exactly the files of one clean run, byte for byte (run manifest included); "
-        "after kills, interrupts and concurrent runs a follow-up run must give a clean run's "
-        f"bytes and leave no staging folder. Read-only and full disk: "
-        f"{figures['full_disk_and_read_only_by']}.\n\n"
-        + md_table(["what", "count"], rows)
-        + "\n"
-        + ("Problems:\n\n" + "\n".join(f"- {p}" for p in figures["problems"]) + "\n\n")
-        * bool(figures["problems"])
-        + machine_line(figures["machine"])
-        + "\n"
-    )
     if args.no_record:
-        print(markdown)
-        return
-    for path in write_results("faults", figures, markdown):
-        print(f"wrote {path}")
+        from common import machine
+
+        print(markdown(figures | {"machine": machine()}))
+    else:
+        record("faults", figures, markdown)
 
 
 if __name__ == "__main__":

@@ -1,28 +1,33 @@
-"""Defects injected into the Chinese Comprehensive Rules: recall and noise of the checks,
-and translate-toolkit's pofilter on the same aligned pairs.
+"""Defects injected into the Chinese Comprehensive Rules: recall and noise of the checks, and
+translate-toolkit's pofilter on the same pairs, as rules files and in CAT formats.
 
-    python benchmarks/inject_defects.py                # 20 defects per kind, about a minute
+    python benchmarks/inject_defects.py                # 20 defects per kind, a few minutes
     python benchmarks/inject_defects.py --per-type 5   # a quick look
 
 1. **Inject** (``inject``): among the rules whose English and Chinese lines carry the same
-   number, a seeded choice of ``--per-type`` rules per kind (``EXPECTED``) gets one defect:
-   a term swapped for a form the termbase forbids, English left in (whole or half), a
-   dropped symbol, power/toughness modifier or rule reference, a changed number (digits or a
-   Chinese number word), a cut text, a deleted rule. The gold list records every change; the
+   number, a seeded choice of ``--per-type`` rules per kind (``KINDS``) gets one defect: a
+   term swapped for a form the termbase forbids, English left in (whole or half), a dropped
+   symbol, power/toughness modifier or rule reference, a changed number (digits or a Chinese
+   number word), a cut text, a deleted rule. The gold list records every change; the
    injector reads the texts with its own patterns so that tuning the checks cannot move it.
 2. **Run** ingest -> align -> check on the clean pair and on the defective copy.
-3. **Score**: a defect is caught when its rule (for a deleted rule, the English rule) gets
-   a finding of the expected category; findings on untouched units count per 100 units.
+3. **Score**: a defect is caught when its rule (for a deleted rule, the English rule) gets a
+   finding of the expected category; findings on untouched units count per 100 units.
 4. **pofilter**: the aligned pairs as a PO file, ``pofilter --language=zh`` (all tests but
    spellcheck), failures mapped back to rules through msgctxt and scored the same way.
+5. **CAT formats** (``results/cat_formats``): the defective pair written two more ways,
+   ``xliff`` (one trans-unit per line pair, the rule number as its id, a deleted rule an
+   empty target; also ``drop-code`` defects: a unit whose source ends with an inline code
+   ``<x id="fn1"/>`` its target lacks) and ``po`` (the same units, the id as msgctxt), each
+   checked by rulings (with a warm embedding cache) and by pofilter (all tests but
+   spellcheck and the workflow test isfuzzy), beside the rules files (``plain``, step 2).
 
-Writes ``results/inject_defects.{json,md}``; compares with ``inject_defects_before_tuning.json``
-(the checks before the precision work, commit 65a0cdb). Deterministic but for timings.
+Writes ``results/inject_defects.{json,md}`` and ``results/cat_formats.{json,md}``.
+Deterministic but for timings.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
@@ -40,24 +45,20 @@ from common import (
     CR,
     CR_EN,
     CR_ZH,
-    RESULTS,
-    ROOT,
-    machine,
-    machine_line,
-    md_records,
     md_table,
-    pick,
+    page,
+    parser,
+    per_100,
+    ratio,
     read_jsonl,
     read_lines,
+    record,
     shared_or_exit,
-    write_results,
 )
 
-BEFORE = RESULTS / "inject_defects_before_tuning.json"
 SEED, PER_TYPE = 20231013, 20
-EXAMPLES = 10
-"""Examples kept per frequent false-positive code (and per missed defect kind: half that)."""
-FREQUENT = 5
+EXAMPLES, FREQUENT = 10, 5
+"""Examples kept per code found at least FREQUENT times (and per missed defect kind: half)."""
 EXCERPT = 240
 """Characters of rule text kept in the results: enough to judge, not a copy of the rules."""
 KINDS = {
@@ -73,11 +74,24 @@ KINDS = {
     "delete": ("deleted rule", ("missing-translation",)),
 }
 """Defect kinds in injection order: (family, the finding categories that catch it)."""
+CODE_KIND, CODE_EXPECTED = "drop-code", ("placeholder",)
 POFILTER_EXCLUDED = ("spellcheck",)
 """spellcheck needs a dictionary for the language and would flag every game word."""
+POFILTER_SKIPPED = (*POFILTER_EXCLUDED, "isfuzzy")
+"""isfuzzy reports a workflow state (every XLIFF unit without approved="yes"), not the text."""
+POFILTER_CATEGORIES = {
+    "untranslated": "missing-translation", "unchanged": "untranslated", "xmltags": "placeholder",
+    "printf": "placeholder", "pythonbraceformat": "placeholder", "numbers": "number",
+    "endpunc": "truncation",
+}  # fmt: skip
+"""pofilter tests that speak to a defect category: in the CAT forms a defect is caught by
+pofilter when one of these fails on its unit (and counted apart when any test fails)."""
 SPECIFIC_MAX = 5.0
 """A pofilter test is *specific* when it fails on fewer than this many units per 100 of the
 clean pair: the others fire on so much correct Chinese that a failure says little."""
+POFILTER_NOTE = re.compile(r"(?:\(pofilter\) )?([\w-]+): ")
+"""A failure as pofilter notes it: ``(pofilter) endpunc: …`` in PO, ``endpunc: …`` in XLIFF."""
+XLIFF_FILE, PO_FILE = "MagicCompRules_20231013.xlf", "MagicCompRules_20231013.po"
 
 RULE_LINE = re.compile(r"^(\d{3}\.\d+[a-z]?)(\.?)(\s+)(.*)$")
 SYMBOL = re.compile(r"\{[^{}\s]{1,8}\}")
@@ -99,8 +113,7 @@ EN_NUMBER_WORDS = {
 }  # fmt: skip
 
 
-# --------------------------------------------------------------------------------------
-# Injection
+# --- injection ----------------------------------------------------------------------------
 
 
 @dataclass
@@ -149,8 +162,9 @@ def candidates(en_lines: list[str], zh_lines: list[str]) -> list[Candidate]:
         before = index == 0 or not zh_lines[index - 1].strip()
         after = index + 1 >= len(zh_lines) or not zh_lines[index + 1].strip()
         prefix = zh_match.group(1) + zh_match.group(2) + zh_match.group(3)
-        en_body, zh_body = en_match.group(4), zh_match.group(4)
-        found.append(Candidate(index + 1, zh_match[1], prefix, en_body, zh_body, before and after))
+        found.append(
+            Candidate(index + 1, zh_match[1], prefix, en_match[4], zh_match[4], before and after)
+        )
     return found
 
 
@@ -180,10 +194,8 @@ def _cut_near_middle(text: str, commas: str, words: bool = False) -> int:
             best = index
     if best is not None:
         return best + 1
-    if words:
-        space = text.find(" ", middle)
-        return space + 1 if space > 0 else middle
-    return middle
+    space = text.find(" ", middle) if words else -1
+    return space + 1 if space > 0 else middle
 
 
 def _replace(body: str, match: re.Match, new: str, group: int = 0) -> str:
@@ -281,8 +293,11 @@ class Injector:
             return None
         match = self.rng.choice(options)
         new = ZH_NUMERAL_OF[ZH_NUMERAL[match[1]] + 1]
-        change = {"from": match[1], "to": new, "at": match.start()}
-        return _replace(c.zh_body, match, new, 1), change
+        return _replace(c.zh_body, match, new, 1), {
+            "from": match[1],
+            "to": new,
+            "at": match.start(),
+        }
 
     def truncate(self, c: Candidate):
         if len(c.zh_body) < 20:
@@ -341,9 +356,7 @@ def inject(en_lines: list[str], zh_lines: list[str], termbase, seed: int, per_ty
                 changes[candidate.line] = (kind, *result)
                 taken += 1
     by_line = {c.line: c for c in pool}
-    lines: list[str] = []
-    original_line: dict[int, int] = {}
-    defects, skip_blank = [], False
+    injection, skip_blank = Injection([], {}), False
     for number, line in enumerate(zh_lines, start=1):
         if skip_blank:
             skip_blank = False
@@ -355,17 +368,16 @@ def inject(en_lines: list[str], zh_lines: list[str], termbase, seed: int, per_ty
             after = None if kind == "delete" else candidate.prefix + body
             after = en_lines[number - 1] if kind == "english-full" else after
             skip_blank = kind == "delete"
-            defects.append(Defect(number, candidate.section, kind, change, line, after))
+            injection.defects.append(Defect(number, candidate.section, kind, change, line, after))
             if after is None:
                 continue
             line = after
-        lines.append(line)
-        original_line[len(lines)] = number
-    return Injection(lines, original_line, defects)
+        injection.lines.append(line)
+        injection.original_line[len(injection.lines)] = number
+    return injection
 
 
-# --------------------------------------------------------------------------------------
-# Running the pipeline and scoring
+# --- running the pipeline and scoring -----------------------------------------------------
 
 
 @dataclass
@@ -393,8 +405,8 @@ class Run:
 
 
 def run_pipeline(folder: Path, original_line: dict[int, int]) -> Run:
-    """ingest -> align -> check in this process, each stage timed (check includes loading
-    the termbase, as the check stage did before ``Resources``)."""
+    """ingest -> align -> check of ``folder/in`` in this process, each stage timed (check
+    includes loading the termbase)."""
     from pipelines import stages
     from pipelines.settings import Settings
 
@@ -414,16 +426,10 @@ def run_pipeline(folder: Path, original_line: dict[int, int]) -> Run:
     return Run(times, rulings, *tables, original_line)
 
 
-def _ratio(part: int, whole: int) -> float | None:
-    return round(part / whole, 4) if whole else None
-
-
-def _per_100(count: int, units: int) -> float | None:
-    return round(100 * count / units, 2) if units else None
-
-
-def _by_code(counts: Counter, units: int, key: str = "count") -> dict:
-    return {code: {key: n, "per_100_units": _per_100(n, units)} for code, n in counts.most_common()}
+def _by_code(counts: Counter, units: int) -> dict:
+    return {
+        code: {"count": n, "per_100_units": per_100(n, units)} for code, n in counts.most_common()
+    }
 
 
 def _evidence_key(finding: dict) -> str:
@@ -437,20 +443,19 @@ def score_defects(defects: list[Defect], defective: Run, clean: Run) -> tuple[di
     hits: dict[int, list] = defaultdict(list)
     for unit, f in defective.located():
         if unit is not None:
-            new = (unit, f["code"], _evidence_key(f)) not in before
-            hits[unit].append((f["code"], f["category"], new))
-    detail = []
-    for d in defects:
-        found = hits[d.line]
-        detail.append(
-            {
-                "line": d.line,
-                "kind": d.kind,
-                "caught": any(cat in d.expected for _, cat, _ in found),
-                "caught_new": any(cat in d.expected and new for _, cat, new in found),
-                "codes": sorted({code for code, _, _ in found}),
-            }
-        )
+            hits[unit].append(
+                (f["code"], f["category"], (unit, f["code"], _evidence_key(f)) not in before)
+            )
+    detail = [
+        {
+            "line": d.line,
+            "kind": d.kind,
+            "caught": any(cat in d.expected for _, cat, _ in hits[d.line]),
+            "caught_new": any(cat in d.expected and new for _, cat, new in hits[d.line]),
+            "codes": sorted({code for code, _, _ in hits[d.line]}),
+        }
+        for d in defects
+    ]
     per_kind = {}
     for kind, (family, expected) in KINDS.items():
         members = [item for item in detail if item["kind"] == kind]
@@ -461,10 +466,10 @@ def score_defects(defects: list[Defect], defective: Run, clean: Run) -> tuple[di
             "expected": list(expected),
             "injected": len(members),
             **counts,
-            "recall": _ratio(counts["caught"], len(members)),
-            "recall_new": _ratio(counts["caught_new"], len(members)),
+            "recall": ratio(counts["caught"], len(members)),
+            "recall_new": ratio(counts["caught_new"], len(members)),
             "flagged_any": flagged,
-            "flagged_any_rate": _ratio(flagged, len(members)),
+            "flagged_any_rate": ratio(flagged, len(members)),
             "codes": dict(Counter(c for i in members for c in i["codes"]).most_common()),
         }
     return per_kind, detail
@@ -483,19 +488,6 @@ def _excerpts(value):
     return [_excerpts(item) for item in value] if isinstance(value, list) else value
 
 
-def _example(run: Run, unit: int | None, finding: dict) -> dict:
-    target = run.rulings.get(finding.get("ruling_id") or "", {})
-    source = run.rulings.get(finding.get("source_id") or "", {})
-    return {
-        "line": unit,
-        "section": finding.get("section"),
-        "message": finding["message"],
-        "evidence": _excerpts(finding.get("evidence")),
-        "source": _short(source["text"]) if source else None,
-        "target": _short(target["text"]) if target and target is not source else None,
-    }
-
-
 def false_positives(run: Run, gold: set[int], units: set[int], examples: bool) -> dict:
     """Findings on units the benchmark did not touch, per 100 such units, by code."""
     untouched = len(units - gold)
@@ -504,14 +496,25 @@ def false_positives(run: Run, gold: set[int], units: set[int], examples: bool) -
     result = {
         "untouched_units": untouched,
         "findings": len(kept),
-        "per_100_units": _per_100(len(kept), untouched),
+        "per_100_units": per_100(len(kept), untouched),
         "units_with_findings": len({u for u, _ in kept if u is not None}),
         "by_code": _by_code(by_code, untouched),
     }
     if examples:
         rng, sample = random.Random(0), defaultdict(list)
         for unit, finding in kept:
-            sample[finding["code"]].append(_example(run, unit, finding))
+            target = run.rulings.get(finding.get("ruling_id") or "", {})
+            source = run.rulings.get(finding.get("source_id") or "", {})
+            sample[finding["code"]].append(
+                {
+                    "line": unit,
+                    "section": finding.get("section"),
+                    "message": finding["message"],
+                    "evidence": _excerpts(finding.get("evidence")),
+                    "source": _short(source["text"]) if source else None,
+                    "target": _short(target["text"]) if target and target is not source else None,
+                }
+            )
         result["examples"] = {
             code: sorted(rng.sample(found, EXAMPLES), key=lambda e: e["line"] or 0)
             if len(found) > EXAMPLES
@@ -566,48 +569,64 @@ def alignment_summary(run: Run) -> dict:
     return {"methods": dict(methods.most_common()), "off_line_pairs": len(off), "examples": off[:8]}
 
 
-# --------------------------------------------------------------------------------------
-# pofilter
+# --- pofilter -----------------------------------------------------------------------------
 
 
-def write_po(run: Run, path: Path) -> int:
-    """Pairs with a translation method, and rows marked untranslated, as a PO file."""
+def write_po(pairs: list[tuple[str, str, str]], path: Path, language: str) -> int:
+    """(source, target, msgctxt) pairs as a PO file."""
     from translate.storage import po
-
-    from pipelines.vocabulary import TRANSLATION_METHODS
 
     store = po.pofile()
-    store.updateheader(add=True, Language="zh", Content_Type="text/plain; charset=UTF-8")
-    count = 0
-    for row in sorted(run.alignment, key=lambda r: (r["target_id"] or "", r["source_id"] or "")):
-        translated = row["method"] in TRANSLATION_METHODS or row["method"] == "untranslated"
-        if row["source_id"] and row["target_id"] and translated:
-            unit = store.UnitClass(run.rulings[row["source_id"]]["text"])
-            unit.target = run.rulings[row["target_id"]]["text"]
-            unit.setcontext(row["target_id"])
-            store.addunit(unit)
-            count += 1
+    store.updateheader(add=True, Language=language, Content_Type="text/plain; charset=UTF-8")
+    for source, target, context in pairs:
+        unit = store.UnitClass(source)
+        unit.target = target
+        unit.setcontext(context)
+        store.addunit(unit)
     path.write_bytes(bytes(store))
-    return count
+    return len(pairs)
 
 
-def run_pofilter(po_path: Path, out_path: Path) -> tuple[float, list[tuple[str, str]]]:
-    """Wall time and (msgctxt, test) of every failure."""
-    from translate.storage import po
+def pofilter(
+    path: Path, out: Path, skipped: tuple[str, ...]
+) -> tuple[float, list[tuple[str, str]]]:
+    """Wall seconds of ``pofilter --language=zh`` on a PO or XLIFF file, and (msgctxt or unit
+    id, test) of every failure."""
+    from translate.storage import factory
 
     local = Path(sys.executable).parent / "pofilter"
     command = [str(local) if local.exists() else shutil.which("pofilter"), "--language=zh"]
-    command += ["--progress=none", "--errorlevel=none", "-i", str(po_path), "-o", str(out_path)]
-    command += [f"--excludefilter={name}" for name in POFILTER_EXCLUDED]
+    command += ["--progress=none", "--errorlevel=none", "-i", str(path), "-o", str(out)]
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
-    elapsed = time.perf_counter() - start
-    failures = []
-    for unit in po.pofile.parsefile(str(out_path)).units:
-        notes = [] if unit.isheader() else unit.getnotes("translator").splitlines()
-        for found in filter(None, (re.match(r"\(pofilter\) ([\w-]+):", n) for n in notes)):
-            failures.append((unit.getcontext(), found.group(1)))
+    subprocess.run(
+        command + [f"--excludefilter={name}" for name in skipped], check=True, capture_output=True
+    )
+    elapsed, failures, is_po = time.perf_counter() - start, [], path.suffix == ".po"
+    for unit in factory.getobject(str(out)).units:
+        if unit.isheader():
+            continue
+        key = unit.getcontext() if is_po else unit.getid().split("\x04")[-1]
+        for note in unit.getnotes("translator" if is_po else "pofilter").splitlines():
+            if found := POFILTER_NOTE.match(note):
+                failures.append((key, found.group(1)))
     return elapsed, failures
+
+
+def aligned_pairs(run: Run) -> list[tuple[str, str, str]]:
+    """Pairs with a translation method, and rows marked untranslated (msgctxt: the target)."""
+    from pipelines.vocabulary import TRANSLATION_METHODS
+
+    return [
+        (
+            run.rulings[row["source_id"]]["text"],
+            run.rulings[row["target_id"]]["text"],
+            row["target_id"],
+        )
+        for row in sorted(run.alignment, key=lambda r: (r["target_id"] or "", r["source_id"] or ""))
+        if row["source_id"]
+        and row["target_id"]
+        and (row["method"] in TRANSLATION_METHODS or row["method"] == "untranslated")
+    ]
 
 
 def pofilter_scores(run: Run, failures: list, defects: list[Defect], units: set[int]) -> dict:
@@ -628,7 +647,7 @@ def pofilter_scores(run: Run, failures: list, defects: list[Defect], units: set[
         per_kind[kind] = {
             "injected": len(members),
             "caught": caught,
-            "recall": _ratio(caught, len(members)),
+            "recall": ratio(caught, len(members)),
             "tests": dict(tests.most_common()),
         }
     n = len(units - gold)
@@ -637,8 +656,10 @@ def pofilter_scores(run: Run, failures: list, defects: list[Defect], units: set[
         "defect_tests": {str(line): sorted(tests) for line, tests in sorted(hits.items())},
         "untouched_failures": sum(untouched.values()),
         "untouched_units_failing": len({run.unit_of(c) for c, _ in failures} - gold),
-        "per_100_units": _per_100(sum(untouched.values()), n),
-        "by_test": _by_code(untouched, n),
+        "per_100_units": per_100(sum(untouched.values()), n),
+        "by_test": {
+            t: {"count": c, "per_100_units": per_100(c, n)} for t, c in untouched.most_common()
+        },
     }
 
 
@@ -651,7 +672,7 @@ def specific_tests(pofilter: dict, defects: list[Defect]) -> dict:
     for kind in KINDS:
         members = [d for d in defects if d.kind == kind]
         caught = sum(bool(set(tests_of.get(str(d.line), ())) & set(specific)) for d in members)
-        per_kind[kind] = {"caught": caught, "recall": _ratio(caught, len(members))}
+        per_kind[kind] = {"caught": caught, "recall": ratio(caught, len(members))}
 
     def rate(by_test: dict) -> float:
         return round(sum(by_test.get(t, {}).get("per_100_units", 0) for t in specific), 2)
@@ -665,11 +686,170 @@ def specific_tests(pofilter: dict, defects: list[Defect]) -> dict:
     }
 
 
-# --------------------------------------------------------------------------------------
+# --- the CAT forms ------------------------------------------------------------------------
 
 
-def measure(seed: int = SEED, per_type: int = PER_TYPE, keep: Path | None = None) -> dict:
-    """The whole benchmark: every number of ``inject_defects.json``."""
+def cat_units(en_lines: list[str], zh_lines: list[str], injection: Injection) -> list[dict]:
+    """One unit per line that has text in both files: id (the rule number, else L<line>),
+    original line, source and (defective) target without the rule number."""
+    defective = {orig: injection.lines[line - 1] for line, orig in injection.original_line.items()}
+    seen: Counter[str] = Counter()
+    found = []
+    for number, (en, zh) in enumerate(zip(en_lines, zh_lines, strict=False), 1):
+        if not en.strip() or not zh.strip():
+            continue
+        match = RULE_LINE.match(en.strip())
+        key = match.group(1) if match else f"L{number}"
+        seen[key] += 1
+        target = defective.get(number, "")
+        if match and (target_match := RULE_LINE.match(target.strip())):
+            target = target_match.group(4)
+        found.append(
+            {
+                "id": key if seen[key] == 1 else f"L{number}",
+                "line": number,
+                "source": match.group(4) if match else en.strip(),
+                "target": target.strip(),
+            }
+        )
+    return found
+
+
+def add_code_defects(units: list[dict], gold: set[int], count: int, seed: int) -> list[dict]:
+    """``count`` units outside the gold list whose source ends with a footnote code the
+    target lacks (the XLIFF form only)."""
+    rng = random.Random(seed + 1)
+    pool = [u for u in units if u["line"] not in gold and RULE_LINE.match(u["id"] + " x")]
+    chosen = sorted(rng.sample(pool, min(count, len(pool))), key=lambda u: u["line"])
+    for unit in chosen:
+        unit["code"] = True
+    return [{"line": unit["line"], "kind": CODE_KIND} for unit in chosen]
+
+
+def write_xliff(units: list[dict], path: Path) -> None:
+    from lxml import etree
+
+    ns = "urn:oasis:names:tc:xliff:document:1.2"
+    root = etree.Element(f"{{{ns}}}xliff", nsmap={None: ns}, version="1.2")
+    original = "MagicCompRules_20231013.docx"
+    file = etree.SubElement(root, f"{{{ns}}}file", original=original, datatype="plaintext")
+    file.set("source-language", "en-US")
+    file.set("target-language", "zh-CN")
+    body = etree.SubElement(file, f"{{{ns}}}body")
+    for unit in units:
+        element = etree.SubElement(body, f"{{{ns}}}trans-unit", id=unit["id"])
+        source = etree.SubElement(element, f"{{{ns}}}source")
+        source.text = unit["source"]
+        if unit.get("code"):
+            etree.SubElement(source, f"{{{ns}}}x", id="fn1")
+        if unit["target"]:
+            etree.SubElement(element, f"{{{ns}}}target", state="translated").text = unit["target"]
+    etree.indent(root, space=" ")
+    path.write_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+
+
+def score_form(located: list[tuple], defects: list[dict], untouched: int, gold: set[int]) -> dict:
+    """Recall per kind (a finding of an expected category on the defect's unit; for pofilter,
+    a failure of a test mapped to the category, and any failure) and findings on untouched
+    units per 100."""
+    on_unit: dict[int | None, list[tuple[str, str]]] = defaultdict(list)
+    for unit, code, category in located:
+        on_unit[unit].append((code, category))
+    per_kind = {}
+    for kind in [*KINDS, CODE_KIND]:
+        if members := [d for d in defects if d["kind"] == kind]:
+            expected = CODE_EXPECTED if kind == CODE_KIND else KINDS[kind][1]
+            caught = sum(any(cat in expected for _, cat in on_unit[d["line"]]) for d in members)
+            codes = Counter(code for d in members for code, _ in on_unit[d["line"]])
+            per_kind[kind] = {
+                "injected": len(members),
+                "caught": caught,
+                "any": sum(bool(on_unit[d["line"]]) for d in members),
+                "codes": dict(codes.most_common(6)),
+            }
+    noise = [code for unit, code, _ in located if unit not in gold]
+    totals = {key: sum(v[key] for v in per_kind.values()) for key in ("caught", "any", "injected")}
+    return {
+        "per_kind": per_kind,
+        **totals,
+        "untouched_findings": len(noise),
+        "per_100_untouched": per_100(len(noise), untouched),
+        "untouched_by_code": dict(Counter(noise).most_common()),
+    }
+
+
+def cat_formats(
+    en_lines, zh_lines, injection: Injection, plain: Run, work: Path, seed, per_type
+) -> dict:
+    """The CAT-form measurements (``results/cat_formats``); ``plain``: the defective run."""
+    units = cat_units(en_lines, zh_lines, injection)
+    line_of = {unit["id"]: unit["line"] for unit in units}
+    defects = [{"line": d.line, "kind": d.kind} for d in injection.defects]
+    code_defects = add_code_defects(units, {d["line"] for d in defects}, per_type, seed)
+    gold = {d["line"] for d in defects + code_defects}
+    untouched = len({unit["line"] for unit in units} - gold)
+    folders = {form: work / form for form in ("xliff", "po")}
+    for folder in folders.values():
+        (folder / "in").mkdir(parents=True, exist_ok=True)
+    write_xliff(units, folders["xliff"] / "in" / XLIFF_FILE)
+    write_po(
+        [(u["source"], u["target"], u["id"]) for u in units],
+        folders["po"] / "in" / PO_FILE,
+        "zh_CN",
+    )
+    results = {}
+    forms = {"plain": (plain, lambda rid: plain.unit_of(rid))}
+    for form, folder in folders.items():
+        print(f"rulings on the {form} form (warm-up, then measured)…", file=sys.stderr, flush=True)
+        run_pipeline(folder, {})
+        forms[form] = (run_pipeline(folder, {}), lambda rid: line_of.get(_unit_id(rid)))
+    for form, (run, unit_of) in forms.items():
+        located = [(unit_of(f.get("ruling_id")), f["code"], f["category"]) for f in run.findings]
+        scored = score_form(
+            located, defects + (code_defects if form == "xliff" else []), untouched, gold
+        )
+        results[f"rulings/{form}"] = scored | {
+            "seconds": {k: round(v, 2) for k, v in run.times.items()}
+        }
+    for form, name in (("xliff", XLIFF_FILE), ("po", PO_FILE)):
+        source = folders[form] / "in" / name
+        seconds, failures = pofilter(
+            source, folders[form] / f"pofilter{source.suffix}", POFILTER_SKIPPED
+        )
+        located = [
+            (line_of.get(key), test, POFILTER_CATEGORIES.get(test, "other"))
+            for key, test in failures
+        ]
+        scored = score_form(
+            located, defects + (code_defects if form == "xliff" else []), untouched, gold
+        )
+        results[f"pofilter/{form}"] = scored | {"seconds": {"total": round(seconds, 2)}}
+    return {
+        "seed": seed,
+        "per_type": per_type,
+        "units": len(units),
+        "untouched_units": untouched,
+        "defects": len(defects) + len(code_defects),
+        "runs": results,
+        "pofilter_skipped": list(POFILTER_SKIPPED),
+        "pofilter_categories": POFILTER_CATEGORIES,
+    }
+
+
+def _unit_id(ruling_id: str | None) -> str | None:
+    """The unit id of a ruling read from a CAT file (``FILE#ID`` or ``FILE#ID/source``)."""
+    if not ruling_id or "#" not in ruling_id:
+        return None
+    return ruling_id.split("#", 1)[1].removesuffix("/source")
+
+
+# ------------------------------------------------------------------------------------------
+
+
+def measure(
+    seed: int = SEED, per_type: int = PER_TYPE, keep: Path | None = None
+) -> tuple[dict, dict]:
+    """The results of ``inject_defects`` and of ``cat_formats``."""
     from pipelines.termbase import Termbase
 
     en_lines, zh_lines = read_lines(CR / CR_EN), read_lines(CR / CR_ZH)
@@ -680,7 +860,7 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE, keep: Path | None = None
         "defective": (injection.lines, injection.original_line),
     }
     work = keep or Path(tempfile.mkdtemp(prefix="inject-defects-"))
-    runs, pofilter = {}, {}
+    runs, pofilter_runs = {}, {}
     try:
         for name, (lines, mapping) in variants.items():
             (work / name / "in").mkdir(parents=True, exist_ok=True)
@@ -690,17 +870,25 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE, keep: Path | None = None
             runs[name] = run_pipeline(work / name, mapping)
         units = runs["clean"].zh_units()
         for name, run in runs.items():
-            count = write_po(run, work / name / "pairs.po")
-            seconds, failures = run_pofilter(work / name / "pairs.po", work / name / "out.po")
+            count = write_po(aligned_pairs(run), work / name / "pairs.po", "zh")
+            seconds, failures = pofilter(
+                work / name / "pairs.po", work / name / "out.po", POFILTER_EXCLUDED
+            )
             scored = pofilter_scores(run, failures, defects if name == "defective" else [], units)
-            pofilter[name] = {**scored, "units": count, "seconds": round(seconds, 2)}
-            pofilter[name]["failures"] = len(failures)
+            pofilter_runs[name] = scored | {
+                "units": count,
+                "seconds": round(seconds, 2),
+                "failures": len(failures),
+            }
+        forms = cat_formats(
+            en_lines, zh_lines, injection, runs["defective"], work / "cat", seed, per_type
+        )
     finally:
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)
     clean, defective = runs["clean"], runs["defective"]
-    pofilter["defective"]["caught"] = sum(
-        v["caught"] for v in pofilter["defective"]["per_kind"].values()
+    pofilter_runs["defective"]["caught"] = sum(
+        v["caught"] for v in pofilter_runs["defective"]["per_kind"].values()
     )
     recall, detail = score_defects(defects, defective, clean)
     families: dict[str, dict] = {}
@@ -708,15 +896,16 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE, keep: Path | None = None
         family = families.setdefault(row["family"], {"injected": 0, "caught": 0})
         family["injected"] += row["injected"]
         family["caught"] += row["caught"]
-        family["recall"] = _ratio(family["caught"], family["injected"])
+        family["recall"] = ratio(family["caught"], family["injected"])
     missed: dict[str, list[dict]] = {}
     for defect, item in zip(defects, detail, strict=True):
         if not item["caught"] and len(missed.setdefault(defect.kind, [])) < EXAMPLES // 2:
-            record = {"line": defect.line, "change": defect.change, "codes": item["codes"]}
-            missed[defect.kind].append(record)
+            missed[defect.kind].append(
+                {"line": defect.line, "change": defect.change, "codes": item["codes"]}
+            )
     caught = sum(item["caught"] for item in detail)
     caught_new = sum(item["caught_new"] for item in detail)
-    return {
+    results = {
         "seed": seed,
         "per_type": per_type,
         "candidates": len(candidates(en_lines, zh_lines)),
@@ -725,8 +914,8 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE, keep: Path | None = None
         "caught": caught,
         "caught_new": caught_new,
         "caught_any": sum(bool(item["codes"]) for item in detail),
-        "recall": _ratio(caught, len(defects)),
-        "recall_new": _ratio(caught_new, len(defects)),
+        "recall": ratio(caught, len(defects)),
+        "recall_new": ratio(caught_new, len(defects)),
         "families": families,
         "clean_run": {
             "times": clean.times,
@@ -742,47 +931,24 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE, keep: Path | None = None
             "false_positives": false_positives(defective, gold, units, examples=True),
             "collateral": collateral(defective, clean, gold),
         },
-        "pofilter": pofilter,
-        "pofilter_specific": specific_tests(pofilter, defects),
+        "pofilter": pofilter_runs,
+        "pofilter_specific": specific_tests(pofilter_runs, defects),
         "missed_examples": missed,
         "gold": [
             _excerpts({**asdict(d), "expected": list(d.expected), **item})
             for d, item in zip(defects, detail, strict=True)
         ],
     }
-
-
-def compare(earlier: dict, later: dict, path: Path) -> dict:
-    """Recall per kind and clean-run findings per code, earlier against now."""
-
-    def both(path: str, suffix: str = "") -> dict:
-        found = (pick(earlier, path), pick(later, path))
-        return {f"before{suffix}": found[0], f"after{suffix}": found[1]}
-
-    codes = "clean_run.false_positives.by_code"
-    recall = {
-        kind: both(f"defective_run.recall.{kind}.recall")
-        | both(f"defective_run.recall.{kind}.recall_new", "_new")
-        for kind in later["defective_run"]["recall"]
-    }
-    return {
-        "earlier": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path),
-        "same_gold": [g["line"] for g in earlier.get("gold", [])]
-        == [g["line"] for g in later["gold"]],
-        "recall": recall,
-        "recall_all": both("recall"),
-        "recall_new_all": both("recall_new"),
-        "clean_by_code": {
-            code: {k: v or 0 for k, v in both(f"{codes}.{code}.count").items()}
-            for code in sorted(pick(earlier, codes).keys() | pick(later, codes).keys())
-        },
-        "clean_per_100": both("clean_run.false_positives.per_100_units"),
-        "untouched_per_100": both("defective_run.false_positives.per_100_units"),
-    }
+    return results, forms
 
 
 def pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.0f}%"
+
+
+RECALL_COLUMNS = ["injected", "caught", "caught_new", "flagged_any", "codes"]
+RECALL_COLUMNS += ["pofilter.caught", "pofilter.tests"]
+CODE_COLUMNS = [f"{run}.{v}" for run in ("clean", "defective") for v in ("count", "per_100_units")]
 
 
 def markdown(r: dict) -> str:
@@ -791,102 +957,112 @@ def markdown(r: dict) -> str:
     recall = {k: {**v, "pofilter": po["defective"]["per_kind"][k]} for k, v in d["recall"].items()}
     versus = {
         "rulings checks": (r["caught"], fp_d["per_100_units"], fp_c["per_100_units"]),
-        "pofilter": tuple(po[n][k] for n, k in POFILTER_VERSUS),
+        "pofilter": (
+            po["defective"]["caught"],
+            po["defective"]["per_100_units"],
+            po["clean"]["per_100_units"],
+        ),
         "pofilter, specific": (spec["caught"], spec["untouched_per_100"], spec["clean_per_100"]),
     }
     codes = {
         code: {"clean": fp_c["by_code"].get(code), "defective": fp_d["by_code"].get(code)}
         for code in sorted(fp_c["by_code"].keys() | fp_d["by_code"].keys())
     }
-    out = [
-        "# Defect injection on the Comprehensive Rules (en -> zh), and pofilter",
-        "",
+    examples = [
+        f"- **{code}** line {e['line']}: {e['message']} (zh: {e['target']})"
+        for code, found in fp_d.get("examples", {}).items()
+        for e in found
+    ]
+    missed = [
+        f"- {kind}, line {m['line']}: {m['change']}; codes {m['codes']}"
+        for kind, items in r["missed_examples"].items()
+        for m in items
+    ]
+    return page(
+        "Defect injection on the Comprehensive Rules (en -> zh), and pofilter",
         f"`python benchmarks/inject_defects.py` (everything in `inject_defects.json`): seed "
         f"{r['seed']}, {r['per_type']} rules per kind, {r['injected']} defects in "
         f"{r['candidates']} numbered rules ({r['units']} Chinese units). *caught*: a finding of "
         "the expected category on the rule (a deleted rule: on its English rule); *caught_new*: "
         "one the unmodified text does not have.",
-        "",
-        machine_line(r["machine"]),
-        "",
+        r["machine"],
         "## Recall per defect kind",
-        "",
-        md_records(recall, RECALL_COLUMNS, "defect"),
+        (recall, RECALL_COLUMNS, "defect"),
         f"All: {r['caught']}/{r['injected']} ({pct(r['recall'])}); by family: "
         + "; ".join(f"{n} {v['caught']}/{v['injected']}" for n, v in r["families"].items()),
-        "",
         "## Findings on text the benchmark did not touch",
-        "",
         f"Clean run: {fp_c['findings']} findings on {fp_c['untouched_units']} units, "
         f"**{fp_c['per_100_units']} per 100**. Defective run, untouched units: {fp_d['findings']}"
         f" on {fp_d['untouched_units']}, **{fp_d['per_100_units']} per 100**; "
         f"{d['collateral']['new_findings']} new against the clean run, "
         f"{d['collateral']['gone_findings']} gone.",
-        "",
-        md_records(
-            codes,
-            [f"{run}.{v}" for run in CODE_COLUMNS for v in ("count", "per_100_units")],
-            "code",
-        ),
+        (codes, CODE_COLUMNS, "code"),
         "## Alignment",
-        "",
-        md_records({"clean": c, "defective": d}, ["alignment.methods", "alignment.off_line_pairs"]),
+        ({"clean": c, "defective": d}, ["alignment.methods", "alignment.off_line_pairs"], ""),
         "## pofilter beside the check stage",
-        "",
         f"{po['defective']['units']} pairs, `pofilter --language=zh`, all tests but "
         f"{', '.join(POFILTER_EXCLUDED)}; *specific* tests (< {SPECIFIC_MAX:g} failures per 100 "
         f"clean units): {', '.join(spec['tests'])}. Check stage {d['times']['check']:.1f} s, "
         f"pofilter {po['defective']['seconds']} s.",
-        "",
         md_table(
             ["", "defects caught", "untouched, per 100", "clean pair, per 100"],
             [[name, *row] for name, row in versus.items()],
         ),
-    ]
-    if r.get("comparison"):
-        cmp = r["comparison"]
-        out += [
-            f"## Before and after the precision work (`{cmp['earlier']}`)",
-            "",
-            md_records({k: cmp[k] for k in COMPARED}, ["before", "after"]),
-            md_records(cmp["recall"], ["before", "after", "before_new", "after_new"], "recall"),
-        ]
-    out += ["## Examples of frequent codes on untouched units (defective run)", ""]
-    for code, examples in fp_d.get("examples", {}).items():
-        out += [
-            f"- **{code}** line {e['line']}: {e['message']} (zh: {e['target']})" for e in examples
-        ]
-    out += ["", "## Missed defects", ""]
-    for kind, items in r["missed_examples"].items():
-        out += [f"- {kind}, line {m['line']}: {m['change']}; codes {m['codes']}" for m in items]
-    return "\n".join(out)
+        "## Examples of frequent codes on untouched units (defective run)",
+        "\n".join(examples),
+        "## Missed defects",
+        "\n".join(missed),
+    )
 
 
-RECALL_COLUMNS = ["injected", "caught", "caught_new", "flagged_any", "codes"]
-RECALL_COLUMNS += ["pofilter.caught", "pofilter.tests"]
-CODE_COLUMNS = ("clean", "defective")
-POFILTER_VERSUS = (
-    ("defective", "caught"),
-    ("defective", "per_100_units"),
-    ("clean", "per_100_units"),
-)
-COMPARED = ("recall_all", "recall_new_all", "clean_per_100", "untouched_per_100")
+def cat_markdown(r: dict) -> str:
+    runs = r["runs"]
+
+    def cell(name: str, kind: str) -> str:
+        row = runs[name]["per_kind"].get(kind)
+        if row is None:
+            return "–"
+        extra = f" ({row['any']} any)" if name.startswith("pofilter") else ""
+        return f"{row['caught']}/{row['injected']}{extra}"
+
+    recall = {kind: {name: cell(name, kind) for name in runs} for kind in [*KINDS, CODE_KIND]}
+    recall["all"] = {name: f"{run['caught']}/{run['injected']}" for name, run in runs.items()}
+    noise = {
+        name: run | {"top": dict(list(run["untouched_by_code"].items())[:6])}
+        for name, run in runs.items()
+    }
+    mapping = ", ".join(f"{k} → {v}" for k, v in r["pofilter_categories"].items())
+    return page(
+        "The injection benchmark as plain files, XLIFF and PO: rulings and pofilter",
+        f"`python benchmarks/inject_defects.py` (all numbers in `cat_formats.json`): its defects "
+        f"(seed {r['seed']}, {r['per_type']} per kind) in the Chinese Comprehensive Rules, "
+        f"written as plain rules files, as one XLIFF 1.2 file and as one PO file of {r['units']} "
+        f"units (a unit per line pair, the rule number as its id); the XLIFF form also has "
+        f"{r['per_type']} `drop-code` defects (a footnote code `<x/>` of the source missing from "
+        "the target). A defect is caught when its unit gets a finding of the expected category; "
+        f"for pofilter, a failure of a test that speaks to that category ({mapping}), with the "
+        "count of defects that got any failure in brackets. pofilter runs all tests but "
+        f"{', '.join(r['pofilter_skipped'])}; rulings runs with a warm embedding cache.",
+        r["machine"],
+        "## Recall per defect kind",
+        (recall, list(runs), "defect"),
+        f"## Noise and time ({r['untouched_units']} units no defect touched)",
+        "Findings per 100 untouched units; seconds per stage (rulings: ingest, align, check; "
+        "pofilter: the whole run); the most frequent codes (tests) on untouched units.",
+        (noise, ["per_100_untouched", "seconds", "top"], "run"),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--per-type", type=int, default=PER_TYPE)
-    parser.add_argument("--keep", type=Path, help="work folder to keep (default: a temp dir)")
-    parser.add_argument("--compare", type=Path, default=BEFORE, help="earlier results to compare")
-    args = parser.parse_args(argv)
+    cli = parser(__doc__)
+    cli.add_argument("--seed", type=int, default=SEED)
+    cli.add_argument("--per-type", type=int, default=PER_TYPE)
+    cli.add_argument("--keep", type=Path, help="work folder to keep (default: a temp dir)")
+    args = cli.parse_args(argv)
     shared_or_exit()
-    results = {"machine": machine(), **measure(args.seed, args.per_type, args.keep)}
-    if args.compare and args.compare.exists():
-        earlier = json.loads(args.compare.read_text(encoding="utf-8"))
-        results["comparison"] = compare(earlier, results, args.compare)
-    paths = write_results("inject_defects", results, markdown(results))
-    print(f"wrote {paths[0]} and {paths[1].name}")
+    results, forms = measure(args.seed, args.per_type, args.keep)
+    record("inject_defects", results, markdown)
+    record("cat_formats", forms, cat_markdown)
     return 0
 
 

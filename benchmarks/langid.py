@@ -1,4 +1,4 @@
-"""Language identification: which backend should ``pipelines.ingest.langid`` use?
+"""Language identification: how each backend of ``pipelines.ingest.langid`` does.
 
     python benchmarks/langid.py              # full run, a few minutes on 2 cores
     python benchmarks/langid.py --limit 200  # a quick look (at most 200 texts per corpus/language)
@@ -6,8 +6,7 @@
 Backends (``BACKENDS``): ``langdetect-raw`` (langdetect's own top guess over its 55
 languages, no project logic), the project's ``langdetect`` and ``lingua`` (candidates
 en/es/zh), ``lingua-mtg10`` (the ten languages Magic is printed in: what a broader candidate
-set costs). (``langdetect-candidates``, a proposal to load only the candidates' profiles, is
-now what the project's langdetect backend does: measured identical, dropped.)
+set costs).
 
 Gold: every non-blank line of the English CR is ``en`` and of the line-aligned Chinese CR
 ``zh``; MTGJSON card text lines by their printing's language; the seed rulings, titles and
@@ -15,22 +14,18 @@ span cases are hand-labelled in ``langid_gold.json``. Texts are de-duplicated an
 corpus and language; langdetect is seeded, so every number but the timings is reproducible.
 Each timed run is a fresh interpreter making the pipeline's calls (``prefetch`` of all texts,
 then ``identify`` each); lingua runs are repeated and the median kept. Also: false spans on
-pure-language lines, spans on the mixed seed rulings, what ``prefetch`` buys, lingua's
-parallel API against a loop, lingua's confidence on short lines. Writes ``results/langid.*``.
+pure-language lines, and spans on the mixed seed rulings. Writes ``results/langid.*``.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,21 +34,29 @@ from common import (
     CR,
     CR_EN,
     CR_ZH,
+    HIDDEN,
     MTGJSON,
     ROOT,
     SHARED,
     child_json,
-    machine,
-    machine_line,
-    md_records,
     md_table,
+    page,
+    parser,
     read_lines,
+    record,
     shared_or_exit,
-    write_results,
 )
 
 GOLD = json.loads(Path(__file__).with_name("langid_gold.json").read_text(encoding="utf-8"))
 MTG10 = ("en", "es", "fr", "de", "it", "pt", "ja", "ko", "ru", "zh")
+BACKENDS = {
+    "langdetect-raw": "langdetect, unrestricted top guess (55 languages)",
+    "langdetect": 'project backend build("langdetect"), candidates en/es/zh',
+    "lingua": 'project default build("lingua"), candidates en/es/zh',
+    "lingua-mtg10": 'build("lingua", MTG10): the 10 print languages ' + "/".join(MTG10),
+}
+SPAN_BACKENDS = ("langdetect", "lingua", "lingua-mtg10")
+LINGUA_BACKENDS = ("lingua", "lingua-mtg10")
 SHORT = 40
 """Texts shorter than this many characters are reported separately: the hard case."""
 EXAMPLES = 12
@@ -66,9 +69,6 @@ LEADER = re.compile(
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
 MTGJSON_LANGS = {"Spanish": "es", "Chinese Simplified": "zh"}
-SPAN_BACKENDS = ("langdetect", "lingua", "lingua-mtg10")
-LINGUA_BACKENDS = ("lingua", "lingua-mtg10")
-MARGINS = (0.0, 0.2, 0.5, 0.7)
 CORPUS_ROWS = [
     ("cr-rules", "en"), ("cr-rules", "zh"), ("cr-glossary", "en"), ("cr-glossary", "zh"),
     ("cards-text", "en"), ("cards-text", "es"), ("cards-text", "zh"), ("cards-names-es", "es"),
@@ -90,8 +90,7 @@ def pct(correct: int, total: int) -> float | None:
     return round(100 * correct / total, 2) if total else None
 
 
-# --------------------------------------------------------------------------------------
-# Corpora
+# --- corpora ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -118,8 +117,7 @@ class Corpus:
         for key in sorted(seen):
             by_gold[key[1]].append(seen[key])
         self.items = []
-        for gold in sorted(by_gold):
-            group = by_gold[gold]
+        for group in (by_gold[gold] for gold in sorted(by_gold)):
             if limit and len(group) > limit:
                 group = [group[int(i * len(group) / limit)] for i in range(limit)]
             self.items.extend(group)
@@ -171,8 +169,7 @@ def load_cards(limit: int | None) -> list[Corpus]:
                 lines = (card.get(key) or "").splitlines()
                 text.items += [Item(x.strip(), "en", f"{where} {key}") for x in lines if letters(x)]
             for foreign in card.get("foreignData", []):
-                gold = MTGJSON_LANGS.get(foreign["language"])
-                if gold is None:
+                if (gold := MTGJSON_LANGS.get(foreign["language"])) is None:
                     continue
                 lines = (foreign.get("text") or "").splitlines()  # also splits U+2028
                 text.items += [
@@ -190,8 +187,8 @@ def seed_text(name: str, number: int) -> str:
     return strip_leader(read_lines(SHARED / "seeds" / name)[number - 1])
 
 
-def load_seeds() -> list[Corpus]:
-    corpora = []
+def load_all(limit: int | None) -> dict[str, Corpus]:
+    corpora = [*load_cr(limit), *load_cards(limit)]
     for name, labels in (("seeds", "rulings"), ("seed-titles", "titles")):
         corpus = Corpus(name, f"the seed files' {labels}, hand-labelled (langid_gold.json)")
         for file, gold in GOLD[labels].items():
@@ -200,15 +197,10 @@ def load_seeds() -> list[Corpus]:
             ]
         corpus.items.sort(key=lambda item: (item.where, item.text))
         corpora.append(corpus)
-    return corpora
+    return {c.name: c for c in corpora}
 
 
-def load_all(limit: int | None) -> dict[str, Corpus]:
-    return {c.name: c for c in [*load_cr(limit), *load_cards(limit), *load_seeds()]}
-
-
-# --------------------------------------------------------------------------------------
-# Backends and runs
+# --- backends and runs --------------------------------------------------------------------
 
 
 class RawLangdetect:
@@ -223,7 +215,7 @@ class RawLangdetect:
         self._factory.load_profile(_langdetect_profiles())
         self._factory.set_seed(0)
 
-    def prefetch(self, texts: Iterable[str]) -> None:
+    def prefetch(self, texts) -> None:
         pass
 
     def identify(self, text: str):
@@ -243,32 +235,18 @@ class RawLangdetect:
 def build(backend: str):
     from pipelines.ingest import langid
 
-    makers = {
-        "langdetect-raw": RawLangdetect,
-        "langdetect": lambda: langid.build("langdetect"),
-        "lingua": lambda: langid.build("lingua"),
-        "lingua-mtg10": lambda: langid.build("lingua", MTG10),
-    }
-    return makers[backend]()
+    if backend == "langdetect-raw":
+        return RawLangdetect()
+    return langid.build("lingua", MTG10) if backend == "lingua-mtg10" else langid.build(backend)
 
 
-BACKENDS = {
-    "langdetect-raw": "langdetect, unrestricted top guess (55 languages)",
-    "langdetect": 'project backend build("langdetect"), candidates en/es/zh',
-    "lingua": 'project default build("lingua"), candidates en/es/zh',
-    "lingua-mtg10": 'build("lingua", MTG10): the 10 print languages ' + "/".join(MTG10),
-}
-
-
-def measure(backend: str, corpora: dict[str, Corpus], prefetch: bool = True) -> dict:
-    """A fresh identifier: ``prefetch`` of all texts, then ``identify`` each; the answers."""
+def measure(backend: str, corpora: dict[str, Corpus]) -> dict:
+    """In a fresh interpreter: ``prefetch`` of all texts, then ``identify`` each; the answers."""
     texts = [item.text for corpus in corpora.values() for item in corpus.items]
-    load = round(os.getloadavg()[0], 2)
-    t0 = time.perf_counter()
+    load, t0 = round(os.getloadavg()[0], 2), time.perf_counter()
     identifier = build(backend)
     t1 = time.perf_counter()
-    if prefetch:
-        identifier.prefetch(texts)
+    identifier.prefetch(texts)
     t2 = time.perf_counter()
     langs, spans, by_corpus = [], [], {}
     for name, corpus in corpora.items():
@@ -281,7 +259,6 @@ def measure(backend: str, corpora: dict[str, Corpus], prefetch: bool = True) -> 
     t3 = time.perf_counter()
     return {
         "backend": backend,
-        "prefetch": prefetch,
         "langs": langs,
         "spans": spans,
         "build_s": t1 - t0,
@@ -298,29 +275,17 @@ def split(run: dict, corpora: dict[str, Corpus]) -> dict[str, dict]:
     out, start = {}, 0
     for name, corpus in corpora.items():
         end = start + len(corpus.items)
-        spans = [tuple(tuple(span) for span in found) for found in run["spans"][start:end]]
-        out[name] = {"langs": run["langs"][start:end], "spans": spans}
+        out[name] = {"langs": run["langs"][start:end], "spans": run["spans"][start:end]}
         start = end
     return out
 
 
-def startup(backend: str) -> dict:
-    """Cold start in a fresh interpreter: import, build, first identification of a ruling."""
-    code = (
-        "import sys, time, json; t = time.perf_counter(); "
-        f"sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); sys.argv = ['x']; import langid; "
-        f"i = langid.build({backend!r}); t1 = time.perf_counter(); "
-        "i.identify('If the card has {X} in its mana cost, you must choose 0 as the value of X.'); "
-        "i.identify('Si la carta tiene {X} en su coste de maná, debes elegir 0 como valor de X.'); "
-        "print(json.dumps([t1 - t, time.perf_counter() - t1]))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    build_s, first_s = json.loads(done.stdout.strip().splitlines()[-1])
-    return {"import_and_build_s": round(build_s, 3), "first_two_texts_s": round(first_s, 3)}
+# --- scores -------------------------------------------------------------------------------
 
 
-# --------------------------------------------------------------------------------------
-# Scores
+def _bucket(chosen: list[int], langs: list, gold: str) -> dict:
+    correct = sum(langs[i] == gold for i in chosen)
+    return {"n": len(chosen), "correct": correct, "accuracy": pct(correct, len(chosen))}
 
 
 def score(corpus: Corpus, result: dict) -> dict:
@@ -333,21 +298,19 @@ def score(corpus: Corpus, result: dict) -> dict:
         if "+" in gold:
             continue
         short = [i for i in indexes if len(corpus.items[i].text) < SHORT]
-        buckets = {"all": indexes, "short": short, "long": sorted(set(indexes) - set(short))}
-        entry = {}
-        for bucket, chosen in buckets.items():
-            correct = sum(langs[i] == gold for i in chosen)
-            entry[bucket] = {
-                "n": len(chosen),
-                "correct": correct,
-                "accuracy": pct(correct, len(chosen)),
-            }
+        entry = {
+            "all": _bucket(indexes, langs, gold),
+            "short": _bucket(short, langs, gold),
+            "long": _bucket(sorted(set(indexes) - set(short)), langs, gold),
+        }
         for key, chosen in (("confusion", indexes), ("confusion_short", short)):
             counts = Counter(str(langs[i]) for i in chosen)
             entry[key] = dict(sorted(counts.items(), key=lambda kv: -kv[1]))
-        wrong = [i for i in indexes if langs[i] != gold]
         # Long errors first (the surprising ones), then short ones; each group in text order.
-        wrong.sort(key=lambda i: (len(corpus.items[i].text) < SHORT, corpus.items[i].text))
+        wrong = sorted(
+            (i for i in indexes if langs[i] != gold),
+            key=lambda i: (len(corpus.items[i].text) < SHORT, corpus.items[i].text),
+        )
         entry["errors"] = [
             {"where": corpus.items[i].where, "got": langs[i], "text": corpus.items[i].text[:160]}
             for i in wrong[:EXAMPLES]
@@ -356,13 +319,22 @@ def score(corpus: Corpus, result: dict) -> dict:
     return out
 
 
+def answers(corpora: dict[str, Corpus], runs: dict, backend: str):
+    """(item, language, spans) of every text, all corpora."""
+    for name, corpus in corpora.items():
+        result = runs[(backend, name)]
+        yield from (
+            (name, item, *a)
+            for item, *a in zip(corpus.items, result["langs"], result["spans"], strict=True)
+        )
+
+
 def pooled(corpora: dict[str, Corpus], runs: dict, backend: str) -> dict:
     out = {}
     for bucket in ("all", "short"):
         pairs = [
             (item, lang)
-            for name, corpus in corpora.items()
-            for item, lang in zip(corpus.items, runs[(backend, name)]["langs"], strict=True)
+            for _, item, lang, _ in answers(corpora, runs, backend)
             if "+" not in item.gold and (bucket == "all" or len(item.text) < SHORT)
         ]
         correct = sum(lang == item.gold for item, lang in pairs)
@@ -373,31 +345,32 @@ def pooled(corpora: dict[str, Corpus], runs: dict, backend: str) -> dict:
 def false_spans(corpora: dict[str, Corpus], runs: dict, backend: str) -> dict:
     """Share of pure-language lines that get spans: CR en/zh (rules + glossary), Spanish cards."""
     groups: dict[str, list] = defaultdict(list)
-    for corpus_name in ("cr-rules", "cr-glossary", "cards-text"):
-        result = runs[(backend, corpus_name)]
-        for item, spans in zip(corpora[corpus_name].items, result["spans"], strict=True):
-            if corpus_name == "cards-text" and item.gold != "es":
-                continue
-            source = "cards" if corpus_name == "cards-text" else "cr"
-            groups[f"{source}-{item.gold}"].append((item, spans))
-            if item.gold == "zh":
-                latin = "zh with Latin words" if LATIN_WORD.search(item.text) else "zh, Han only"
-                groups[f"cr-{latin}"].append((item, spans))
+    for name, item, _, spans in answers(corpora, runs, backend):
+        if name not in ("cr-rules", "cr-glossary", "cards-text") or (
+            name == "cards-text" and item.gold != "es"
+        ):
+            continue
+        groups[f"{'cards' if name == 'cards-text' else 'cr'}-{item.gold}"].append((item, spans))
+        if item.gold == "zh":
+            latin = "zh with Latin words" if LATIN_WORD.search(item.text) else "zh, Han only"
+            groups[f"cr-{latin}"].append((item, spans))
     out = {}
     for group, members in sorted(groups.items()):
         flagged = [(item, spans) for item, spans in members if spans]
+        examples = [
+            {
+                "where": item.where,
+                "text": item.text[:200],
+                "spans": [[lang, s, e, item.text[s:e]] for lang, s, e in spans],
+            }
+            for item, spans in flagged[:8]
+        ]
+        n = len(members)
         out[group] = {
-            "n": len(members),
+            "n": n,
             "with_spans": len(flagged),
-            "rate": pct(len(flagged), len(members)),
-            "examples": [
-                {
-                    "where": item.where,
-                    "text": item.text[:200],
-                    "spans": [[lang, s, e, item.text[s:e]] for lang, s, e in spans],
-                }
-                for item, spans in flagged[:8]
-            ],
+            "rate": pct(len(flagged), n),
+            "examples": examples,
         }
     overall = [out[g] for g in ("cr-en", "cr-zh", "cards-es") if g in out]
     n, flagged = sum(g["n"] for g in overall), sum(g["with_spans"] for g in overall)
@@ -409,37 +382,23 @@ def span_cases() -> dict:
     out = {}
     for label, (name, number) in GOLD["span_cases"].items():
         text = seed_text(name, number)
-        case = {"where": f"{name}:{number}", "text": text, "backends": {}}
+        case = out[label] = {"where": f"{name}:{number}", "text": text, "backends": {}}
         for backend in SPAN_BACKENDS:
             found = build(backend).identify(text)
             spans = [[lang, s, e, text[s:e]] for lang, s, e in found.spans]
             case["backends"][backend] = {"lang": found.lang, "spans": spans}
-        out[label] = case
     return out
-
-
-def seed_listing(corpus: Corpus, runs: dict) -> list[dict]:
-    rows = []
-    for index, item in enumerate(corpus.items):
-        row = {"where": item.where, "gold": item.gold, "text": item.text[:80]}
-        for backend in BACKENDS:
-            result = runs[(backend, corpus.name)]
-            row[backend] = result["langs"][index]
-            if result["spans"][index]:
-                row[backend + "_spans"] = sorted({lang for lang, _, _ in result["spans"][index]})
-        rows.append(row)
-    return rows
 
 
 def mixed_seed_scores(corpus: Corpus, runs: dict) -> dict:
     """For the half-translated Chinese rulings: do the spans name both languages?"""
     out = {}
     for backend in SPAN_BACKENDS:
-        result, rows = runs[(backend, corpus.name)], []
+        result, out[backend] = runs[(backend, corpus.name)], []
         for index, item in enumerate(corpus.items):
             if "+" in item.gold:
                 langs = sorted({lang for lang, _, _ in result["spans"][index]})
-                rows.append(
+                out[backend].append(
                     {
                         "where": item.where,
                         "lang": result["langs"][index],
@@ -447,7 +406,6 @@ def mixed_seed_scores(corpus: Corpus, runs: dict) -> dict:
                         "both_found": set(langs) == set(item.gold.split("+")),
                     }
                 )
-        out[backend] = rows
     return out
 
 
@@ -457,8 +415,7 @@ def short_zh_confusion(corpora: dict[str, Corpus], runs: dict) -> dict:
     for backend in BACKENDS:
         counts = Counter(
             str(lang)
-            for name, corpus in corpora.items()
-            for item, lang in zip(corpus.items, runs[(backend, name)]["langs"], strict=True)
+            for _, item, lang, _ in answers(corpora, runs, backend)
             if item.gold == "zh" and len(item.text) < SHORT
         )
         n = sum(counts.values())
@@ -470,103 +427,18 @@ def short_zh_confusion(corpora: dict[str, Corpus], runs: dict) -> dict:
     return out
 
 
-def zh_latin_census(corpora: dict[str, Corpus]) -> dict:
-    out = {}
-    for name in ("cr-rules", "cr-glossary", "cards-text"):
-        zh = [item.text for item in corpora[name].items if item.gold == "zh"]
-        latin = [text for text in zh if LATIN_WORD.search(text)]
-        out[name] = {
-            "zh_lines": len(zh),
-            "with_latin_words": len(latin),
-            "with_any_latin_letter": sum(bool(re.search(r"[A-Za-z]", t)) for t in zh),
-            "examples": [text[:100] for text in latin[:5]],
-        }
-    return out
+# ------------------------------------------------------------------------------------------
 
-
-def parallel_vs_sequential(corpora: dict[str, Corpus]) -> dict:
-    """lingua's parallel API against a plain loop, warm models, on the texts that need it."""
-    from pipelines.ingest import langid
-
-    texts = set()
-    for item in (item for corpus in corpora.values() for item in corpus.items):
-        scripts = langid.script_profile(langid.blank_symbols(item.text))
-        if scripts and (scripts.get("latin") or not scripts.get("han")):
-            texts.add(langid.blank_symbols(item.text))
-    todo = sorted(texts)
-    detector = langid.build("lingua")._detector
-    detector.detect_languages_in_parallel_of(todo[:50])  # load the models
-    t0 = time.perf_counter()
-    parallel = detector.detect_languages_in_parallel_of(todo)
-    t1 = time.perf_counter()
-    sequential = [detector.detect_language_of(text) for text in todo]
-    t2 = time.perf_counter()
-    return {
-        "texts": len(todo),
-        "parallel_s": round(t1 - t0, 3),
-        "sequential_s": round(t2 - t1, 3),
-        "same_answers": parallel == sequential,
-    }
-
-
-def prefetch_effect(corpora: dict[str, Corpus]) -> dict:
-    """Does ``prefetch`` detect the texts ``identify`` later asks the detector about?"""
-    from pipelines.ingest import langid
-
-    blank = langid.blank_symbols
-    texts = [item.text for corpus in corpora.values() for item in corpus.items]
-    identifier = langid.build("lingua")
-    identifier.prefetch(texts)
-    prefetched, asked, detect = set(identifier._detected), set(), identifier._detect
-
-    def spy(text: str) -> str | None:
-        asked.add(text)
-        return detect(text)
-
-    identifier._detect = spy
-    for text in texts:
-        identifier.identify(text)
-    unread = prefetched - asked
-    han_only = {t for t in unread if HAN.search(t) and not re.search(r"[A-Za-z]", blank(t))}
-    return {
-        "prefetched": len(prefetched),
-        "read_by_identify": len(prefetched & asked),
-        "never_read": len(unread),
-        "never_read_han_only": len(han_only),
-        "never_read_because_identify_blanks_symbols": len(
-            {t for t in unread - han_only if blank(t) != t}
-        ),
-        "detected_again_one_by_one": len(asked - prefetched),
-        "examples_detected_again": sorted(asked - prefetched)[:5],
-    }
-
-
-def short_text_confidence(corpora: dict[str, Corpus]) -> dict:
-    """lingua on short en/es lines by the margin between its two most confident languages:
-    could its confidence mark the short texts worth deferring to the document's language?"""
-    from pipelines.ingest import langid
-
-    identifier = langid.build("lingua")
-    buckets: dict[float, list[int]] = {low: [0, 0] for low in MARGINS}
-    for item in (item for corpus in corpora.values() for item in corpus.items):
-        if item.gold not in ("en", "es") or len(item.text) >= SHORT:
-            continue
-        values = identifier._detector.compute_language_confidence_values(
-            langid.blank_symbols(item.text)
-        )
-        if len(values) < 2:
-            continue
-        low = max(m for m in MARGINS if values[0].value - values[1].value >= m)
-        buckets[low][0] += 1
-        buckets[low][1] += identifier.identify(item.text).lang == item.gold
-    edges = [*MARGINS[1:], 1.0]
-    return {
-        f"{low:.1f}-{high:.1f}": {"n": n, "correct": ok, "accuracy": pct(ok, n)}
-        for (low, (n, ok)), high in zip(buckets.items(), edges, strict=True)
-    }
-
-
-# --------------------------------------------------------------------------------------
+THROUGHPUT = ["texts", "seconds_of_each_run", "median_run.prefetch_s", "median_run.identify_s"]
+THROUGHPUT += ["seconds", "texts_per_s", "load_average_1min_before_each_run"]
+SPAN_COLUMNS = [
+    "overall",
+    "cr-en",
+    "cr-zh",
+    "cr-zh, Han only",
+    "cr-zh with Latin words",
+    "cards-es",
+]
 
 
 def markdown(r: dict) -> str:
@@ -576,8 +448,12 @@ def markdown(r: dict) -> str:
         return f"{entry['all']['accuracy']} ({entry['short']['accuracy']})"
 
     rows = [
-        [corpus, gold, f"{acc[backends[0]][corpus][gold]['all']['n']}"]
-        + [cell(acc[b][corpus][gold]) for b in backends]
+        [
+            corpus,
+            gold,
+            acc[backends[0]][corpus][gold]["all"]["n"],
+            *(cell(acc[b][corpus][gold]) for b in backends),
+        ]
         for corpus, gold in CORPUS_ROWS
         if gold in acc[backends[0]].get(corpus, {})
     ]
@@ -607,69 +483,30 @@ def markdown(r: dict) -> str:
         )
         for label, case in r["span_cases"].items()
     ]
-    p, e = r["parallel_vs_sequential"], r["prefetch_effect"]
-    out = [
-        "# Language identification benchmark",
-        "",
+    short_zh = ", ".join(
+        f"{b} ko/ja {v['ko_or_ja_rate']} %" for b, v in r["short_zh_confusion"].items()
+    )
+    limit = f" LIMIT {r['limit']} texts per corpus/language." if r["limit"] else ""
+    return page(
+        "Language identification benchmark",
         "`python benchmarks/langid.py` (all numbers in `langid.json`; gold and method in the "
-        f"script's docstring). Short = under {SHORT} characters."
-        + (f" LIMIT {r['limit']} texts per corpus/language." if r["limit"] else ""),
-        "",
-        machine_line(r["machine"])
-        + f" `pipelines/ingest/langid.py` sha256 {r['source']['langid_py_sha256'][:12]}.",
-        "",
+        f"script's docstring). Short = under {SHORT} characters.{limit} "
+        f"`pipelines/ingest/langid.py` sha256 {r['source']['langid_py_sha256'][:12]}.",
+        r["machine"],
         "Backends: " + "; ".join(f"**{b}** = {d}" for b, d in r["backends"].items()) + ".",
-        "",
         "## Accuracy (%), all lines (short lines in brackets)",
-        "",
         md_table(["corpus", "gold", "n", *backends], rows),
-        f"Texts left without a language (`None`): {nones}.",
-        "",
+        f"Texts left without a language (`None`): {nones}. Short Chinese lines: {short_zh}.",
         "## Throughput",
-        "",
-        "Each run a fresh interpreter: build, `prefetch(all)`, `identify` each; the median "
-        "run of the lingua backends. Startup: import + build, then the first two texts.",
-        "",
-        md_records(
-            {k: v | r["startup"][v["backend"]] for k, v in r["throughput"].items()},
-            THROUGHPUT,
-            "backend",
-        ),
-        f"- lingua's parallel API against a plain loop, warm models: {p}",
-        f"- what `prefetch` buys: {e}",
-        "",
-        "Short Chinese lines: "
-        + ", ".join(f"{b} ko/ja {v['ko_or_ja_rate']} %" for b, v in r["short_zh_confusion"].items())
-        + ".",
-        "",
+        "Each run a fresh interpreter: build, `prefetch(all)`, `identify` each; the median run of "
+        "the lingua backends.",
+        (r["throughput"], THROUGHPUT, "backend"),
         "## Spans",
-        "",
         "False spans: pure-language lines (CR en, CR zh, Spanish card lines) given spans.",
-        "",
-        md_records(
-            spans,
-            ["overall", "cr-en", "cr-zh", "cr-zh, Han only", "cr-zh with Latin words", "cards-es"],
-            "backend",
-        ),
+        (spans, SPAN_COLUMNS, "backend"),
         "Spans on the mixed seed rulings:",
-        "",
-        *cases,
-        "",
-        "## lingua's confidence on short en/es lines",
-        "",
-        md_records(r["lingua_short_confidence"], ["n", "accuracy"], "margin of the top two"),
-        "Chinese gold lines with Latin words: "
-        + ", ".join(
-            f"{n} {c['with_latin_words']}/{c['zh_lines']}" for n, c in r["zh_latin_census"].items()
-        )
-        + ".",
-    ]
-    return "\n".join(out)
-
-
-THROUGHPUT = ["prefetch", "texts", "seconds_of_each_run", "median_run.prefetch_s"]
-THROUGHPUT += ["median_run.identify_s", "seconds", "texts_per_s", "import_and_build_s"]
-THROUGHPUT += ["first_two_texts_s", "load_average_1min_before_each_run"]
+        "\n".join(cases),
+    )
 
 
 def run_all(limit: int | None, repeat: int) -> dict:
@@ -678,22 +515,17 @@ def run_all(limit: int | None, repeat: int) -> dict:
     for corpus in corpora.values():
         print(f"{corpus.name}: {dict(sorted(Counter(i.gold for i in corpus.items).items()))}")
     runs, throughput, texts = {}, {}, sum(len(c.items) for c in corpora.values())
-    modes = [(b, True) for b in BACKENDS] + [(b, False) for b in LINGUA_BACKENDS]
-    for backend, prefetch in modes:
-        key = backend if prefetch else f"{backend} without prefetch"
+    for backend in BACKENDS:
         args = ["--child", backend, *(["--limit", limit] if limit else [])]
-        args += [] if prefetch else ["--no-prefetch"]
-        times = repeat if backend in LINGUA_BACKENDS else 1
-        measured = [child_json(__file__, *args) for _ in range(times)]
+        measured = [
+            child_json(__file__, *args) for _ in range(repeat if backend in LINGUA_BACKENDS else 1)
+        ]
         first = measured[0]
         if any((m["langs"], m["spans"]) != (first["langs"], first["spans"]) for m in measured):
-            raise SystemExit(f"{key}: answers differ between two runs")
-        if prefetch:
-            runs |= {(backend, name): result for name, result in split(first, corpora).items()}
+            raise SystemExit(f"{backend}: answers differ between two runs")
+        runs |= {(backend, name): result for name, result in split(first, corpora).items()}
         median = sorted(measured, key=lambda m: m["seconds"])[len(measured) // 2]
-        throughput[key] = {
-            "backend": backend,
-            "prefetch": prefetch,
+        throughput[backend] = {
             "texts": texts,
             "runs": len(measured),
             "seconds_of_each_run": sorted(round(m["seconds"], 3) for m in measured),
@@ -706,61 +538,45 @@ def run_all(limit: int | None, repeat: int) -> dict:
             "seconds": round(median["seconds"], 3),
             "texts_per_s": round(texts / median["seconds"], 1),
         }
-        if not prefetch:
-            answers = split(first, corpora)
-            same = all(answers[n] == runs[(backend, n)] for n in corpora)
-            throughput[key]["same_answers_as_with_prefetch"] = same
-        print(f"{key}: {throughput[key]['seconds_of_each_run']} s", flush=True)
-    langid_py = ROOT / "pipelines" / "ingest" / "langid.py"
+        print(f"{backend}: {throughput[backend]['seconds_of_each_run']} s", flush=True)
+    counts = {
+        name: {
+            "description": c.description,
+            "n": dict(sorted(Counter(i.gold for i in c.items).items())),
+            "short": dict(sorted(Counter(i.gold for i in c.items if len(i.text) < SHORT).items())),
+        }
+        for name, c in corpora.items()
+    }
+    langid_py = (ROOT / "pipelines" / "ingest" / "langid.py").read_bytes()
     return {
         "limit": limit,
         "short_chars": SHORT,
         "backends": BACKENDS,
-        "corpora": {
-            name: {
-                "description": c.description,
-                "n": dict(sorted(Counter(i.gold for i in c.items).items())),
-                "short": dict(
-                    sorted(Counter(i.gold for i in c.items if len(i.text) < SHORT).items())
-                ),
-            }
-            for name, c in corpora.items()
-        },
+        "corpora": counts,
         "excluded": {name: c.excluded for name, c in corpora.items() if c.excluded},
         "accuracy": {b: {n: score(c, runs[(b, n)]) for n, c in corpora.items()} for b in BACKENDS},
         "micro_average": {b: pooled(corpora, runs, b) for b in BACKENDS},
         "throughput": throughput,
-        "startup": {backend: startup(backend) for backend in BACKENDS},
         "short_zh_confusion": short_zh_confusion(corpora, runs),
         "false_spans": {b: false_spans(corpora, runs, b) for b in SPAN_BACKENDS},
         "span_cases": span_cases(),
         "mixed_seed_rulings": mixed_seed_scores(corpora["seeds"], runs),
-        "seed_listing": seed_listing(corpora["seeds"], runs)
-        + seed_listing(corpora["seed-titles"], runs),
-        "zh_latin_census": zh_latin_census(corpora),
-        "parallel_vs_sequential": parallel_vs_sequential(corpora),
-        "prefetch_effect": prefetch_effect(corpora),
-        "lingua_short_confidence": short_text_confidence(corpora),
-        "source": {"langid_py_sha256": hashlib.sha256(langid_py.read_bytes()).hexdigest()},
+        "source": {"langid_py_sha256": hashlib.sha256(langid_py).hexdigest()},
         "wall_time_s": round(time.perf_counter() - started, 1),
     }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--limit", type=int, default=None, help="texts per corpus and language")
-    parser.add_argument("--repeat", type=int, default=3, help="cold runs of each lingua backend")
-    parser.add_argument("--child", choices=BACKENDS, help=argparse.SUPPRESS)
-    parser.add_argument("--no-prefetch", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__)
+    cli.add_argument("--limit", type=int, default=None, help="texts per corpus and language")
+    cli.add_argument("--repeat", type=int, default=3, help="cold runs of each lingua backend")
+    cli.add_argument("--child", choices=BACKENDS, help=HIDDEN)
+    args = cli.parse_args(argv)
     if args.child:  # one cold measurement, for the parent process
-        result = measure(args.child, load_all(args.limit), prefetch=not args.no_prefetch)
-        print(json.dumps(result, ensure_ascii=False))
+        print(json.dumps(measure(args.child, load_all(args.limit)), ensure_ascii=False))
         return 0
     shared_or_exit()
-    results = {"machine": machine(), **run_all(args.limit, args.repeat)}
-    paths = write_results("langid", results, markdown(results))
-    print(f"wrote {paths[0]} and {paths[1].name} ({results['wall_time_s']:.0f} s)")
+    record("langid", run_all(args.limit, args.repeat), markdown)
     return 0
 
 

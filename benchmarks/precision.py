@@ -31,11 +31,8 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from common import ROOT, machine, md_table, read_jsonl, write_results  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, machine, md_records, md_table, read_jsonl, write_results
 
 JUDGEMENTS = ROOT / "benchmarks" / "judgements"
 VERDICTS = ("true", "debatable", "false")
@@ -43,9 +40,7 @@ FLOOR = 4
 DOCUMENT_CHARS = 1500
 
 
-# --------------------------------------------------------------------------------------
-# sample
-# --------------------------------------------------------------------------------------
+# --- sample -------------------------------------------------------------------------------
 
 
 def allocate(counts: dict, n: int, floor: int = FLOOR) -> dict:
@@ -179,9 +174,7 @@ def sheet_markdown(items: list[dict]) -> str:
     return "\n".join(out)
 
 
-# --------------------------------------------------------------------------------------
-# score
-# --------------------------------------------------------------------------------------
+# --- score --------------------------------------------------------------------------------
 
 
 def precision(rows: list[dict]) -> dict:
@@ -197,14 +190,22 @@ def precision(rows: list[dict]) -> dict:
     }
 
 
-def summarise(name: str, rows: list[dict], pooled: bool = False) -> tuple[dict, str]:
-    script = "`python benchmarks/precision.py"
-    command = f"{script} recount`" if pooled else f"{script} score … --name {name}` (or recount)"
-    origin = (
-        "every file in `benchmarks/judgements/`"
-        if pooled
-        else f"`benchmarks/judgements/{name}.jsonl`"
-    )
+COLUMNS = ["judged", "true", "debatable", "false", "precision", "debatable = ½"]
+NOT_TRUE = ("id", "code", "lang", "verdict", "reason", "translation", "message")
+
+
+def _shown(groups: dict) -> dict:
+    """Precision records as percentages, the last column named as in the tables."""
+    return {
+        key: g
+        | {"precision": _pct(g["precision"]), "debatable = ½": _pct(g["precision_debatable_half"])}
+        for key, g in groups.items()
+    }
+
+
+def summarise(
+    name: str, rows: list[dict], pooled: bool = False, sets: dict | None = None
+) -> tuple[dict, str]:
     rows = [row for row in rows if row.get("verdict") in VERDICTS]
     data = {
         "name": name,
@@ -217,65 +218,40 @@ def summarise(name: str, rows: list[dict], pooled: bool = False) -> tuple[dict, 
             lang: precision([r for r in rows if (r["lang"] or "-") == lang])
             for lang in sorted({r["lang"] or "-" for r in rows})
         },
-        "not_true": [
-            {
-                k: r.get(k)
-                for k in ("id", "code", "lang", "verdict", "reason", "translation", "message")
-            }
-            for r in rows
-            if r["verdict"] != "true"
-        ],
-        "machine": machine(),
+        "not_true": [{k: r.get(k) for k in NOT_TRUE} for r in rows if r["verdict"] != "true"],
     }
-
-    def table(title: str, groups: dict) -> list[str]:
-        header = [title, "judged", "true", "debatable", "false", "precision", "debatable = ½"]
-        rows_ = [
-            [
-                key,
-                g["judged"],
-                g["true"],
-                g["debatable"],
-                g["false"],
-                _pct(g["precision"]),
-                _pct(g["precision_debatable_half"]),
-            ]
-            for key, g in groups.items()
-        ]
-        return [md_table(header, rows_)]
-
+    command = "recount" if pooled else f"score … --name {name}` (or recount"
+    origin = (
+        "every file in `benchmarks/judgements/`"
+        if pooled
+        else f"`benchmarks/judgements/{name}.jsonl`"
+    )
     markdown = [
         f"# Judged precision: {name}",
         "",
-        f"Produced by {command} from {origin}. Precision = "
+        f"Produced by `python benchmarks/precision.py {command}` from {origin}. Precision = "
         "true / judged; the last column counts debatable as half.",
         "",
-        *table("overall", {"all": data["overall"]}),
+        md_records(_shown({"all": data["overall"]}), COLUMNS, "overall"),
+        *(
+            ["## Judgement sets", "", md_records(_shown(sets), COLUMNS, "judgement set")]
+            if sets
+            else []
+        ),
         "## Per code",
         "",
-        *table("code", data["by_code"]),
+        md_records(_shown(data["by_code"]), COLUMNS, "code"),
         "## Per language",
         "",
-        *table("lang", data["by_lang"]),
+        md_records(_shown(data["by_lang"]), COLUMNS, "lang"),
         "## False and debatable",
         "",
         md_table(
             ["id", "code", "lang", "verdict", "reason", "text", "message"],
-            [
-                [
-                    r["id"],
-                    r["code"],
-                    r["lang"],
-                    r["verdict"],
-                    r["reason"],
-                    r["translation"],
-                    r["message"],
-                ]
-                for r in data["not_true"]
-            ],
+            [[r[k] for k in NOT_TRUE] for r in data["not_true"]],
         ),
     ]
-    return data, "\n".join(markdown)
+    return data | {"sets": sets} if sets else data, "\n".join(markdown)
 
 
 def _pct(value: float | None) -> str:
@@ -306,7 +282,7 @@ def score(sheet: Path, judged: Path, name: str) -> Path:
         for row in rows:
             handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
     data, markdown = summarise(name, rows)
-    write_results(f"precision_{name}", data, markdown)
+    write_results(f"precision_{name}", data | {"machine": machine()}, markdown)
     unjudged = sum(1 for row in rows if row["verdict"] is None)
     print(
         f"{name}: {data['overall']['judged']} judged ({unjudged} unjudged), precision "
@@ -317,7 +293,8 @@ def score(sheet: Path, judged: Path, name: str) -> Path:
 
 
 def recount() -> int:
-    files = sorted(JUDGEMENTS.glob("*.jsonl"))
+    # Judged sheets only: other benchmarks keep their own judgements there too (releases).
+    files = [p for p in sorted(JUDGEMENTS.glob("*.jsonl")) if "code" in (read_jsonl(p) or [{}])[0]]
     if not files:
         print(f"no judgements in {JUDGEMENTS}")
         return 0
@@ -325,31 +302,14 @@ def recount() -> int:
     for path in files:
         rows = read_jsonl(path)
         data, markdown = summarise(path.stem, rows)
-        write_results(f"precision_{path.stem}", data, markdown)
+        write_results(f"precision_{path.stem}", data | {"machine": machine()}, markdown)
         summary[path.stem] = data["overall"]
         everything += [row | {"id": f"{path.stem}/{row['id']}"} for row in rows]
-    data, markdown = summarise("all", everything, pooled=True)
-    data["sets"] = summary
-    sets = md_table(
-        ["judgement set", "judged", "true", "debatable", "false", "precision", "debatable = ½"],
-        [
-            [
-                k,
-                g["judged"],
-                g["true"],
-                g["debatable"],
-                g["false"],
-                _pct(g["precision"]),
-                _pct(g["precision_debatable_half"]),
-            ]
-            for k, g in summary.items()
-        ],
-    )
-    markdown = markdown.replace("## Per code", f"## Judgement sets\n\n{sets}\n## Per code", 1)
-    write_results("precision", data, markdown)
+    data, markdown = summarise("all", everything, pooled=True, sets=summary)
+    write_results("precision", data | {"machine": machine()}, markdown)
     print(
-        f"{len(files)} judgement sets, {data['overall']['judged']} judged, precision "
-        f"{_pct(data['overall']['precision'])}"
+        f"{len(files)} judgement sets, {data['overall']['judged']} judged, "
+        f"precision {_pct(data['overall']['precision'])}"
     )
     return 0
 

@@ -13,7 +13,6 @@ the browser has painted. Results go to ``benchmarks/results/report_load.{json,md
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
@@ -22,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, machine_line, md_table, write_results
+from common import machine_line, md_table, parser, record
 
 from pipelines.model import Alignment, Finding, Ruling
 from pipelines.report.writers.html import write_html
@@ -31,55 +30,38 @@ from pipelines.tables import RunTables
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 CODES = [
-    ("TERM001", "terminology", "error"),
-    ("TERM002", "terminology", "warning"),
-    ("TERM004", "terminology", "warning"),
-    ("UNTR001", "untranslated", "error"),
-    ("PH001", "placeholder", "error"),
-    ("NUM001", "number", "error"),
-    ("TRUNC001", "truncation", "error"),
-    ("DATE001", "date", "warning"),
-    ("INCON001", "inconsistent-translation", "warning"),
-    ("STYLE001", "style", "warning"),
-    ("STYLE006", "style", "info"),
-    ("EXTRA002", "extra-translation", "info"),
-]
-WORDS_EN = [
-    "if",
-    "a",
-    "player",
-    "casts",
-    "a",
-    "spell",
-    "with",
-    "suspend",
-    "the",
-    "triggered",
-    "ability",
-    "goes",
-    "on",
-    "the",
-    "stack",
-]
-WORDS_ES = [
-    "si",
-    "un",
-    "jugador",
-    "lanza",
-    "un",
-    "hechizo",
-    "con",
-    "suspender",
-    "la",
-    "habilidad",
-    "disparada",
-    "va",
-    "a",
-    "la",
-    "pila",
-]
+    ("TERM001", "terminology", "error"), ("TERM002", "terminology", "warning"),
+    ("TERM004", "terminology", "warning"), ("UNTR001", "untranslated", "error"),
+    ("PH001", "placeholder", "error"), ("NUM001", "number", "error"),
+    ("TRUNC001", "truncation", "error"), ("DATE001", "date", "warning"),
+    ("INCON001", "inconsistent-translation", "warning"), ("STYLE001", "style", "warning"),
+    ("STYLE006", "style", "info"), ("EXTRA002", "extra-translation", "info"),
+]  # fmt: skip
+WORDS_EN = "if a player casts a spell with suspend the triggered ability goes on the stack"
+WORDS_ES = "si un jugador lanza un hechizo con suspender la habilidad disparada va a la pila"
 PAUSE = "() => new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))"
 """Resolves after the browser has laid out and painted what the last action changed."""
+ACTIONS = {
+    "filter: severity = error": (
+        "() => { const s = document.getElementById('f-severity'); s.value = 'error';"
+        " s.dispatchEvent(new Event('input')); }"
+    ),
+    "search: a word in every ruling": (
+        "() => { const s = document.getElementById('f-severity'); s.value = '';"
+        " const t = document.getElementById('f-text'); t.value = 'habilidad';"
+        " t.dispatchEvent(new Event('input')); }"
+    ),
+    "search: one finding": (
+        "() => { const t = document.getElementById('f-text'); t.value = 'finding 49999.';"
+        " t.dispatchEvent(new Event('input')); }"
+    ),
+    "document order": (
+        "() => { document.getElementById('f-text').value = '';"
+        " document.getElementById('order-document').click(); }"
+    ),
+    "next 100 findings": "() => document.getElementById('more').click()",
+    "most important first": "() => document.getElementById('order-priority').click()",
+}
 
 
 def generated_run(count: int, seed: int = 16) -> RunTables:
@@ -88,11 +70,9 @@ def generated_run(count: int, seed: int = 16) -> RunTables:
     pairs = max(1, count // 4)
     for n in range(pairs):
         card = f"Card {n // 5:05d}"
-        source = f"en/{n // 50:04d}.txt:{n % 50 + 1}"
-        target = f"es/{n // 50:04d}.txt:{n % 50 + 1}"
-        english = " ".join(rng.choices(WORDS_EN, k=rng.randint(20, 45))).capitalize() + "."
-        spanish = " ".join(rng.choices(WORDS_ES, k=rng.randint(20, 45))).capitalize() + "."
-        for id_, lang, text in ((source, "en", english), (target, "es", spanish)):
+        source, target = (f"{lang}/{n // 50:04d}.txt:{n % 50 + 1}" for lang in ("en", "es"))
+        for id_, lang, words in ((source, "en", WORDS_EN), (target, "es", WORDS_ES)):
+            text = " ".join(rng.choices(words.split(), k=rng.randint(20, 45))).capitalize() + "."
             file, line = id_.rsplit(":", 1)
             rulings.append(
                 Ruling(
@@ -114,8 +94,7 @@ def generated_run(count: int, seed: int = 16) -> RunTables:
             )
         alignment.append(Alignment(source, target, "es", round(rng.uniform(0.3, 1.0), 3), "rule"))
     for n in range(count):
-        pair = n % pairs
-        code, category, severity = CODES[n % len(CODES)]
+        pair, (code, category, severity) = n % pairs, CODES[n % len(CODES)]
         target = alignment[pair].target_id
         file, line = target.rsplit(":", 1)
         findings.append(
@@ -145,34 +124,11 @@ def measure(page, action: str) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-ACTIONS = {
-    "filter: severity = error": (
-        "() => { const s = document.getElementById('f-severity'); s.value = 'error';"
-        " s.dispatchEvent(new Event('input')); }"
-    ),
-    "search: a word in every ruling": (
-        "() => { const s = document.getElementById('f-severity'); s.value = '';"
-        " const t = document.getElementById('f-text'); t.value = 'habilidad';"
-        " t.dispatchEvent(new Event('input')); }"
-    ),
-    "search: one finding": (
-        "() => { const t = document.getElementById('f-text'); t.value = 'finding 49999.';"
-        " t.dispatchEvent(new Event('input')); }"
-    ),
-    "document order": (
-        "() => { document.getElementById('f-text').value = '';"
-        " document.getElementById('order-document').click(); }"
-    ),
-    "next 100 findings": "() => document.getElementById('more').click()",
-    "most important first": "() => document.getElementById('order-priority').click()",
-}
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--findings", type=int, default=50_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    cli = parser(__doc__)
+    cli.add_argument("--findings", type=int, default=50_000)
+    cli.add_argument("--repeat", type=int, default=3)
+    args = cli.parse_args()
     if not CHROMIUM.is_file():
         raise SystemExit(f"{CHROMIUM} is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
@@ -182,7 +138,6 @@ def main() -> None:
         start = time.perf_counter()
         page_path = write_html(run, Path(work))
         write_seconds = time.perf_counter() - start
-        size = page_path.stat().st_size
         loads, actions, shown = [], {name: [] for name in ACTIONS}, []
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
@@ -199,6 +154,7 @@ def main() -> None:
                     actions[name].append(measure(page, action))
                 context.close()
             browser.close()
+        size = page_path.stat().st_size
     figures = {
         "findings": args.findings,
         "rulings": len(run.rulings),
@@ -209,27 +165,24 @@ def main() -> None:
         "cards_built_at_load": shown[0],
         "actions_ms": {name: round(statistics.median(v)) for name, v in actions.items()},
         "repeat": args.repeat,
-        "machine": machine(),
     }
     rows = [["open the page (navigation to ready and painted)", figures["load_ms"]]]
     rows += [[name, ms] for name, ms in figures["actions_ms"].items()]
-    markdown = (
-        f"# The HTML review page with {args.findings:,} findings\n\n"
-        f"Produced by `python benchmarks/report_load.py --findings {args.findings} "
-        f"--repeat {args.repeat}` (numbers in `report_load.json`). A generated run of "
-        f"{len(run.rulings):,} rulings and {args.findings:,} findings; report.html is "
-        f"{size / 1024**2:.1f} MB, written in {write_seconds:.1f} s. Opened in headless "
-        f"Chromium; median of {args.repeat} page loads, milliseconds until the browser has "
-        f"painted. The page builds the first {shown[0]} findings of the current order and "
-        "filters, and more as the reader scrolls.\n\n"
-        + md_table(["what", "ms"], rows)
-        + "\n"
-        + machine_line(figures["machine"])
-        + "\n"
-    )
-    for path in write_results("report_load", figures, markdown):
-        print(f"wrote {path}")
-    print(markdown)
+
+    def markdown(f: dict) -> str:
+        return (
+            f"# The HTML review page with {f['findings']:,} findings\n\n"
+            f"Produced by `python benchmarks/report_load.py --findings {f['findings']} "
+            f"--repeat {f['repeat']}` (numbers in `report_load.json`). A generated run of "
+            f"{f['rulings']:,} rulings and {f['findings']:,} findings; report.html is "
+            f"{size / 1024**2:.1f} MB, written in {write_seconds:.1f} s. Opened in headless "
+            f"Chromium; median of {f['repeat']} page loads, milliseconds until the browser has "
+            f"painted. The page builds the first {shown[0]} findings of the current order and "
+            f"filters, and more as the reader scrolls.\n\n{md_table(['what', 'ms'], rows)}\n"
+            + machine_line(f["machine"])
+        )
+
+    record("report_load", figures, markdown)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ texts; 100,000 rulings within 2 GB. Writes ``results/benchmarks.{json,md}``.
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import hashlib
 import json
@@ -40,6 +39,7 @@ from common import (
     CR,
     CR_EN,
     CR_ZH,
+    HIDDEN,
     ROOT,
     SEEDS,
     SHARED,
@@ -48,6 +48,7 @@ from common import (
     machine_line,
     md_records,
     md_table,
+    parser,
     read_jsonl,
     usage,
     write_results,
@@ -56,6 +57,7 @@ from common import (
 STAGES = ("ingest", "embed", "align", "check", "report")
 UNITS = {"ingest": "rulings", "embed": "distinct texts", "align": "aligned rows"}
 SCENARIOS = ("cold", "warm", "edit")
+STATS = ("texts", "distinct", "cached", "computed", "seconds")
 TARGET_UNITS_PER_S, TARGET_WARM_SPEEDUP = 50_000, 10.0
 TARGET_PEAK_MB, TARGET_PEAK_RULINGS = 2048, 100_000
 NEAR_TARGET_SIZE = 0.95
@@ -70,14 +72,12 @@ WRAPPERS = ("pipelines/stages.py", "pipelines/engine/")
 OUTPUTS = ("corpus.jsonl", "alignment.jsonl", "findings.jsonl")
 OTHERS = {
     "inject_defects": [],
-    "cat_formats": [],
     "align_cr": [],
     "calibrate_alignment": ["--dry-run"],
     "langid": [],
-    "xlsx_writers": [],
     "allprintings_memory": [],
-    "card_documents": ["{work}/documents", "--check", "{work}/runs"],
-    "inject_cards": ["--out", "{work}/inject_cards"],
+    "card_documents": ["--out", "{work}/card_documents"],
+    "releases": ["--work", "{work}/releases"],
     "precision": ["recount"],
     "faults": [],
     "report_load": [],
@@ -87,8 +87,7 @@ OTHERS = {
 each writes its own results. The calibration is measured, not shipped."""
 
 
-# --------------------------------------------------------------------------------------
-# One scenario, in a fresh interpreter
+# --- one scenario, in a fresh interpreter -------------------------------------------------
 
 
 def worker(spec: dict) -> dict:
@@ -103,9 +102,9 @@ def worker(spec: dict) -> dict:
     cpu, rss = usage()
     result: dict = {
         "import_seconds": time.perf_counter() - started,
+        "stages": {},
         "import_cpu_seconds": cpu - cpu_start,
         "rss_after_imports_mb": rss,
-        "stages": {},
     }
     out = Path(spec["out"])
     out.mkdir(parents=True, exist_ok=True)
@@ -125,14 +124,19 @@ def worker(spec: dict) -> dict:
 
     def check() -> int:  # loading the termbase is part of checking
         state["resources"] = stages.Resources.load(settings)
-        return len(stages.check_stage(out, settings, state["resources"]).findings)
+        result["findings"] = len(stages.check_stage(out, settings, state["resources"]).findings)
+        return result["rulings"]
 
-    def report() -> list[str]:
-        return sorted(p.name for p in stages.report_stage(out, settings, state["resources"]))
+    def report() -> int:
+        written = stages.report_stage(out, settings, state["resources"])
+        result["reports"] = sorted(p.name for p in written)
+        return result["rulings"]
 
-    ingest = lambda: len(stages.ingest_stage([Path(spec["input"])], out, settings).rulings)  # noqa: E731
-    steps = {"ingest": ingest, "embed": embed, "align": align, "check": check, "report": report}
-    for name, step in steps.items():
+    def ingest() -> int:
+        result["rulings"] = len(stages.ingest_stage([Path(spec["input"])], out, settings).rulings)
+        return result["rulings"]
+
+    for name, step in zip(STAGES, (ingest, embed, align, check, report), strict=True):
         (cpu, _), begin = usage(), time.perf_counter()
         profiler = cProfile.Profile() if name in spec.get("profile_stages", ()) else None
         if profiler:
@@ -142,9 +146,6 @@ def worker(spec: dict) -> dict:
             profiler.disable()
             profiler.dump_stats(Path(spec["profile"]) / f"{name}.prof")
         wall, (cpu_after, rss) = time.perf_counter() - begin, usage()
-        if name in ("ingest", "check", "report"):
-            result[{"ingest": "rulings", "check": "findings", "report": "reports"}[name]] = units
-            units = result["rulings"]
         result["stages"][name] = {
             "units": units,
             "unit": UNITS.get(name, "rulings"),
@@ -162,9 +163,6 @@ def worker(spec: dict) -> dict:
     result["children_peak_rss_mb"] = children.ru_maxrss / 1024
     result["worker_wall_seconds"] = time.perf_counter() - started
     return result
-
-
-STATS = ("texts", "distinct", "cached", "computed", "seconds")
 
 
 def digest(path: Path) -> str:
@@ -186,14 +184,14 @@ def run_scenario(spec: dict) -> dict:
         result = child_json(__file__, "--worker", json.dumps(spec), env=env)
     except RuntimeError as error:
         return {"error": str(error)}
-    result["process_wall_seconds"] = time.perf_counter() - begin
-    result["pipelines_digest"] = code
-    result["load_before"] = [round(x, 2) for x in load]
-    return result
+    return result | {
+        "process_wall_seconds": time.perf_counter() - begin,
+        "pipelines_digest": code,
+        "load_before": [round(x, 2) for x in load],
+    }
 
 
-# --------------------------------------------------------------------------------------
-# Corpora, the edit, the command-line runs
+# --- corpora, the edit, the command-line runs ---------------------------------------------
 
 
 def prepare(corpus: str, target: Path, rulings: int, seed: int) -> dict:
@@ -231,14 +229,12 @@ def edit_one_document(input_dir: Path, out: Path) -> dict:
             by_file[record["file"]].append(record)
     for name in sorted(by_file):
         chosen: dict[int, dict] = {}
-        texts: set[str] = set()
         for record in sorted(by_file[name], key=lambda r: r["line"]):
             plain = record.get("kind", "ruling") in EDIT_KINDS
             plain = plain and len(record["text"]) >= EDIT_MIN_CHARS
-            fresh = record["text"] not in texts and record["line"] not in chosen
-            if plain and fresh and len(chosen) < EDITED:
+            fresh = record["text"] not in {r["text"] for r in chosen.values()}
+            if plain and fresh and record["line"] not in chosen and len(chosen) < EDITED:
                 chosen[record["line"]] = record
-                texts.add(record["text"])
         if len(chosen) < EDITED:
             continue
         path = input_dir / name
@@ -282,21 +278,20 @@ def cli_rerun(input_dir: Path, workdir: Path, cache: Path) -> dict:
 
 def engine_comparison(input_dir: Path, workdir: Path) -> dict:
     """``rulings run --force`` on each engine, cold then warm, each with its own cache."""
-    seconds: dict = {}
+    seconds: dict = defaultdict(dict)
     digests: dict = {}
     for engine in ("local", "dask"):
         out, cache = workdir / f"out-{engine}", workdir / f"cache-{engine}"
         for scenario in ("cold", "warm"):
             taken, _ = rulings_run(input_dir, out, cache, "--engine", engine, "--force")
-            seconds.setdefault(engine, {})[scenario] = round(taken, 2)
+            seconds[engine][scenario] = round(taken, 2)
         digests[engine] = {p.name: digest(p) for p in sorted(out.iterdir()) if p.is_file()}
-    local, dask = digests["local"], digests["dask"]
-    names = sorted(local.keys() | dask.keys())
+    names = sorted(digests["local"].keys() | digests["dask"].keys())
     return {
-        "seconds": seconds,
+        "seconds": dict(seconds),
         "speedup": {s: round(seconds["local"][s] / seconds["dask"][s], 2) for s in seconds["dask"]},
         "files_compared": names,
-        "files_differing": [n for n in names if local.get(n) != dask.get(n)],
+        "files_differing": [n for n in names if digests["local"].get(n) != digests["dask"].get(n)],
     }
 
 
@@ -327,12 +322,12 @@ def hotspots(path: Path) -> dict:
             "cumulative_share": round(cumulative / total, 3),
         }
 
-    own = sorted(rows, key=lambda r: -r[0])[:HOTSPOTS]
-    cumulative = sorted(project, key=lambda r: -r[1])[: HOTSPOTS + 3]
     return {
         "total_seconds": total,
-        "own_time": [hot(r) for r in own],
-        "project_cumulative": [hot(r) for r in cumulative],
+        "own_time": [hot(r) for r in sorted(rows, key=lambda r: -r[0])[:HOTSPOTS]],
+        "project_cumulative": [
+            hot(r) for r in sorted(project, key=lambda r: -r[1])[: HOTSPOTS + 3]
+        ],
     }
 
 
@@ -347,8 +342,7 @@ def _short(filename: str) -> str:
     return path
 
 
-# --------------------------------------------------------------------------------------
-# Targets and the report
+# --- targets and the report ---------------------------------------------------------------
 
 
 def evaluate(corpora: dict) -> dict:
@@ -358,9 +352,8 @@ def evaluate(corpora: dict) -> dict:
     targets: dict = {"judged_on": largest}
     for name, corpus in done.items():
         scenarios = corpus["scenarios"]
-        if any("error" in s for s in scenarios.values()) or len(scenarios) < len(SCENARIOS):
-            continue
-        targets[name] = judge(corpus, *(scenarios[s] for s in SCENARIOS))
+        if not any("error" in s for s in scenarios.values()) and len(scenarios) == len(SCENARIOS):
+            targets[name] = judge(corpus, *(scenarios[s] for s in SCENARIOS))
     return targets
 
 
@@ -380,11 +373,10 @@ def judge(corpus: dict, cold: dict, warm: dict, edit: dict) -> dict:
     embed_cold, embed_warm = cold["embed_stats"], warm["embed_stats"]
     in_align = [s["align_embed_stats"]["computed"] for s in scenarios.values()]
     differ = [n for n in OUTPUTS if cold["output_digests"][n] != warm["output_digests"][n]]
-    peak = max(s["peak_rss_mb"] for s in scenarios.values())
-    rulings = cold["rulings"]
+    peak, rulings = max(s["peak_rss_mb"] for s in scenarios.values()), cold["rulings"]
     big = rulings >= NEAR_TARGET_SIZE * TARGET_PEAK_RULINGS
     distinct_only = embed_cold["computed"] == embed_cold["distinct"] and not embed_warm["computed"]
-    per_1000 = 1000 * embed_cold["seconds"] / max(embed_cold["computed"], 1)
+    stages_speedup = cold["stages_wall_seconds"] / warm["stages_wall_seconds"]
     return {
         "stage_speed": {"met": not slow, "below_target_units_per_s": slow},
         "embed_distinct_only": {
@@ -394,14 +386,14 @@ def judge(corpus: dict, cold: dict, warm: dict, edit: dict) -> dict:
             "computed_cold": embed_cold["computed"],
             "computed_warm": embed_warm["computed"],
             "computed_in_align": in_align,
-            "cold_seconds_per_1000_computed": round(per_1000, 2),
+            "cold_seconds_per_1000_computed": round(
+                1000 * embed_cold["seconds"] / max(embed_cold["computed"], 1), 2
+            ),
         },
         "warm_10x": {
             "met": (cli_speedup or speedup) >= TARGET_WARM_SPEEDUP,
             "speedup_process_wall": round(speedup, 2),
-            "speedup_stages_wall": round(
-                cold["stages_wall_seconds"] / warm["stages_wall_seconds"], 2
-            ),
+            "speedup_stages_wall": round(stages_speedup, 2),
             "speedup_unchanged_rerun": round(cli_speedup, 2) if cli_speedup else None,
             "rerun_seconds": round(rerun["rerun_seconds"], 2) if reused else None,
         },
@@ -421,18 +413,14 @@ def judge(corpus: dict, cold: dict, warm: dict, edit: dict) -> dict:
     }
 
 
-def stage_table(scenarios: dict) -> str:
-    """Per stage, per scenario: units / wall s / CPU s / units per second."""
-    header = ["stage", "unit", *(f"{s}: units / wall s / CPU s / units/s" for s in scenarios)]
-    rows = []
-    for stage in STAGES:
-        cells = [
-            f"{v['units']:,} / {v['wall_seconds']:.2f} / {v['cpu_seconds']:.2f} / "
-            f"{v['units_per_second'] or 0:,.0f}"
-            for v in (data["stages"][stage] for data in scenarios.values())
-        ]
-        rows.append([stage, UNITS.get(stage, "rulings"), *cells])
-    return md_table(header, rows)
+SCENARIO_COLUMNS = ["process_wall_seconds", "import_seconds", "peak_rss_mb", "findings"]
+SCENARIO_COLUMNS += ["embed_stats.computed", "embed_stats.cached", "align_embed_stats.computed"]
+SCENARIO_COLUMNS += ["load_before"]
+TARGET_COLUMNS = [f"{t}.met" for t in ("stage_speed", "embed_distinct_only", "warm_10x")]
+TARGET_COLUMNS += ["warm_10x.speedup_unchanged_rerun", "warm_10x.speedup_process_wall"]
+TARGET_COLUMNS += ["edit_reembeds_only_document.met", "edit_reembeds_only_document.computed"]
+TARGET_COLUMNS += ["memory.met", "memory.peak_rss_mb", "same_output_cold_warm.met"]
+ENGINE_COLUMNS = ["seconds.local", "seconds.dask", "speedup", "files_differing", "error"]
 
 
 def corpus_markdown(name: str, corpus: dict) -> list[str]:
@@ -451,14 +439,20 @@ def corpus_markdown(name: str, corpus: dict) -> list[str]:
     out += [f"{s} failed: `{v['error'][-300:]}`" for s, v in scenarios.items() if "error" in v]
     ok = {s: v for s, v in scenarios.items() if "error" not in v}
     if ok:
-        out += [stage_table(ok), md_records(ok, SCENARIO_COLUMNS, "scenario")]
-    if "file" in corpus.get("edit", {}):
-        e = corpus["edit"]
-        out += [
-            f"Edit: `{e['file']}` ({e['lang']}, {e['rulings_in_document']} rulings), lines "
-            f"{e['lines']}.",
-            "",
+        header = ["stage", "unit", *(f"{s}: units / wall s / CPU s / units/s" for s in ok)]
+        rows = [
+            [stage, UNITS.get(stage, "rulings")]
+            + [
+                f"{v['units']:,} / {v['wall_seconds']:.2f} / {v['cpu_seconds']:.2f} / "
+                f"{v['units_per_second'] or 0:,.0f}"
+                for v in (data["stages"][stage] for data in ok.values())
+            ]
+            for stage in STAGES
         ]
+        out += [md_table(header, rows), md_records(ok, SCENARIO_COLUMNS, "scenario")]
+    if "file" in (e := corpus.get("edit", {})):
+        rulings = e["rulings_in_document"]
+        out += [f"Edit: `{e['file']}` ({e['lang']}, {rulings} rulings), lines {e['lines']}.", ""]
     return out
 
 
@@ -483,8 +477,7 @@ def markdown(results: dict) -> str:
     judged = targets.pop("judged_on")
     out += ["## Targets", "", f"Judged on the largest corpus, **{judged}**.", ""]
     out.append(md_records(targets, TARGET_COLUMNS, "corpus"))
-    engines = {n: c["engines"] for n, c in results["corpora"].items() if "engines" in c}
-    if engines:
+    if engines := {n: c["engines"] for n, c in results["corpora"].items() if "engines" in c}:
         out += [
             "## Local and Dask engines",
             "",
@@ -507,17 +500,7 @@ def markdown(results: dict) -> str:
     return "\n".join(out)
 
 
-SCENARIO_COLUMNS = ["process_wall_seconds", "import_seconds", "peak_rss_mb", "findings"]
-SCENARIO_COLUMNS += ["embed_stats.computed", "embed_stats.cached", "align_embed_stats.computed"]
-SCENARIO_COLUMNS += ["load_before"]
-TARGET_COLUMNS = [f"{t}.met" for t in ("stage_speed", "embed_distinct_only", "warm_10x")]
-TARGET_COLUMNS += ["warm_10x.speedup_unchanged_rerun", "warm_10x.speedup_process_wall"]
-TARGET_COLUMNS += ["edit_reembeds_only_document.met", "edit_reembeds_only_document.computed"]
-TARGET_COLUMNS += ["memory.met", "memory.peak_rss_mb", "same_output_cold_warm.met"]
-ENGINE_COLUMNS = ["seconds.local", "seconds.dask", "speedup", "files_differing", "error"]
-
-
-# --------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------
 
 
 def measure_corpus(name: str, base: Path, args, results: dict) -> None:
@@ -529,6 +512,15 @@ def measure_corpus(name: str, base: Path, args, results: dict) -> None:
         print(f"{name}: skipped ({info['skipped']})", flush=True)
         return
     scenarios = info["scenarios"] = {}
+
+    def spec(scenario: str, **more) -> dict:
+        return {
+            "input": str(input_dir),
+            "out": str(workdir / f"out-{scenario}"),
+            "cache": str(cache),
+            **more,
+        }
+
     for scenario in SCENARIOS:
         if scenario == "edit":
             if "error" in scenarios["cold"]:
@@ -538,17 +530,11 @@ def measure_corpus(name: str, base: Path, args, results: dict) -> None:
                 scenarios[scenario] = {"error": f"no edit made: {info['edit']['error']}"}
                 continue
         print(f"{name}: {scenario} ...", end=" ", flush=True)
-        spec = {
-            "input": str(input_dir),
-            "out": str(workdir / f"out-{scenario}"),
-            "cache": str(cache),
-        }
-        data = scenarios[scenario] = run_scenario(spec)
-        print(
-            data.get("error")
-            or f"{data['process_wall_seconds']:.1f} s, peak {data['peak_rss_mb']:.0f} MB",
-            flush=True,
+        data = scenarios[scenario] = run_scenario(spec(scenario))
+        said = (
+            f"{data.get('process_wall_seconds', 0):.1f} s, peak {data.get('peak_rss_mb', 0):.0f} MB"
         )
+        print(data.get("error") or said, flush=True)
     if "error" in scenarios["cold"]:
         return
     try:
@@ -558,26 +544,17 @@ def measure_corpus(name: str, base: Path, args, results: dict) -> None:
             info["engines"] = engine_comparison(input_dir, workdir)
     except RuntimeError as error:
         info.setdefault("engines", {"error": str(error)})
-    warm = scenarios.get("warm", {})
+    warm = scenarios.get("warm", {}).get("stages")
     slow = [
         s
         for s in STAGES
-        if s != "embed"
-        and "stages" in warm
-        and (warm["stages"][s]["units_per_second"] or 0) < TARGET_UNITS_PER_S
+        if s != "embed" and warm and (warm[s]["units_per_second"] or 0) < TARGET_UNITS_PER_S
     ]
     if name in args.profile.split(",") and slow:
         print(f"{name}: profiling {', '.join(slow)} ...", flush=True)
         folder = workdir / "profile"
         folder.mkdir()
-        spec = {
-            "input": str(input_dir),
-            "out": str(workdir / "out-profile"),
-            "cache": str(cache),
-            "profile": str(folder),
-            "profile_stages": slow,
-        }
-        profiled = run_scenario(spec)
+        profiled = run_scenario(spec("profile", profile=str(folder), profile_stages=slow))
         results["profiles"][name] = (
             {"error": profiled["error"]}
             if "error" in profiled
@@ -603,17 +580,17 @@ def run_others(names: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpora", default="seeds,cr,generated")
-    parser.add_argument("--rulings", type=int, default=100_000)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--profile", default="generated", help="corpora to profile (comma list)")
-    parser.add_argument("--engine-corpora", default="seeds,cr", help="corpora run on both engines")
-    parser.add_argument("--all", action="store_true", help="then run every other benchmark")
-    parser.add_argument("--only", help="run only these other benchmarks (comma list)")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__)
+    cli.add_argument("--corpora", default="seeds,cr,generated")
+    cli.add_argument("--rulings", type=int, default=100_000)
+    cli.add_argument("--seed", type=int, default=7)
+    cli.add_argument("--profile", default="generated", help="corpora to profile (comma list)")
+    cli.add_argument("--engine-corpora", default="seeds,cr", help="corpora run on both engines")
+    cli.add_argument("--all", action="store_true", help="then run every other benchmark")
+    cli.add_argument("--only", help="run only these other benchmarks (comma list)")
+    cli.add_argument("--keep", action="store_true", help="keep the temporary folders")
+    cli.add_argument("--worker", help=HIDDEN)
+    args = cli.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(json.loads(args.worker))))
         return 0

@@ -44,20 +44,19 @@ if _started_as_command():
 import click
 
 from . import __version__, console, masters, outputs, pipeline, stages, tables
-from .align.embed import EmbedderError, known_specs
+from .align.embed import EmbedderError, build_embedder, known_specs
 from .cachedir import cache_root
 from .catalogue import TABLE, explanation
 from .check.baseline import BaselineError
 from .engine import ENGINES, build_engine
 from .ingest import InputError
-from .ingest.langid import IDENTIFIERS
+from .ingest.langid import IDENTIFIERS, supported_languages
 from .model import Finding
 from .report import WRITERS
 from .settings import (
     Settings,
     SettingsError,
     validate_codes,
-    validate_embedder,
     validate_engine,
     validate_languages,
 )
@@ -325,7 +324,9 @@ def build_settings(
     validate_engine(engine, scheduler)
     return Settings(
         source_lang=source_lang,
-        languages=validate_languages(languages or DEFAULT_LANGUAGES, source_lang, lang_id),
+        languages=validate_languages(
+            languages or DEFAULT_LANGUAGES, source_lang, lang_id, supported_languages(lang_id)
+        ),
         lang_id=lang_id,
         embedder=validate_embedder(embedder),
         cache_dir=cache_dir,
@@ -339,6 +340,15 @@ def build_settings(
         formats=tuple(formats),
         masters=tuple(spec.strip() for spec in masters),
     )
+
+
+def validate_embedder(spec: str) -> str:
+    """An embedder spec that names a backend that can be built here (no model is loaded)."""
+    try:
+        build_embedder(spec)
+    except EmbedderError as problem:
+        raise SettingsError(f"--embedder: {problem}") from None
+    return spec.strip()
 
 
 def load_resources(settings: Settings) -> stages.Resources:

@@ -85,6 +85,9 @@ class Alignment:
     superseded_by: str | None = None
     """The current English version of the source, when the translation follows an older one
     (it matches the older version better): the translation is outdated."""
+    release: str | None = None
+    """What the current release of a rules document did to this unit's English (``Release``:
+    reworded, removed, new), when the translation follows an older release."""
     better_source: str | None = None
     """Another source unit (of the same card, document or file) that the translation matches
     clearly better than its own: a swapped or misplaced translation."""

@@ -75,12 +75,10 @@ def closest(written: str, codes: list[str], categories: tuple[str, ...] | list[s
 
 
 def validate_languages(
-    languages: tuple[str, ...], source_lang: str, identifier: str
+    languages: tuple[str, ...], source_lang: str, identifier: str, known: frozenset[str]
 ) -> tuple[str, ...]:
-    """Language codes the identifier knows (any case), the source language first."""
-    from .ingest.langid import supported_languages
-
-    known = supported_languages(identifier)
+    """Language codes the identifier knows (any case; ``known``: the codes it can tell
+    apart), the source language first."""
     wanted = tuple(dict.fromkeys(lang.strip().lower() for lang in languages if lang.strip()))
     checks = [("--source-lang", source_lang)] + [("--languages", lang) for lang in wanted]
     for option, lang in checks:
@@ -103,17 +101,6 @@ def _likely(written: str, known: frozenset[str]) -> str:
     common = ("en", "es", "zh", "fr", "de", "it", "pt", "ja", "ko", "ru")
     close = get_close_matches(written, sorted(known), n=3, cutoff=0.5)
     return ", ".join(dict.fromkeys([*close, *(c for c in common if c in known)]).keys()) + " …"
-
-
-def validate_embedder(spec: str) -> str:
-    """An embedder spec that names a backend that can be built here (no model is loaded)."""
-    from .align.embed import EmbedderError, build_embedder
-
-    try:
-        build_embedder(spec)
-    except EmbedderError as problem:
-        raise SettingsError(f"--embedder: {problem}") from None
-    return spec.strip()
 
 
 def validate_engine(engine: str, scheduler: str | None) -> None:

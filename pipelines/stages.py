@@ -9,6 +9,7 @@ per run as ``Resources``.
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -144,11 +145,25 @@ def check_stage(
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
-    """One finding per fingerprint (the same problem found twice says nothing new)."""
+    """One finding per problem and unit (the same problem found twice says nothing new).
+    Two units that read the same (a rule's heading and its line in the contents) can have
+    the same problem: the second one's fingerprint is told apart by its rank."""
     seen: dict[str, Finding] = {}
     for finding in findings:
-        seen.setdefault(finding.fingerprint, finding)
+        first = seen.get(finding.fingerprint)
+        if first is None:
+            seen[finding.fingerprint] = finding
+        elif first.ruling_id != finding.ruling_id or first.line != finding.line:
+            rank = 2
+            while (twin := again(finding.fingerprint, rank)) in seen:
+                rank += 1
+            seen[twin] = replace(finding, fingerprint=twin)
     return list(seen.values())
+
+
+def again(fingerprint: str, rank: int) -> str:
+    """The fingerprint of the ``rank``-th unit with the same problem and text."""
+    return hashlib.sha256(f"{fingerprint}#{rank}".encode()).hexdigest()[:16]
 
 
 def fold(findings: list[Finding]) -> list[Finding]:

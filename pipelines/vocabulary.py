@@ -26,16 +26,12 @@ class Method(StrEnum):
     """The same English ruling on another card."""
     GIVEN = "given"
     """Paired by the input file itself (a bilingual CAT file)."""
-    VERSION = "version"
-    """Paired with an older English version of its source (a previous release)."""
     UNTRANSLATED = "untranslated"
     """A source-language ruling standing in a translation, with the English it copies."""
     NO_SOURCE = "no-source"
     """A translation that matches no English unit."""
     NO_TRANSLATION = "no-translation"
     """An English unit the translation should have and does not."""
-    REMOVED = "removed"
-    """A translation of an English unit that the current release no longer has."""
 
 
 TRANSLATION_METHODS = frozenset(
@@ -46,12 +42,24 @@ TRANSLATION_METHODS = frozenset(
         Method.EMBEDDING,
         Method.TEMPLATE,
         Method.GIVEN,
-        Method.VERSION,
     }
 )
 """Methods that pair a source with its translation (not untranslated, missing or extra)."""
 OWN_SOURCE_METHODS = TRANSLATION_METHODS - {Method.TEMPLATE}
 """Methods that pair a translation with its own document's source, not a look-alike."""
+
+
+class Release(StrEnum):
+    """What the current release of a rules document did to the English a translated unit
+    follows (``alignment.jsonl``'s ``release``; empty when nothing changed)."""
+
+    REWORDED = "reworded"
+    """The English was reworded: the translation is outdated (``superseded_by`` the current
+    unit)."""
+    REMOVED = "removed"
+    """The current release no longer has this English unit: the translation is obsolete."""
+    NEW = "new"
+    """A unit new in the current release, which the translation does not have yet."""
 
 
 class Severity(StrEnum):

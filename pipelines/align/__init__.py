@@ -29,8 +29,9 @@ from .context import (
 from .families import assign_families
 from .given import align_given, has_counterparts
 from .ordered_documents import align_document, shared_keys
+from .releases import Releases, update_to_current
 from .rivals import find_better_sources
-from .versions import Versions
+from .versions import Versions, outdated_not_missing
 
 GROUPS_PER_TASK = 200
 """Cards (or rules documents) per alignment task."""
@@ -74,6 +75,8 @@ def align(
     world = _world(rulings, ctx.vectors, source_lang)
     assign_families(world.ctx, rows, world.versions)
     find_better_sources(world.ctx, rows, world.pool, world.own_by_card)
+    update_to_current(world.ctx, rows, Releases.build(world.ctx))
+    rows = outdated_not_missing(rows)
     _WORLDS.clear()
     rows.sort(key=alignment_order)
     return rows
@@ -183,7 +186,8 @@ def _rules_source(
     rules_sources: dict[str, list[Ruling]],
     has_own: bool = False,
 ) -> str | None:
-    """The English rules document this one translates: by shared rule numbers, else by
+    """The English rules document this one translates: by shared rule numbers (among the
+    releases of the rules, the one of the translation's own date first), else by
     where its texts' nearest English neighbours live, in order. A card document whose card
     has English rulings in the input is card rulings, never rules; a card found only
     from the names a text mentions (a translated rules file mentions Mountain more than any
@@ -194,7 +198,11 @@ def _rules_source(
     if not is_rules and has_own and len(members) < LONG_DOCUMENT:
         return None
     overlap = {doc: shared_keys(source, members) for doc, source in rules_sources.items()}
-    best = max(sorted(overlap), key=lambda d: overlap[d])
+    version = members[0].doc_version
+    best = max(
+        sorted(overlap),
+        key=lambda d: (overlap[d] > 0, rules_sources[d][0].doc_version == version, overlap[d]),
+    )
     if overlap[best]:
         return best
     return _vote(ctx, members, rules_sources)

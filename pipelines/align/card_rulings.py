@@ -9,18 +9,21 @@ assignment makes the pairs 1-1, so near-duplicate rulings cannot swap.
 
 from __future__ import annotations
 
-from collections import Counter
+import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from ..cards import name_key
 from ..model import Alignment, Ruling
-from ..text import template_text
+from ..text import CARD_PLACEHOLDER, plain_quotes, template_text
 from ..text.tokens import tokens
 from ..vocabulary import Method
 from .calibration import calibrated
-from .context import AlignContext
+from .context import AlignContext, is_rules_unit
 from .margin import margin_scores
 from .versions import Versions, shared_words
 
@@ -71,6 +74,8 @@ class SourcePool:
     """The pool rulings (indices into ``rulings``) that carry each distinct text."""
     _neighbours: dict[str, list[int]] = field(default_factory=dict)
     """Prepared nearest pool rulings of target rulings, by target id (best first)."""
+    cards_by_text: dict[str, int] = field(default_factory=dict)
+    """How many cards carry each template text (counted before the de-duplication)."""
 
     @classmethod
     def build(cls, ctx: AlignContext, english: list[Ruling]) -> SourcePool:
@@ -85,7 +90,10 @@ class SourcePool:
         rows = [ctx.row[rulings[group[0]].id] for group in members]
         dim = ctx.vectors.shape[1]
         vectors = ctx.vectors[rows] if rows else np.zeros((0, dim), np.float32)
-        return cls(rulings, vectors, members)
+        cards: dict[str, set[str | None]] = defaultdict(set)
+        for item in english:
+            cards[template_text(item)].add(item.card)
+        return cls(rulings, vectors, members, cards_by_text={t: len(c) for t, c in cards.items()})
 
     def prepare(self, ctx: AlignContext, targets: list[Ruling]) -> None:
         """Find the nearest pool rulings of many targets at once: one large matrix product
@@ -106,12 +114,18 @@ class SourcePool:
 
     def cards_with_text_of(self, ruling: Ruling) -> int:
         """How many cards carry this ruling's text (a shared ruling, or one card's own)."""
-        if not hasattr(self, "_cards_by_text"):
-            counts: dict[str, set[str | None]] = {}
-            for item in self.rulings:
-                counts.setdefault(template_text(item), set()).add(item.card)
-            self._cards_by_text = {text: len(cards) for text, cards in counts.items()}
-        return self._cards_by_text.get(template_text(ruling), 0)
+        return self.cards_by_text.get(template_text(ruling), 0)
+
+    def with_reminder(self, ruling: Ruling) -> list[Ruling]:
+        """The pool's lines that are this line with reminder text: "Flash (You may cast
+        this spell any time you could cast an instant.)" for a bare "Flash"."""
+        if not hasattr(self, "_by_head"):
+            by_head: dict[str, list[int]] = defaultdict(list)
+            for index, item in enumerate(self.rulings):
+                if REMINDER_TEXT.search(item.text):
+                    by_head[head_template(item)].append(index)
+            self._by_head = dict(by_head)
+        return [self.rulings[i] for i in self._by_head.get(head_template(ruling), [])]
 
     def _expand(self, texts) -> list[int]:
         return [index for text in texts for index in self.members[text]]
@@ -151,6 +165,7 @@ def align_card_document(
     group = members[0].card or members[0].doc
     targets = [r for r in members if ctx.is_target(r)]
     strays = [r for r in members if ctx.is_stray(r)]
+    own_sources = _same_face(members, own_sources)
     rows = [_untranslated(ctx, stray, own_sources, pool, lang, group) for stray in strays]
     current = _with_newer_versions(ctx, own_sources, pool, versions, {members[0].doc})
     rows.extend(_pairs(ctx, targets, current, pool, lang, group, embedder))
@@ -160,11 +175,49 @@ def align_card_document(
         for target in targets
         if target.id not in paired
     )
+    expected = _faces_translated(members, own_sources, rows)
     rows.extend(
         Alignment(source.id, None, lang, 0.0, "no-translation", None, group)
-        for source in _missing(ctx, rows, strays, own_sources, versions)
+        for source in _missing(ctx, rows, strays, expected, versions)
     )
     return rows
+
+
+FACES = " // "
+
+
+def _faces(card: str | None) -> set[str]:
+    return {name_key(face) for face in card.split(FACES)} if card and FACES in card else set()
+
+
+def _same_face(members: list[Ruling], own: list[Ruling]) -> list[Ruling]:
+    """A split card's English may come one document per face (Dead, Gone): a translated
+    document titled with one face's name is that face's, and is aligned with that face's
+    English (and with English documents of the whole card), not with the other face's."""
+    faces = _faces(members[0].card)
+    title = name_key(members[0].doc_title or "")
+    if title not in faces:
+        return own
+    kept = []
+    for source in own:
+        face = name_key(source.doc_title or "")
+        if face == title or face not in faces:
+            kept.append(source)
+    return kept
+
+
+def _faces_translated(
+    members: list[Ruling], own: list[Ruling], rows: list[Alignment]
+) -> list[Ruling]:
+    """The English a document should have: all of its card's, but for a split card whose
+    English comes one document per face, only the faces the document translates (the
+    documents its units were paired with), when its title does not say which face it is."""
+    docs = {s.doc for s in own}
+    if not _faces(members[0].card) or len(docs) < 2:
+        return own
+    doc_of = {s.id: s.doc for s in own}
+    touched = {doc_of[row.source_id] for row in rows if row.source_id in doc_of}
+    return [s for s in own if s.doc in touched] if touched else own
 
 
 VERSION_NEIGHBOURS = 5
@@ -212,6 +265,8 @@ def _pairs(
     if not targets:
         return []
     own_rows = _assign(ctx, targets, own_sources, set(), lang, group, embedder, own_first=True)
+    own_rows += _in_order(ctx, targets, own_sources, own_rows, lang, group, embedder)
+    own_rows = [_with_reminder(ctx, row, pool, embedder) for row in own_rows]
     paired = {row.target_id for row in own_rows}
     used = {row.source_id for row in own_rows}
     rest = [t for t in targets if t.id not in paired]
@@ -223,6 +278,99 @@ def _pairs(
     own = {r.id for r in own_sources}
     rows = own_rows + _assign(ctx, rest, candidates, own, lang, group, embedder)
     return rows + _by_elimination(ctx, targets, own_sources, rows, lang, group, embedder)
+
+
+def _is_card_text(ruling: Ruling) -> bool:
+    """A line of a card's text: about a card, undated, not rules text."""
+    return bool(ruling.card) and not ruling.date and not is_rules_unit(ruling)
+
+
+def _with_reminder(ctx: AlignContext, row: Alignment, pool: SourcePool, embedder: str) -> Alignment:
+    """A translated keyword line with reminder text ("Destello (Puedes jugar este hechizo…)")
+    paired with its card's bare English line ("Flash") is compared with the same line with
+    its reminder text, from another card ("Flash (You may cast this spell…)"): the reminder
+    is checked too, and the bare line counts as translated."""
+    source, target = ctx.rulings[ctx.row[row.source_id]], ctx.rulings[ctx.row[row.target_id]]
+    if REMINDER_TEXT.search(source.text) or not REMINDER_TEXT.search(target.text):
+        return row
+    found = [r for r in pool.with_reminder(source) if r.doc != target.doc]
+    if not found:
+        return row
+    similarity = ctx.matrix(found, [target])[:, 0]
+    best = int(np.argmax(similarity))
+    if float(similarity[best]) <= (row.similarity or 0.0):
+        return row
+    value = float(similarity[best])
+    return Alignment(
+        source_id=found[best].id,
+        target_id=target.id,
+        lang=row.lang,
+        score=calibrated(value, 0.0, Method.TEMPLATE, embedder),
+        method=str(Method.TEMPLATE),
+        similarity=round(value, 4),
+        group=row.group,
+    )
+
+
+def _in_order(
+    ctx: AlignContext,
+    targets: list[Ruling],
+    own_sources: list[Ruling],
+    rows: list[Alignment],
+    lang: str | None,
+    group: str,
+    embedder: str,
+) -> list[Alignment]:
+    """A card's text lines left over between the pairs already made, as many translated
+    lines as English ones in the same stretch of both documents: each other's, in order.
+
+    A printed card and its Oracle text list the same abilities in the same order, but a
+    keyword line embeds poorly against its translation when one side has reminder text and
+    the other does not ("Flash" and "Destello (Puedes jugar este hechizo…)": 0.11; "Swampwalk
+    (…)" and "Cruza pantanos.": 0.07), and the reminder text makes it look like another
+    card's line of the same keyword. Only card text (undated lines) of one English
+    document is paired this way; the pairs already made must keep the order of both."""
+    if not targets or not own_sources or len({s.doc for s in own_sources}) != 1:
+        return []
+    if not all(_is_card_text(r) for r in [*targets, *own_sources]):
+        return []
+    by_id = {r.id: r for r in [*targets, *own_sources]}
+    made = sorted(
+        (by_id[row.source_id].position, by_id[row.target_id].position)
+        for row in rows
+        if row.source_id in by_id and row.target_id in by_id
+    )
+    if any(b[1] <= a[1] for a, b in pairwise(made)):
+        return []
+    paired = {row.target_id for row in rows} | {row.source_id for row in rows}
+    bounds = [(-1, -1), *made, (float("inf"), float("inf"))]
+    found = []
+    for (s_low, t_low), (s_high, t_high) in pairwise(bounds):
+        sources = sorted(
+            (s for s in own_sources if s.id not in paired and s_low < s.position < s_high),
+            key=lambda r: r.position,
+        )
+        gap = sorted(
+            (t for t in targets if t.id not in paired and t_low < t.position < t_high),
+            key=lambda r: r.position,
+        )
+        if sources and len(sources) == len(gap):
+            found.extend(zip(sources, gap, strict=True))
+    if not found:
+        return []
+    similarity = ctx.matrix([s for s, _ in found], [t for _, t in found])
+    return [
+        Alignment(
+            source_id=source.id,
+            target_id=target.id,
+            lang=lang,
+            score=calibrated(float(similarity[k, k]), 0.0, Method.ORDER, embedder),
+            method=str(Method.ORDER),
+            similarity=round(float(similarity[k, k]), 4),
+            group=group,
+        )
+        for k, (source, target) in enumerate(found)
+    ]
 
 
 def _by_elimination(
@@ -300,7 +448,7 @@ def _assign(
         mutual = (
             own_first
             and (
-                min(len(source.text), len(target.text)) <= SHORT_TEXT_CHARS
+                min(len(_head(source.text)), len(_head(target.text))) <= SHORT_TEXT_CHARS
                 or symbols[i, j] >= SAME_SYMBOLS_TELL
             )
             and similarity[i, j] >= OWN_MIN_SIMILARITY
@@ -321,6 +469,24 @@ def _assign(
             )
         )
     return rows
+
+
+REMINDER = re.compile(r"\s*[(（].*$")
+REMINDER_TEXT = re.compile(r"\s*[(（][^()（）]*[)）]")
+"""Reminder text: a parenthesised explanation of a keyword on a card's text line."""
+
+
+def _head(text: str) -> str:
+    """A text line without its reminder text: "Destello" of "Destello (Puedes jugar…)"."""
+    return REMINDER.sub("", text)
+
+
+def head_template(ruling: Ruling) -> str:
+    """A line's template text without its reminder text ("flash" for "Flash (You may…)")."""
+    text = REMINDER_TEXT.sub("", ruling.text).strip()
+    if ruling.card:
+        text = text.replace(ruling.card, CARD_PLACEHOLDER)
+    return plain_quotes(text).casefold()
 
 
 def _same_symbols(sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
@@ -366,7 +532,7 @@ def _missing(
     """The card's English rulings the document has in no form: not translated, not left in
     English, not replaced by a newer version of the same ruling."""
     present = [ctx.rulings[ctx.row[row.source_id]] for row in rows if row.source_id] + strays
-    covered = {template_text(r) for r in present}
+    covered = {template_text(r) for r in present} | {head_template(r) for r in present}
     return [
         source
         for source in own_sources

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,43 @@ def is_translation_document(ruling: Ruling) -> bool:
     return ruling.doc_kind == DocKind.TRANSLATION
 
 
+SMALL_PRODUCT = 1_000_000
+"""OpenBLAS multiplies small matrices (rows x columns x dimensions at most 10^6) with
+kernels of their own, and a single row with a matrix-vector kernel: they sum in another
+order than the general kernel, so their last bit differs from the same cells of a larger
+product. A block of similarities is computed at least this large (padded with zero
+vectors), so that every cell has the bits it has in the whole matrix, however the matrix
+is cut into blocks."""
+
+
+def similarity_block(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Cosine similarities of two sets of unit vectors (rows of ``left`` x rows of
+    ``right``), rounded as ``AlignContext.matrix`` rounds them and, for a block of a larger
+    matrix, bit for bit the cells of that matrix (see SMALL_PRODUCT)."""
+    rows, columns = len(left), len(right)
+    if not rows or not columns:
+        return np.zeros((rows, columns), dtype=np.float32)
+    dimensions = max(1, left.shape[1])
+    if rows < 2 or columns < 2:
+        left, right = _padded(left, 2), _padded(right, 2)
+    if len(left) * len(right) * dimensions <= SMALL_PRODUCT:
+        side = math.isqrt(SMALL_PRODUCT // dimensions) + 2
+        left, right = _padded(left, side), _padded(right, side)
+    block = left @ right.T
+    if block.shape != (rows, columns):
+        block = np.ascontiguousarray(block[:rows, :columns])
+    np.clip(block, -1.0, 1.0, out=block)
+    return np.round(block, SIMILARITY_DECIMALS, out=block)
+
+
+def _padded(vectors: np.ndarray, rows: int) -> np.ndarray:
+    if len(vectors) >= rows:
+        return vectors
+    padded = np.zeros((rows, vectors.shape[1]), dtype=vectors.dtype)
+    padded[: len(vectors)] = vectors
+    return padded
+
+
 @dataclass
 class AlignContext:
     rulings: list[Ruling]
@@ -54,9 +92,13 @@ class AlignContext:
         """Cosine similarities, sources as rows and targets as columns."""
         if not sources or not targets:
             return np.zeros((len(sources), len(targets)), dtype=np.float32)
-        left = self.vectors[[self.row[r.id] for r in sources]]
-        right = self.vectors[[self.row[r.id] for r in targets]]
+        left = self.vectors_of(sources)
+        right = self.vectors_of(targets)
         return np.round(np.clip(left @ right.T, -1.0, 1.0), SIMILARITY_DECIMALS)
+
+    def vectors_of(self, rulings: list[Ruling]) -> np.ndarray:
+        """The rulings' embeddings, one row each, in their order."""
+        return self.vectors[[self.row[r.id] for r in rulings]]
 
     @cached_property
     def documents(self) -> dict[str, list[Ruling]]:

@@ -2,11 +2,26 @@
 
 As in bitext mining (Artetxe & Schwenk, 2019): near-duplicate rulings all look similar to a
 translation, but only the true source stands out from the translation's other neighbours.
+
+Two ways to hold the scores of a document pair, with the same numbers bit for bit:
+``MatrixScores`` keeps the whole similarity matrix (a pair of ordinary size);
+``BlockScores`` keeps only each unit's neighbourhood and nearest unit, found by one pass over
+blocks of rows of the matrix, and computes any other similarity from the embeddings when it
+is asked for, a rectangle at a time (a long document: memory linear in its length, time in
+its length times the other's for that one pass). Both answer the same questions
+(``Scores``).
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
+from dataclasses import dataclass
+from typing import Protocol
+
 import numpy as np
+
+from .context import similarity_block
 
 NEIGHBOURS = 4
 
@@ -28,4 +43,277 @@ def margin_scores(similarity: np.ndarray, k: int = NEIGHBOURS) -> np.ndarray:
         return similarity.copy()
     rows = neighbourhood(similarity, axis=1, k=k)
     cols = neighbourhood(similarity, axis=0, k=k)
+    return _margins(similarity, rows, cols)
+
+
+def _margins(similarity: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The margins of a rectangle, given its rows' and columns' neighbourhoods (the same
+    float32 operations, cell by cell, whatever the rectangle's size)."""
     return similarity - (rows[:, None] + cols[None, :]) / 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Tile:
+    """Similarities and margins of a rectangle of the matrix: sources s0..s0 + rows - 1,
+    targets t0..t0 + columns - 1."""
+
+    s0: int
+    t0: int
+    similarity: np.ndarray
+    margin: np.ndarray
+
+
+class Scores(Protocol):
+    """Similarities and margins of sources (rows) x targets (columns)."""
+
+    shape: tuple[int, int]
+    tile_cells: float
+    """How large a rectangle to ask for at once (cells)."""
+
+    def similarity(self, s0: int, s1: int, t0: int, t1: int) -> np.ndarray:
+        """Similarities of sources s0..s1-1 x targets t0..t1-1."""
+
+    def tile(self, s0: int, s1: int, t0: int, t1: int) -> Tile:
+        """Similarities and margins of sources s0..s1-1 x targets t0..t1-1."""
+
+    def values(self, sources: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Similarity and margin of each pair (sources[i], targets[i])."""
+
+    def best(self, s0: int, s1: int, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
+        """In the rectangle: each row's best column and each column's best row (the first
+        of equals, as ``argmax``), counted from the rectangle's corner."""
+
+    def best_among(self, sources: list[int], targets: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """``best`` in the rows ``sources`` x the columns ``targets``, positions in them."""
+
+    def nearest(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each source's best target and each target's best source in the whole matrix."""
+
+
+class MatrixScores:
+    """The whole matrix and its margins (``margin_scores``) in memory."""
+
+    tile_cells = float("inf")
+
+    def __init__(self, similarity: np.ndarray):
+        self.matrix = similarity
+        self.margin = margin_scores(similarity)
+        self.shape = similarity.shape
+
+    def similarity(self, s0: int, s1: int, t0: int, t1: int) -> np.ndarray:
+        return self.matrix[s0:s1, t0:t1]
+
+    def tile(self, s0: int, s1: int, t0: int, t1: int) -> Tile:
+        return Tile(s0, t0, self.matrix[s0:s1, t0:t1], self.margin[s0:s1, t0:t1])
+
+    def values(self, sources: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.matrix[sources, targets], self.margin[sources, targets]
+
+    def best(self, s0: int, s1: int, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
+        sub = self.matrix[s0:s1, t0:t1]
+        return sub.argmax(axis=1), sub.argmax(axis=0)
+
+    def best_among(self, sources: list[int], targets: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        block = self.matrix[np.ix_(sources, targets)]
+        return block.argmax(axis=1), block.argmax(axis=0)
+
+    def nearest(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.matrix.argmax(axis=1), self.matrix.argmax(axis=0)
+
+
+PASS_CELLS = 8_000_000
+"""Cells of similarity computed at once by BlockScores' passes (32 MB a block)."""
+TILE_CELLS = 4_000_000
+"""Cells of a rectangle asked of BlockScores at once where the asker may choose (the
+dynamic programme's small gaps, a chunk of points)."""
+
+
+class BlockScores:
+    """Scores computed from the unit vectors, a block at a time: never the whole matrix.
+
+    One pass over blocks of rows (sources x all targets) finds what needs a whole row or
+    a whole column: each row's neighbourhood (``neighbourhood`` on its whole row) and best
+    target; each column's best source (the first of equals) and highest similarities. A
+    column's neighbourhood is the float32 mean of those highest similarities in decreasing
+    order, which is what ``neighbourhood`` along axis 0 computes where numpy's partition
+    leaves them sorted (``sorted_selection``); elsewhere a second pass multiplies blocks of
+    targets by all sources (a column of the matrix is a row of the transposed product, the
+    same bits) and calls ``neighbourhood`` on whole columns. Either way the margins are bit
+    for bit those of ``margin_scores`` on the whole matrix.
+    """
+
+    def __init__(
+        self,
+        left: np.ndarray,
+        right: np.ndarray,
+        pass_cells: int = PASS_CELLS,
+        tile_cells: int = TILE_CELLS,
+    ):
+        self.left = np.ascontiguousarray(left, dtype=np.float32)
+        self.right = np.ascontiguousarray(right, dtype=np.float32)
+        self.shape = (len(self.left), len(self.right))
+        self.pass_cells = pass_cells
+        self.tile_cells = tile_cells
+        self._scan()
+
+    def _scan(self) -> None:
+        n, m = self.shape
+        self.row_neighbourhood = np.zeros(n, dtype=np.float32)
+        self.row_best = np.zeros(n, dtype=np.intp)
+        self.column_neighbourhood = np.zeros(m, dtype=np.float32)
+        self.column_best = np.zeros(m, dtype=np.intp)
+        if not n or not m:
+            return
+        keep_top = n >= NEIGHBOURS and sorted_selection()
+        column_top = np.full((m, NEIGHBOURS), -np.inf, dtype=np.float32)
+        column_least = column_top[:, 0].copy()  # the lowest of each column's highest values
+        column_max = np.full(m, -np.inf, dtype=np.float32)
+        for start, stop in _blocks(n, m, self.pass_cells):
+            block = similarity_block(self.left[start:stop], self.right)
+            self.row_best[start:stop] = block.argmax(axis=1)
+            self.row_neighbourhood[start:stop] = _row_neighbourhood(block)
+            # Columns change only where this block beats what they have: after the first
+            # blocks, few do (a unit's nearest neighbours are few), and only they are read.
+            highest = block.max(axis=0)
+            higher = np.flatnonzero(highest > column_max)
+            if len(higher):
+                column_max[higher] = highest[higher]
+                self.column_best[higher] = block[:, higher].argmax(axis=0) + start
+            if keep_top:
+                changed = np.flatnonzero(highest > column_least)
+                if len(changed):
+                    candidates = np.concatenate([column_top[changed], block[:, changed].T], axis=1)
+                    cut = candidates.shape[1] - NEIGHBOURS
+                    candidates.partition(cut, axis=1)
+                    column_top[changed] = candidates[:, cut:]
+                    column_least[changed] = candidates[:, cut:].min(axis=1)
+        if keep_top:
+            self.column_neighbourhood = _decreasing_mean(column_top)
+        else:
+            self._column_pass()
+
+    def _column_pass(self) -> None:
+        """Each column's neighbourhood from whole columns (rows of targets x sources)."""
+        n, m = self.shape
+        k = min(NEIGHBOURS, n)
+        for start, stop in _blocks(m, n, self.pass_cells):
+            block = similarity_block(self.right[start:stop], self.left)
+            top = -np.partition(-block, k - 1, axis=1)
+            # the layout of neighbourhood(..., axis=0): k rows of columns, summed row by row
+            self.column_neighbourhood[start:stop] = np.ascontiguousarray(top[:, :k].T).mean(axis=0)
+
+    def similarity(self, s0: int, s1: int, t0: int, t1: int) -> np.ndarray:
+        return similarity_block(self.left[s0:s1], self.right[t0:t1])
+
+    def tile(self, s0: int, s1: int, t0: int, t1: int) -> Tile:
+        similarity = self.similarity(s0, s1, t0, t1)
+        margin = _margins(
+            similarity, self.row_neighbourhood[s0:s1], self.column_neighbourhood[t0:t1]
+        )
+        return Tile(s0, t0, similarity, margin)
+
+    def values(self, sources: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        sources = np.asarray(sources, dtype=np.intp)
+        targets = np.asarray(targets, dtype=np.intp)
+        similarity = np.zeros(len(sources), dtype=np.float32)
+        for chunk in _point_chunks(sources, targets, self.tile_cells):
+            s, t = sources[chunk], targets[chunk]
+            s0, t0 = int(s.min()), int(t.min())
+            block = self.similarity(s0, int(s.max()) + 1, t0, int(t.max()) + 1)
+            similarity[chunk] = block[s - s0, t - t0]
+        rows, columns = self.row_neighbourhood[sources], self.column_neighbourhood[targets]
+        return similarity, similarity - (rows + columns) / 2.0
+
+    def best(self, s0: int, s1: int, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
+        n, m = self.shape
+        if (s0, s1, t0, t1) == (0, n, 0, m):
+            return self.nearest()
+        return self._best(self.left[s0:s1], self.right[t0:t1])
+
+    def best_among(self, sources: list[int], targets: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        return self._best(self.left[sources], self.right[targets])
+
+    def _best(self, left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """argmax along both axes of left x right, by blocks of rows: a column's best is
+        replaced only by a strictly higher similarity further down (the first of equals)."""
+        row_best = np.zeros(len(left), dtype=np.intp)
+        column_best = np.zeros(len(right), dtype=np.intp)
+        column_max = np.full(len(right), -np.inf, dtype=np.float32)
+        for start, stop in _blocks(len(left), len(right), self.pass_cells):
+            block = similarity_block(left[start:stop], right)
+            row_best[start:stop] = block.argmax(axis=1)
+            highest = block.max(axis=0)
+            higher = np.flatnonzero(highest > column_max)
+            column_max[higher] = highest[higher]
+            column_best[higher] = block[:, higher].argmax(axis=0) + start
+        return row_best, column_best
+
+    def nearest(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.row_best, self.column_best
+
+
+def _row_neighbourhood(block: np.ndarray) -> np.ndarray:
+    """``neighbourhood(block, axis=1)`` with two passes over the block fewer: the same
+    partition of the same values, the same mean of a view of the same layout."""
+    k = min(NEIGHBOURS, block.shape[1])
+    negated = np.negative(block)
+    negated.partition(k - 1, axis=1)
+    top = negated[:, :k]
+    np.negative(top, out=top)
+    return top.mean(axis=1)
+
+
+def _decreasing_mean(top: np.ndarray) -> np.ndarray:
+    """Mean of each row's values taken from the highest down, summed one by one in float32
+    (rows of NEIGHBOURS values, in any order)."""
+    ordered = -np.sort(-top, axis=1)
+    total = ordered[:, 0].copy()
+    for i in range(1, ordered.shape[1]):
+        total += ordered[:, i]
+    return total / ordered.shape[1]
+
+
+@functools.cache
+def sorted_selection() -> bool:
+    """Whether ``neighbourhood`` along axis 0 is ``_decreasing_mean`` of each column's
+    highest values: numpy's partition leaves the k lowest values first and in order (on
+    x86 it calls x86-simd-sort's quickselect, which sorts the small range it ends in) and
+    ``mean`` adds the k rows one after the other. Tried on random similarities with ties,
+    where another order of the sum would change most columns' last bit."""
+    rng = np.random.default_rng(14)
+    sample = np.round(rng.uniform(-1.0, 1.0, (3000, 256)).astype(np.float32), 5)
+    sample[::9] = sample[4]
+    expected = neighbourhood(sample, axis=0)
+    top = -np.partition(-sample.T, NEIGHBOURS - 1, axis=1)[:, :NEIGHBOURS]
+    return bool(np.array_equal(expected, _decreasing_mean(top)))
+
+
+def _blocks(rows: int, columns: int, cells: int) -> list[tuple[int, int]]:
+    """Row ranges of about ``cells`` cells, none of a single row unless there is one."""
+    size = max(2, cells // max(1, columns))
+    bounds = [*range(0, rows, size), rows]
+    if len(bounds) > 2 and bounds[-1] - bounds[-2] < 2:
+        del bounds[-2]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def _point_chunks(sources: np.ndarray, targets: np.ndarray, cells: float) -> list[np.ndarray]:
+    """Indices of the points in groups whose bounding rectangle stays under ``cells``
+    (points taken by source, so that pairs along a diagonal share rectangles)."""
+    order = np.lexsort((targets, sources))
+    chunks, current = [], []
+    s_low = t_low = t_high = 0
+    for index in order.tolist():
+        s, t = int(sources[index]), int(targets[index])
+        if current:
+            low, high = min(t_low, t), max(t_high, t)
+            if (s - s_low + 1) * (high - low + 1) <= cells:
+                current.append(index)
+                t_low, t_high = low, high
+                continue
+            chunks.append(np.array(current, dtype=np.intp))
+        current = [index]
+        s_low, t_low, t_high = s, t, t
+    if current:
+        chunks.append(np.array(current, dtype=np.intp))
+    return chunks

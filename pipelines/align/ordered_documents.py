@@ -13,6 +13,7 @@ from collections import Counter
 from ..model import Alignment, Ruling
 from .calibration import calibrated
 from .context import AlignContext
+from .margin import BlockScores, MatrixScores, Scores
 from .sequence import Pair, align_ordered
 
 METHODS = {
@@ -56,8 +57,11 @@ def align_document(
     fixed = [
         (source_keys[k], target_keys[k]) for k in sorted(source_keys.keys() & target_keys.keys())
     ]
-    similarity = ctx.matrix(source, target)
-    pairs = in_sequence(align_ordered(similarity, fixed))
+    scores = document_scores(ctx, source, target)
+    versions = {source[0].doc_version, target[0].doc_version}
+    if None not in versions and len(versions) > 1:
+        fixed = same_text_keys(scores, fixed)
+    pairs = in_sequence(align_ordered(scores, fixed))
     rows = []
     paired_sources, paired_targets = set(), set()
     for pair in pairs:
@@ -85,6 +89,69 @@ def align_document(
         if position not in paired_targets
     )
     return rows
+
+
+KEY_MIN_SIMILARITY = 0.5
+KEY_NEIGHBOURS = 12
+"""Between releases rule numbers move (the 2023 rules renumbered 210-211 and all of 712-714):
+a translation of another release than its source keeps a rule-number pair only when it
+looks like the same text, at least this similar and the closest of the units this near on
+both sides; the other units are paired by order and similarity."""
+
+
+def _same_text(similarity, s: int, t: int) -> bool:
+    value = similarity[s, t]
+    rows = similarity[max(0, s - KEY_NEIGHBOURS) : s + KEY_NEIGHBOURS + 1, t]
+    columns = similarity[s, max(0, t - KEY_NEIGHBOURS) : t + KEY_NEIGHBOURS + 1]
+    return value >= KEY_MIN_SIMILARITY and value >= rows.max() and value >= columns.max()
+
+
+def same_text_keys(scores: Scores, fixed: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The rule-number pairs that pass ``_same_text``, each read in a rectangle of the
+    similarities around it: pairs taken by source, as many in one rectangle as
+    ``scores.tile_cells`` allows (a rectangle starting KEY_NEIGHBOURS before the first, or
+    at 0, gives ``_same_text`` the same slices as the whole matrix)."""
+    n_source, n_target = scores.shape
+    kept: set[tuple[int, int]] = set()
+    run: list[tuple[int, int]] = []
+    box = (0, 0, 0, 0)  # the rectangle of the run's neighbourhoods
+
+    def widened(s: int, t: int) -> tuple[int, int, int, int]:
+        low = (max(0, s - KEY_NEIGHBOURS), max(0, t - KEY_NEIGHBOURS))
+        high = (min(n_source, s + KEY_NEIGHBOURS + 1), min(n_target, t + KEY_NEIGHBOURS + 1))
+        if not run:
+            return low[0], high[0], low[1], high[1]
+        return min(box[0], low[0]), max(box[1], high[0]), min(box[2], low[1]), max(box[3], high[1])
+
+    def flush() -> None:
+        s0, s1, t0, t1 = box
+        similarity = scores.similarity(s0, s1, t0, t1)
+        kept.update((s, t) for s, t in run if _same_text(similarity, s - s0, t - t0))
+        run.clear()
+
+    for s, t in sorted(set(fixed)):
+        bigger = widened(s, t)
+        if run and (bigger[1] - bigger[0]) * (bigger[3] - bigger[2]) > scores.tile_cells:
+            flush()
+            bigger = widened(s, t)
+        run.append((s, t))
+        box = bigger
+    if run:
+        flush()
+    return [pair for pair in fixed if pair in kept]
+
+
+FULL_MATRIX_CELLS = 25_000_000
+"""A document pair up to this many cells (the Comprehensive Rules are 4,150 x 4,150 units,
+17 million) is aligned on its whole similarity matrix (about 20 bytes a cell at the peak,
+with its margins); a longer one on blocks of it (BlockScores: memory linear in its length,
+the same alignment)."""
+
+
+def document_scores(ctx: AlignContext, source: list[Ruling], target: list[Ruling]) -> Scores:
+    if len(source) * len(target) <= FULL_MATRIX_CELLS:
+        return MatrixScores(ctx.matrix(source, target))
+    return BlockScores(ctx.vectors_of(source), ctx.vectors_of(target))
 
 
 MAX_JUMP = 30

@@ -8,7 +8,8 @@ compares its own source with its rivals, the sources it could belong to instead:
 units of its card (and the nearest rulings of other cards), or the units of its rules
 document or file near its source (as in bitext mining, a rival must stand out by a margin).
 The best rival that beats the pair's own similarity by ``MARGIN`` is recorded on the row
-(``better_source``); a translation with no pair gets one when a rival matches it well.
+(``better_source``); a translation with no pair gets one when a rival matches it well. A
+rival that says what the own source says (a rule restated in another section) is none.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..model import Alignment, Ruling
 from ..vocabulary import TRANSLATION_METHODS, Method
-from .card_rulings import SourcePool
+from .card_rulings import SourcePool, head_template
 from .context import AlignContext, is_rules_unit
 
 MARGIN = 0.12
@@ -27,6 +28,10 @@ MIN_RIVAL_SIMILARITY = 0.55
 UNPAIRED_MIN_SIMILARITY = 0.60
 """A translation with no source is another unit's translation when close to it (and a copy
 of a paired translation of its document always is)."""
+SAME_MEANING = 0.85
+"""A rival this close to the translation's own source says the same thing ("Damage dealt to
+a battle causes…" in 120.3h, "…results in…" in 310.6): the translation cannot belong to it
+more than to its own source."""
 WINDOW = 8
 """Units of an ordered document on each side of the pair's source that are rivals."""
 TEMPLATE_RIVALS = 3
@@ -63,7 +68,13 @@ def find_better_sources(
         if (
             copied is not None
             and copied is not row
-            and (own is None or _fits_worse(ctx, target, own, by_id[copied.source_id]))
+            and (
+                own is None
+                or (
+                    _fits_worse(ctx, target, own, by_id[copied.source_id])
+                    and float(ctx.matrix([own], [by_id[copied.source_id]])[0, 0]) < SAME_MEANING
+                )
+            )
         ):
             row.better_source = copied.source_id
             row.better_similarity = copied.similarity
@@ -74,6 +85,9 @@ def find_better_sources(
             continue
         rivals = _rivals(ctx, target, own, row, by_id, sources_of_doc, position, pool, own_by_card)
         rivals = [r for r in rivals if own is None or r.id != own.id]
+        if own is not None and rivals:
+            same = ctx.matrix(rivals, [own])[:, 0]
+            rivals = [r for r, value in zip(rivals, same, strict=True) if value < SAME_MEANING]
         if not rivals:
             continue
         similarity = ctx.matrix(rivals, [target])[:, 0]
@@ -108,13 +122,17 @@ def _another_cards_own_text(
 ) -> bool:
     """A translation in a card's document paired, as a template, with a text that only one
     other card has (not a ruling shared by many cards, such as the suspend rulings), while
-    the card's own English is in the input: a line pasted from the other card."""
+    the card's own English is in the input: a line pasted from the other card. Not when the
+    text is one of the card's own lines with reminder text ("Flash (You may cast…)" for the
+    card's bare "Flash"): that is the card's own line."""
+    own = own_by_card.get(target.card or "", [])
     return (
         row.method == Method.TEMPLATE
         and bool(target.card)
-        and bool(own_by_card.get(target.card))
+        and bool(own)
         and source.card not in (None, target.card)
         and pool.cards_with_text_of(source) == 1
+        and head_template(source) not in {head_template(r) for r in own}
     )
 
 

@@ -13,6 +13,12 @@ confident pair (the Chinese "Scheme" rules read as "Conspiracy") would cut the d
 there and cost a dozen pairs, where the programme weighs it against the units it would
 leave out. They only cut gaps too large for the programme (MAX_GAP_CELLS). Each row of the
 programme is vectorised: the whole Comprehensive Rules (4,000 x 4,000 units) take a second.
+
+The scores come from a ``Scores`` (margin.py): the whole matrix for a pair of ordinary size,
+or blocks computed on demand for a long document. Every step asks only for the rectangles
+it reads (the gaps between fixed pairs, consecutive small gaps sharing one rectangle), so
+that a long document whose rule numbers fix most pairs costs memory in its length; the
+answers are the same either way.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .margin import margin_scores
+from .margin import MatrixScores, Scores, Tile
 
 ANCHOR_MIN_SIMILARITY = 0.35
 ANCHOR_MIN_MARGIN = 0.04
@@ -52,49 +58,67 @@ class Pair:
     nearest neighbour cutting a gap too large for it) or "reorder" (paired out of order)."""
 
 
-def align_ordered(similarity: np.ndarray, fixed: list[tuple[int, int]] | None = None) -> list[Pair]:
+def align_ordered(
+    similarity: np.ndarray | Scores, fixed: list[tuple[int, int]] | None = None
+) -> list[Pair]:
     """1-1 pairs (in order, but for swaps and reorders) between sources (rows) and targets
-    (columns); ``fixed`` are pairs known by their rule numbers."""
-    n_source, n_target = similarity.shape
+    (columns) of a similarity matrix or of ``Scores``; ``fixed`` are pairs known by their
+    rule numbers."""
+    scores = MatrixScores(similarity) if isinstance(similarity, np.ndarray) else similarity
+    n_source, n_target = scores.shape
     if not n_source or not n_target:
         return []
-    margin = margin_scores(similarity)
     keys = sorted(set(fixed or []))
     chain = _weighted_chain(keys, [1] * len(keys)) if keys else []
-    pairs = [Pair(s, t, float(similarity[s, t]), float(margin[s, t]), "key") for s, t in chain]
+    pairs = _pairs(scores, chain, "key")
     bounds = [(-1, -1), *chain, (n_source, n_target)]
-    for (s0, t0), (s1, t1) in itertools.pairwise(bounds):
-        pairs.extend(_fill_gap(similarity, margin, s0 + 1, s1, t0 + 1, t1))
-    pairs.extend(_reordered(similarity, margin, pairs))
+    gaps = [(s0 + 1, s1, t0 + 1, t1) for (s0, t0), (s1, t1) in itertools.pairwise(bounds)]
+    pairs.extend(_fill_gaps(scores, gaps))
+    pairs.extend(_reordered(scores, pairs))
     return sorted(pairs, key=lambda p: (p.source, p.target))
 
 
-def _reordered(similarity: np.ndarray, margin: np.ndarray, pairs: list[Pair]) -> list[Pair]:
+def _pairs(scores: Scores, points: list[tuple[int, int]], how: str) -> list[Pair]:
+    if not points:
+        return []
+    sources = np.array([s for s, _ in points], dtype=np.intp)
+    targets = np.array([t for _, t in points], dtype=np.intp)
+    similarity, margin = scores.values(sources, targets)
+    return [
+        Pair(s, t, float(similarity[i]), float(margin[i]), how) for i, (s, t) in enumerate(points)
+    ]
+
+
+def _reordered(scores: Scores, pairs: list[Pair]) -> list[Pair]:
     """Units the order left apart but that clearly translate each other (entries moved in
     the translation, such as a glossary sorted differently): mutual best among leftovers,
     close enough, and standing out from their neighbours or the best of the whole document
     (three glossary entries about one mechanic stand out little from each other)."""
-    sources = sorted(set(range(similarity.shape[0])) - {p.source for p in pairs})
-    targets = sorted(set(range(similarity.shape[1])) - {p.target for p in pairs})
+    n_source, n_target = scores.shape
+    sources = sorted(set(range(n_source)) - {p.source for p in pairs})
+    targets = sorted(set(range(n_target)) - {p.target for p in pairs})
     if not sources or not targets:
         return []
-    block = similarity[np.ix_(sources, targets)]
-    best_target = block.argmax(axis=1)
-    best_source = block.argmax(axis=0)
-    overall_target = similarity.argmax(axis=1)
-    overall_source = similarity.argmax(axis=0)
+    best_target, best_source = scores.best_among(sources, targets)
+    overall_target, overall_source = scores.nearest()
+    mutual = [
+        (sources[row], targets[int(column)])
+        for row, column in enumerate(best_target)
+        if best_source[column] == row
+    ]
+    if not mutual:
+        return []
+    similarity, margin = scores.values(
+        np.array([s for s, _ in mutual], dtype=np.intp),
+        np.array([t for _, t in mutual], dtype=np.intp),
+    )
     found = []
-    for row, column in enumerate(best_target):
-        s, t = sources[row], targets[int(column)]
-        if (
-            best_source[column] == row
-            and similarity[s, t] >= REORDER_MIN_SIMILARITY
-            and (
-                margin[s, t] >= ANCHOR_MIN_MARGIN
-                or (overall_target[s] == t and overall_source[t] == s)
-            )
+    for i, (s, t) in enumerate(mutual):
+        # float32 against the thresholds, as the matrix's own cells compare
+        if similarity[i] >= REORDER_MIN_SIMILARITY and (
+            margin[i] >= ANCHOR_MIN_MARGIN or (overall_target[s] == t and overall_source[t] == s)
         ):
-            found.append(Pair(s, t, float(similarity[s, t]), float(margin[s, t]), "reorder"))
+            found.append(Pair(s, t, float(similarity[i]), float(margin[i]), "reorder"))
     return found
 
 
@@ -128,16 +152,38 @@ def _weighted_chain(candidates: list[tuple[int, int]], weights: list[int]) -> li
     return chain[::-1]
 
 
-def _fill_gap(
-    similarity: np.ndarray, margin: np.ndarray, s0: int, s1: int, t0: int, t1: int
-) -> list[Pair]:
-    """Pairs inside a gap between fixed pairs, by dynamic programming: 1-1, 1-0, 0-1 and
-    2-2 crosswise (a swap) moves, least total cost."""
+def _fill_gaps(scores: Scores, gaps: list[tuple[int, int, int, int]]) -> list[Pair]:
+    """Pairs inside consecutive gaps (each after the one before, in both orders): runs of
+    small gaps share one rectangle of scores; a gap too large for the programme is cut."""
+    pairs: list[Pair] = []
+    run: list[tuple[int, int, int, int]] = []
+
+    def flush() -> None:
+        if run:
+            tile = scores.tile(run[0][0], run[-1][1], run[0][2], run[-1][3])
+            for gap in run:
+                pairs.extend(_fill_gap(tile, *gap))
+            run.clear()
+
+    for s0, s1, t0, t1 in gaps:
+        if s1 <= s0 or t1 <= t0:
+            continue
+        if (s1 - s0) * (t1 - t0) > MAX_GAP_CELLS:
+            flush()
+            pairs.extend(_split_large_gap(scores, s0, s1, t0, t1))
+            continue
+        if run and (s1 - run[0][0]) * (t1 - run[0][2]) > scores.tile_cells:
+            flush()
+        run.append((s0, s1, t0, t1))
+    flush()
+    return pairs
+
+
+def _fill_gap(tile: Tile, s0: int, s1: int, t0: int, t1: int) -> list[Pair]:
+    """Pairs inside a gap between fixed pairs (no larger than MAX_GAP_CELLS, inside the
+    tile), by dynamic programming: 1-1, 1-0, 0-1 and 2-2 crosswise (a swap) moves, least
+    total cost."""
     rows, cols = s1 - s0, t1 - t0
-    if rows <= 0 or cols <= 0:
-        return []
-    if rows * cols > MAX_GAP_CELLS:
-        return _split_large_gap(similarity, margin, s0, s1, t0, t1)
     move = np.empty((rows + 1, cols + 1), dtype=np.int8)
     move[0, :] = _LEFT
     move[:, 0] = _UP
@@ -145,7 +191,7 @@ def _fill_gap(
     before, previous = None, skips.copy()
     cross_before = None
     for i in range(1, rows + 1):
-        pair_cost, cross_cost = _row_costs(similarity, margin, s0 + i - 1, t0, t1)
+        pair_cost, cross_cost = _row_costs(tile, s0 + i - 1, t0, t1)
         diagonal = previous[:-1] + pair_cost
         up = previous[1:] + SKIP_COST
         current = np.empty(cols + 1)
@@ -165,27 +211,25 @@ def _fill_gap(
         move[i, left] = _LEFT
         before, previous = previous, np.where(left, reached, current)
         cross_before = cross_cost
-    return _trace(similarity, margin, move, s0, t0)
+    return _trace(tile, move, s0, t0)
 
 
-def _row_costs(
-    similarity: np.ndarray, margin: np.ndarray, s: int, t0: int, t1: int
-) -> tuple[np.ndarray, np.ndarray]:
+def _row_costs(tile: Tile, s: int, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
     """Cost of pairing source s with each target of the gap, in order and out of order: out
     of order a pair must be as close as the reorder pass asks (short headings are close to
     many things), so a swap's two pairs are both that close or it costs too much."""
-    close = similarity[s, t0:t1].astype(np.float64)
-    cost = 1.0 - (close + MARGIN_WEIGHT * margin[s, t0:t1])
+    row, a, b = s - tile.s0, t0 - tile.t0, t1 - tile.t0
+    close = tile.similarity[row, a:b].astype(np.float64)
+    cost = 1.0 - (close + MARGIN_WEIGHT * tile.margin[row, a:b])
     return cost, np.where(close >= REORDER_MIN_SIMILARITY, cost, np.inf)
 
 
-def _trace(
-    similarity: np.ndarray, margin: np.ndarray, move: np.ndarray, s0: int, t0: int
-) -> list[Pair]:
+def _trace(tile: Tile, move: np.ndarray, s0: int, t0: int) -> list[Pair]:
     pairs = []
 
     def pair(s: int, t: int, how: str) -> Pair:
-        return Pair(s, t, float(similarity[s, t]), float(margin[s, t]), how)
+        row, column = s - tile.s0, t - tile.t0
+        return Pair(s, t, float(tile.similarity[row, column]), float(tile.margin[row, column]), how)
 
     i, j = move.shape[0] - 1, move.shape[1] - 1
     while i > 0 or j > 0:
@@ -204,24 +248,18 @@ def _trace(
     return pairs
 
 
-def _split_large_gap(
-    similarity: np.ndarray, margin: np.ndarray, s0: int, s1: int, t0: int, t1: int
-) -> list[Pair]:
+def _split_large_gap(scores: Scores, s0: int, s1: int, t0: int, t1: int) -> list[Pair]:
     """A gap too large for the DP: find anchors inside it with a looser test, recurse."""
-    sub = similarity[s0:s1, t0:t1]
-    best_target = sub.argmax(axis=1)
-    best_source = sub.argmax(axis=0)
+    best_target, best_source = scores.best(s0, s1, t0, t1)
     candidates = [
-        (s, int(best_target[s])) for s in range(sub.shape[0]) if best_source[best_target[s]] == s
+        (s, int(best_target[s])) for s in range(s1 - s0) if best_source[best_target[s]] == s
     ]
     chain = _weighted_chain(candidates, [1] * len(candidates)) if candidates else []
     if not chain:
         return []
-    pairs = [
-        Pair(s0 + s, t0 + t, float(sub[s, t]), float(margin[s0 + s, t0 + t]), "anchor")
-        for s, t in chain
-    ]
-    bounds = [(s0 - 1, t0 - 1), *[(s0 + s, t0 + t) for s, t in chain], (s1, t1)]
-    for (a0, b0), (a1, b1) in itertools.pairwise(bounds):
-        pairs.extend(_fill_gap(similarity, margin, a0 + 1, a1, b0 + 1, b1))
+    anchors = [(s0 + s, t0 + t) for s, t in chain]
+    pairs = _pairs(scores, anchors, "anchor")
+    bounds = [(s0 - 1, t0 - 1), *anchors, (s1, t1)]
+    gaps = [(a0 + 1, a1, b0 + 1, b1) for (a0, b0), (a1, b1) in itertools.pairwise(bounds)]
+    pairs.extend(_fill_gaps(scores, gaps))
     return pairs

@@ -12,8 +12,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..model import Ruling
+from ..model import Alignment, Ruling
 from ..text import template_text
+from ..vocabulary import Method
 from .context import AlignContext
 
 NEWER_VERSION_SIMILARITY = 0.65
@@ -72,3 +73,15 @@ def shared_words(left: str, right: str) -> float:
     return difflib.SequenceMatcher(
         a=WORD.findall(left), b=WORD.findall(right), autojunk=False
     ).ratio()
+
+
+def outdated_not_missing(rows: list[Alignment]) -> list[Alignment]:
+    """Without the rows that call a current English version missing from a translation
+    that has an older version of it: that translation is outdated (OUT001), which says
+    more than a missing and an extra translation would."""
+    outdated = {(row.lang, row.superseded_by) for row in rows if row.superseded_by}
+    return [
+        row
+        for row in rows
+        if not (row.method == Method.NO_TRANSLATION and (row.lang, row.source_id) in outdated)
+    ]

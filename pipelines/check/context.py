@@ -30,6 +30,28 @@ class AlignedPair:
     def lang(self) -> str:
         return self.target.lang or ""
 
+    @property
+    def source_text(self) -> str:
+        """The source text a translation's content is compared with: a card's text line
+        whose translation has no reminder text is compared without the source's reminder
+        text (printed cards often leave it out, Oracle text often has it)."""
+        return compared_source(self.source, self.target)
+
+
+REMINDER_TEXT = re.compile(r"\s*[(（][^()（）]*[)）]")
+RULES_FORMATS = frozenset({"cr-text", "cr-summary"})
+
+
+def is_card_text(ruling: Ruling) -> bool:
+    """A line of a card's text: about a card, undated, not rules text."""
+    return bool(ruling.card) and not ruling.date and ruling.format not in RULES_FORMATS
+
+
+def compared_source(source: Ruling, target: Ruling) -> str:
+    if not is_card_text(source) or REMINDER_TEXT.search(target.text):
+        return source.text
+    return REMINDER_TEXT.sub("", source.text).strip() or source.text
+
 
 @dataclass
 class CheckContext:

@@ -91,11 +91,47 @@ def numeral_value(run: str, values: dict[str, int]) -> int:
     return total + section + (digit or 0)
 
 
+@cache
+def _pronouns(lang: str) -> re.Pattern[str] | None:
+    """Phrases where a number word is no quantity: a pronoun ("the two need not"), a name
+    (Two-Headed Giant)."""
+    forms = "|".join(row["forms"] for row in _number_rows(lang) if row["kind"] == "other-sense")
+    if not forms:
+        return None
+    if lang.split("-")[0] in UNSPACED:
+        return re.compile(_alternation(forms))
+    return re.compile(rf"\b(?:{_alternation(forms)})\b", re.IGNORECASE)
+
+
+@cache
+def _classifiers(lang: str) -> str:
+    return next((r["forms"] for r in _number_rows(lang) if r["kind"] == "classifier"), "")
+
+
+def _plain_numbers(text: str, lang: str) -> str:
+    """The text as numbers are read from it: symbols and dates blanked, number words that
+    are no quantity blanked (a pronoun, a name), and a Chinese numeral of several
+    characters before a classifier written in digits (十六位 -> 16位: one number)."""
+    plain = strip_tokens(text)
+    pronouns = _pronouns(lang)
+    if pronouns is not None:
+        plain = pronouns.sub(lambda m: " " * len(m.group()), plain)
+    values, runs = _numerals(lang)
+    classifiers = _classifiers(lang).replace("|", "")
+    if runs is not None and classifiers:
+        whole = re.compile(f"(?:{runs.pattern})(?=[{classifiers}])")
+        plain = whole.sub(
+            lambda m: str(numeral_value(m.group(), values)) if len(m.group()) > 1 else m.group(),
+            plain,
+        )
+    return plain
+
+
 @lru_cache(maxsize=300_000)
 def stated_values(text: str, lang: str) -> frozenset[str]:
     """Every number a translation may be stating, read loosely (values only, no kinds): to
     tell whether it states a number its source states, whatever words it uses."""
-    plain = strip_tokens(text)
+    plain = _plain_numbers(text, lang)
     found = {_number_value(m.group()) for m in DIGITS.finditer(plain)}
     for pattern, value in _number_patterns(lang, loose=True):
         if pattern.search(plain):
@@ -152,7 +188,7 @@ def numbers(text: str, lang: str) -> Counter[str]:
 def _numbers(text: str, lang: str) -> Counter[str]:
     """``numbers`` once per text (a ruling shared by many cards, or a source with many
     translations, is read once); callers get a copy."""
-    plain = strip_tokens(text)
+    plain = _plain_numbers(text, lang)
     found: Counter[str] = Counter()
     for match in DIGITS.finditer(plain):
         found[f"cardinal:{_number_value(match.group())}"] += 1
@@ -247,6 +283,12 @@ def is_legal(text: str) -> bool:
     """Legal or credit text (addresses, trademarks), which translations keep as it is."""
     pattern = _kept_patterns("legal", "*")
     return bool(pattern and pattern.search(text))
+
+
+def digit_counts(text: str) -> Counter[str]:
+    """How often a text writes each number in digits (symbols, dates and rule references
+    aside)."""
+    return Counter(_number_value(m.group()) for m in DIGITS.finditer(strip_tokens(text)))
 
 
 def digit_values(text: str) -> frozenset[str]:

@@ -181,11 +181,15 @@ def card_title_languages(
     """Titles that are a card's name in exactly one candidate language other than the
     source language, and that language (a card document titled with the card's official
     Spanish name is a Spanish document; an English title decides nothing, since
-    translations keep English names of cards never printed in their language)."""
+    translations keep English names of cards never printed in their language, and neither
+    does a name that is the same in English, "Tarmogoyf": its text tells)."""
     candidates = set(languages) - {source_lang}
     found = {}
     for title in {r.doc_title for r in rulings if r.doc_title}:
-        langs = {lang.split("-")[0] for _, lang in index.lookup(title)} & candidates
+        named = {lang.split("-")[0] for _, lang in index.lookup(title)}
+        if source_lang in named:
+            continue  # also an English name (Tarmogoyf is Tarmogoyf in Spanish): no telling
+        langs = named & candidates
         if len(langs) == 1:
             found[title] = langs.pop()
     return found

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from functools import cache
 
 from ..cards import CardIndex, Mention, name_key
 from ..catalogue import make_finding
 from ..model import Finding, Ruling
+from ..resources import read_tsv
+from ..text.tokens import tokens
+from ..vocabulary import DocKind
 
 MAX_CARD_RULINGS = 100
 """A card has at most a few dozen rulings: a longer document (a translated rules file that
@@ -27,6 +31,7 @@ def identify_cards(rulings: list[Ruling], index: CardIndex) -> list[Finding]:
     for item in rulings:
         by_doc[item.doc].append(item)
     findings: list[Finding] = []
+    unresolved: list[list[Ruling]] = []
     for members in by_doc.values():
         first = members[0]
         if first.card or any(m.section or m.kind != "ruling" for m in members):
@@ -36,21 +41,67 @@ def identify_cards(rulings: list[Ruling], index: CardIndex) -> list[Finding]:
         else:
             card, how = _card_of(members, index)
         if card is None:
-            findings.append(
-                make_finding(
-                    "CARD002",
-                    f"No card could be identified for \u201c{first.doc_title}\u201d "
-                    f"({first.file}).",
-                    file=first.file,
-                    line=_title_line(members),
-                    lang=first.doc_lang,
-                    evidence={"title": first.doc_title},
-                )
-            )
+            unresolved.append(members)
             continue
         _set_card(members, card, retitle=how == "oracle_id")
         findings.extend(_title_problems(members, card, how, index))
+    for members in unresolved:
+        first = members[0]
+        if first.doc_kind == DocKind.OTHER:
+            continue  # reported once as a document that is not checked (DOC002)
+        named = sorted({c for c, _ in index.lookup(first.doc_title or "")})
+        card = _by_source_text(members, named, rulings) if len(named) > 1 else None
+        if card is not None:
+            _set_card(members, card)
+            findings.extend(_title_problems(members, card, "title+text", index))
+            continue
+        why = (
+            f"its title names {len(named)} cards ({', '.join(named)}) and nothing in it tells which"
+            if len(named) > 1
+            else "its title is no known card name and its rulings name no card"
+        )
+        findings.append(
+            make_finding(
+                "CARD002",
+                f"No card could be identified for \u201c{first.doc_title}\u201d "
+                f"({first.file}): {why}.",
+                file=first.file,
+                line=_title_line(members),
+                lang=first.doc_lang,
+                evidence={"title": first.doc_title, "cards_named": named},
+            )
+        )
     return findings
+
+
+def _by_source_text(members: list[Ruling], named: list[str], rulings: list[Ruling]) -> str | None:
+    """Which of the cards a title names (two cards with one Chinese name: 狂热裂片妖 is
+    Frenzy Sliver and Frenetic Sliver) the document is about: the one whose English
+    documents in the input share most of its symbols and numbers ({0}; frenzy 1, +1/+0),
+    if one does."""
+    mine = _marks(" ".join(m.text for m in members))
+    if not mine:
+        return None
+    scores = {}
+    for card in named:
+        english = " ".join(
+            r.text for r in rulings if r.card == card and r.doc_kind == DocKind.SOURCE
+        )
+        scores[card] = len(mine & _marks(english)) if english else 0
+    ranked = sorted(scores.items(), key=lambda item: -item[1])
+    if ranked[0][1] == 0 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return None
+    return ranked[0][0]
+
+
+DIGITS = re.compile(r"(?<![\d.])\d+(?![\d.])")
+
+
+def _marks(text: str) -> set[str]:
+    """The symbols, power/toughness changes and numbers of a text (copied, never
+    translated)."""
+    found = {f"{kind}:{t}" for kind, counts in tokens(text).items() for t in counts}
+    return found | {f"n:{n}" for n in DIGITS.findall(text)}
 
 
 def _set_card(members: list[Ruling], card: str, *, retitle: bool = False) -> None:
@@ -80,15 +131,25 @@ def _card_of(members: list[Ruling], index: CardIndex) -> tuple[str | None, str]:
     return ranked[0][0], "mentions"
 
 
-EXAMPLE_CUE = re.compile(r"(such as|like|como|por ejemplo|例如|比如|(\(|（)[^)）]*)$", re.I)
+@cache
+def _example_cue() -> re.Pattern[str]:
+    """The words that introduce an example (example_cues.tsv), or an open parenthesis,
+    right before a mention."""
+    cues = "|".join(re.escape(row["cue"]) for row in read_tsv("example_cues.tsv"))
+    return re.compile(rf"({cues}|(\(|（)[^)）]*)$", re.I)
 
 
 def _mention_weight(text: str, mention: Mention) -> float:
     if not text[: mention.start].strip():
         return 2.0
-    if EXAMPLE_CUE.search(text[: mention.start]):
+    if _example_cue().search(text[: mention.start]):
         return 0.5
     return 1.0
+
+
+def _names_and_faces(name: str) -> set[str]:
+    """A card's name and, for a split or double-faced card (Rough // Tumble), each face's."""
+    return {name_key(name), *(name_key(face) for face in name.split(" // "))}
 
 
 def _title_problems(members: list[Ruling], card: str, how: str, index: CardIndex) -> list[Finding]:
@@ -97,8 +158,10 @@ def _title_problems(members: list[Ruling], card: str, how: str, index: CardIndex
     if not title or not lang:
         return []
     expected = index.name_in(card, lang)
-    if expected is None or name_key(expected) == name_key(title):
+    if expected is None or name_key(title) in _names_and_faces(expected):
         return []
+    if name_key(title) in _names_and_faces(card) and " // " in card:
+        return []  # a face of a split card, whose faces the card data names only in English
     known = sorted(index.lookup(title))
     return [
         make_finding(

@@ -6,8 +6,8 @@
   text inside a translation is untranslated text, never a source.
 - ``glossary``: a term list or bilingual glossary (said by its reader, or most of its units
   are glossary entries): offered to the termbase, never aligned.
-- ``other``: a document in no candidate language (or no language at all): reported once, not
-  checked.
+- ``other``: a document in no candidate language (or no language at all, or clearly in a
+  language outside ``--languages``: ``foreign.py``): reported once, not checked.
 
 A rules document's version is its effective date (its front matter: "These rules are
 effective as of …"), else a date in its file name (``MagicCompRules_20231013_en.txt``).
@@ -20,7 +20,9 @@ from collections import defaultdict
 
 from ..catalogue import make_finding
 from ..model import Finding, Ruling
+from ..resources import language_name
 from ..vocabulary import DocKind
+from .foreign import foreign_language
 
 GLOSSARY_SHARE = 0.6
 """A document is a glossary when at least this share of its units are glossary entries."""
@@ -38,6 +40,12 @@ def assign_documents(
     findings = []
     for members in by_doc.values():
         kind = document_kind(members, source_lang, languages)
+        if kind != DocKind.GLOSSARY:
+            foreign = foreign_language(members, languages)
+            if foreign:
+                kind = DocKind.OTHER
+                for item in members:
+                    item.doc_lang = item.lang = foreign
         version = document_version(members)
         for item in members:
             item.doc_kind = str(kind)
@@ -76,10 +84,15 @@ def document_version(members: list[Ruling]) -> str | None:
 def _glossary_finding(members: list[Ruling]) -> Finding:
     first = min(members, key=lambda r: (r.line or 0, r.position))
     entries = len({item.context for item in members if item.context})
+    what, it, its = f"{first.file} is a glossary", "it is", "its"
+    if first.doc != first.file:  # a term list inside a larger document
+        last = max((item.end_line or item.line or 0) for item in members)
+        what = f"Lines {first.line}\u2013{last} of {first.file} are a term list"
+        it, its = "they are", "their"
     return make_finding(
         "DOC001",
-        f"{first.file} is a glossary ({entries} entries): it is not aligned or checked as a "
-        "translation; its term pairs are offered as a termbase in glossary-terms.tsv.",
+        f"{what} ({entries} entries): {it} not aligned or checked as a "
+        f"translation; {its} term pairs are offered as a termbase in glossary-terms.tsv.",
         file=first.file,
         line=first.line,
         lang=first.doc_lang,
@@ -90,7 +103,9 @@ def _glossary_finding(members: list[Ruling]) -> Finding:
 
 def _other_finding(members: list[Ruling], languages: tuple[str, ...]) -> Finding:
     first = min(members, key=lambda r: (r.line or 0, r.position))
-    found = first.doc_lang or "no language"
+    found = (
+        f"{language_name(first.doc_lang)} ({first.doc_lang})" if first.doc_lang else "no language"
+    )
     return make_finding(
         "DOC002",
         f"{first.file} is not checked: its text is in {found}, not in one of the languages "

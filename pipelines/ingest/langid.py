@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from ..registry import Registry
-from ..vocabulary import DEFAULT_LANGUAGES
+from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
 
 HAN_WEIGHT = 3
 """A Han character carries about as much text as three Latin letters (CR en/zh ratio: 3.2)."""
@@ -33,12 +33,17 @@ class Identification:
 
 
 class LanguageIdentifier:
-    """Common logic: letter weighting, script shortcuts, span clean-up, caching by text."""
+    """Common logic: letter weighting, script shortcuts, span clean-up, caching by text.
+    ``source_lang`` is the run's source language: a Latin text in it is not searched for
+    runs of other languages."""
 
     name = "base"
 
-    def __init__(self, languages: Iterable[str] = DEFAULT_LANGUAGES) -> None:
+    def __init__(
+        self, languages: Iterable[str] = DEFAULT_LANGUAGES, source_lang: str = DEFAULT_SOURCE_LANG
+    ) -> None:
         self.languages = tuple(languages)
+        self.source_lang = source_lang
         self.identify = lru_cache(maxsize=200_000)(self._identify)
         self._detected: dict[str, str | None] = {}
         self._found_runs: dict[str, list[tuple[str, int, int]]] = {}
@@ -103,10 +108,11 @@ class LanguageIdentifier:
         return Identification(self._detect(text), ())
 
     def _may_mix(self, text: str, scripts: dict[str, int]) -> bool:
-        """Whether it is worth looking for runs: two scripts, or a non-English Latin text."""
+        """Whether it is worth looking for runs: two scripts, or a Latin text not in the
+        source language."""
         if scripts.get("han", 0) and scripts.get("latin", 0) >= MIN_SPAN_LETTERS:
             return True
-        return self._detect(text) not in (None, "en")
+        return self._detect(text) not in (None, self.source_lang)
 
     def _runs(self, text: str) -> list[tuple[str, int, int]]:
         raise NotImplementedError
@@ -127,8 +133,10 @@ class LinguaIdentifier(LanguageIdentifier):
 
         return frozenset(language.iso_code_639_1.name.lower() for language in Language.all())
 
-    def __init__(self, languages: Iterable[str] = DEFAULT_LANGUAGES) -> None:
-        super().__init__(languages)
+    def __init__(
+        self, languages: Iterable[str] = DEFAULT_LANGUAGES, source_lang: str = DEFAULT_SOURCE_LANG
+    ) -> None:
+        super().__init__(languages, source_lang)
         from lingua import IsoCode639_1, LanguageDetectorBuilder
 
         codes = [getattr(IsoCode639_1, code.upper()) for code in self.languages]
@@ -172,8 +180,10 @@ class LangdetectIdentifier(LanguageIdentifier):
         aliases = {"zh-cn": "zh", "zh-tw": "zh"}
         return frozenset(aliases.get(name, name) for name in os.listdir(_langdetect_profiles()))
 
-    def __init__(self, languages: Iterable[str] = DEFAULT_LANGUAGES) -> None:
-        super().__init__(languages)
+    def __init__(
+        self, languages: Iterable[str] = DEFAULT_LANGUAGES, source_lang: str = DEFAULT_SOURCE_LANG
+    ) -> None:
+        super().__init__(languages, source_lang)
         from langdetect import DetectorFactory
 
         self._aliases = {"zh-cn": "zh", "zh-tw": "zh"}
@@ -305,5 +315,9 @@ def supported_languages(name: str) -> frozenset[str]:
     return IDENTIFIERS[name].target.supported()
 
 
-def build(name: str = "lingua", languages: Iterable[str] = DEFAULT_LANGUAGES) -> LanguageIdentifier:
-    return IDENTIFIERS[name].target(languages)
+def build(
+    name: str = "lingua",
+    languages: Iterable[str] = DEFAULT_LANGUAGES,
+    source_lang: str = DEFAULT_SOURCE_LANG,
+) -> LanguageIdentifier:
+    return IDENTIFIERS[name].target(languages, source_lang)

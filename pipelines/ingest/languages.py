@@ -12,6 +12,7 @@ from ..engine import Engine, partitions
 from ..engine.local import LocalEngine
 from ..files import read_checked, write_checked
 from ..model import Ruling
+from ..vocabulary import DEFAULT_SOURCE_LANG
 from .langid import (
     Identification,
     LanguageIdentifier,
@@ -36,7 +37,7 @@ def assign_languages(
     engine: Engine | None = None,
     cache_dir: Path | None = None,
     *,
-    source_lang: str = "en",
+    source_lang: str = DEFAULT_SOURCE_LANG,
     title_langs: dict[str, str] | None = None,
 ) -> list[Ruling]:
     """The rulings with ``lang``, ``spans`` and ``doc_lang`` filled, in the same order;
@@ -50,7 +51,9 @@ def assign_languages(
         [item for doc in docs for item in by_doc[doc]]
         for docs in partitions(list(by_doc), max(1, -(-len(by_doc) // DOCUMENTS_PER_TASK)))
     ]
-    store = IdentificationStore(cache_dir, identifier, languages) if cache_dir else None
+    store = (
+        IdentificationStore(cache_dir, identifier, languages, source_lang) if cache_dir else None
+    )
     known = store.load() if store else {}
     engine = engine or LocalEngine()
     shared = {
@@ -73,12 +76,13 @@ def identify_documents(
     identifier: str,
     languages: tuple[str, ...],
     known: dict[str, Identification],
-    source_lang: str = "en",
+    source_lang: str = DEFAULT_SOURCE_LANG,
     title_langs: dict[str, str] | None = None,
 ) -> tuple[list[Ruling], dict[str, Identification]]:
     """Language identification of whole documents (a task of ``assign_languages``); also
     returns the identifications it had to compute."""
-    remembering = RememberingIdentifier(shared_identifier(identifier, languages), known)
+    shared = shared_identifier(identifier, languages, source_lang)
+    remembering = RememberingIdentifier(shared, known)
     assign_document_languages(rulings, remembering, source_lang, title_langs or {})
     return rulings, remembering.new
 
@@ -107,14 +111,22 @@ class RememberingIdentifier:
 
 
 class IdentificationStore:
-    """Identifications kept between runs, one file per identifier and candidate languages.
+    """Identifications kept between runs, one file per identifier, candidate languages and
+    source language (other than English: the spans looked for depend on it).
 
     A checked JSON file (``files.write_checked``): one cut short or damaged is detected on
     reading and its texts are identified again; never a pickle, which would run code from a
     shared cache folder."""
 
-    def __init__(self, cache_dir: Path, identifier: str, languages: tuple[str, ...]) -> None:
-        self.path = cache_dir / "langid" / f"{identifier}-{'-'.join(languages)}.json"
+    def __init__(
+        self,
+        cache_dir: Path,
+        identifier: str,
+        languages: tuple[str, ...],
+        source_lang: str = DEFAULT_SOURCE_LANG,
+    ) -> None:
+        source = "" if source_lang == DEFAULT_SOURCE_LANG else f"-from-{source_lang}"
+        self.path = cache_dir / "langid" / f"{identifier}-{'-'.join(languages)}{source}.json"
 
     def load(self) -> dict[str, Identification]:
         stored = read_checked(self.path)
@@ -148,15 +160,17 @@ class IdentificationStore:
 
 
 @cache
-def shared_identifier(name: str, languages: tuple[str, ...]) -> LanguageIdentifier:
+def shared_identifier(
+    name: str, languages: tuple[str, ...], source_lang: str = DEFAULT_SOURCE_LANG
+) -> LanguageIdentifier:
     """One identifier per process and configuration (its caches are worth keeping)."""
-    return build(name, languages)
+    return build(name, languages, source_lang)
 
 
 def assign_document_languages(
     rulings: list[Ruling],
     identifier: LanguageIdentifier | RememberingIdentifier,
-    source_lang: str = "en",
+    source_lang: str = DEFAULT_SOURCE_LANG,
     title_langs: dict[str, str] | None = None,
 ) -> None:
     """Fill ``lang``/``spans`` (unless the reader knew them), then ``doc_lang`` per document.

@@ -5,8 +5,8 @@ the rules the termbase promises (whole words in spaced languages, leftmost then 
 one hit per owning concept) are applied to those occurrences here. It replaced one
 compiled regular-expression trie per layer: the same hits, faster on real rules and card
 text in every language, and linear in the text whatever the size of the termbase
-(``benchmarks/scale.py`` measures both; ``tests/test_matching.py`` checks the hits
-against a plain reference).
+(the ``matching`` record of ``benchmarks/results/scale.json`` measured both;
+``tests/test_matching.py`` checks the hits against a plain reference).
 
 Texts are searched in *key space*: folded, with ’ written ' and every run of white space
 written as one space, as form keys are (``form_key``). ``key_text`` makes that twin of a

@@ -22,6 +22,13 @@ def _english_mentions(ctx: CheckContext, text: str) -> list[Mention]:
     return ctx.cards.mentions(HAN.sub(" ", text), [ctx.source_lang])
 
 
+def _english_face(name: str, card: str) -> bool:
+    """A "localized" name that is the card's English name or one of its faces' (card data
+    gives split cards' faces no name in the language): nothing to ask for."""
+    faces = {name_key(face) for face in card.split(" // ")} | {name_key(card)}
+    return name_key(name) in faces
+
+
 def _inside_longer_name(text: str, mention: Mention) -> tuple[int, int] | None:
     """The longer capitalised name a mention is part of ("Island" in "Island of Wak-Wak",
     "Grapeshot" in "Grapeshot Catapult"), if it is one."""
@@ -101,7 +108,7 @@ def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
         if card == pair.source.card and pair.target.card and pair.target.card != card:
             card = pair.target.card
         expected = ctx.cards.name_in(card, lang)
-        if not expected or card in target_cards:
+        if not expected or card in target_cards or _english_face(expected, card):
             continue
         yield Problem(
             pair.target,

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 
 from ...model import Ruling
-from ...text import mask_card_names
+from ...resources import read_tsv
+from ...termbase import USABLE
+from ...text import CARD_PLACEHOLDER, mask_card_names
 from ...text.tokens import tokens
 from ...vocabulary import Method, Scope, is_unspaced
 from ..context import CheckContext
 from ..lexicon import numbers, words
 from ..registry import Problem, check
-from .terminology import wrong_spans
+from .terminology import PARAPHRASED, wrong_spans
 
 
 @dataclass
@@ -31,9 +35,33 @@ class Variant:
 
 
 def variant_key(ruling: Ruling, ctx: CheckContext) -> str:
-    """The text with quotes, spacing, case and every card name made uniform: two cards'
-    versions of one ruling differ only in the card they name."""
-    return mask_card_names(ruling.text, ruling.lang or "", ctx.cards, own=ruling.card).casefold()
+    """The text with quotes, spacing, case and every card name made uniform, with the words
+    that agree with a name (its article: "la Micóloga", "el Micodermo pálido";
+    resources/name_agreement.tsv) and the numbers and symbols that are a card's own
+    parameters (Suspend 7—{1}{B}, Suspend 3—{1}{W}{W}): two cards' versions of one ruling
+    differ only in the card they name. (A number or symbol a translation gets wrong is
+    reported against its own source by NUM001 and PH001.)"""
+    lang = ruling.lang or ""
+    text = mask_card_names(ruling.text, lang, ctx.cards, own=ruling.card)
+    for pattern, replacement in _name_agreement(lang):
+        text = pattern.sub(replacement + CARD_PLACEHOLDER, text)
+    return PARAMETER.sub("#", text).casefold()
+
+
+PARAMETER = re.compile(r"(?:\{[^{}\s]{1,8}\})+|\d+")
+"""A card's parameters in its text: a cost (a run of symbols) and numbers."""
+
+
+@cache
+def _name_agreement(lang: str) -> list[tuple[re.Pattern[str], str]]:
+    return [
+        (
+            re.compile(f"(?:{row['pattern']}){re.escape(CARD_PLACEHOLDER)}", re.IGNORECASE),
+            row["replacement"],
+        )
+        for row in read_tsv("name_agreement.tsv")
+        if row["lang"] == lang.split("-")[0]
+    ]
 
 
 def differences(preferred: str, other: str, lang: str) -> list[dict[str, str]]:
@@ -63,11 +91,27 @@ def defects(ruling: Ruling, ctx: CheckContext) -> int:
     pair = ctx.pairs_by_target.get(ruling.id)
     if pair:
         count += sum(len(found) for found in wrong_spans(ctx, pair).values())
+        count += len(_unnamed_concepts(ctx, pair))
         source_tokens, target_tokens = tokens(pair.source.text), tokens(ruling.text)
         count += sum(len(source_tokens[kind] - target_tokens[kind]) for kind in source_tokens)
         source_lang, lang = ctx.source_lang, ruling.lang or ""
         count += len(numbers(pair.source.text, source_lang) - numbers(ruling.text, lang))
     return count
+
+
+def _unnamed_concepts(ctx: CheckContext, pair) -> set[str]:
+    """Game terms the source names that the translation names in no form (an old printed
+    wording that spells out what the keyword means instead of naming it), leaving aside the
+    everyday concepts translations rightly express another way (PARAPHRASED)."""
+    lang = pair.lang
+    present = {h.concept for h in ctx.term_hits(pair.target.text, lang)}
+    return {
+        concept
+        for concept in ctx.named_concepts(pair.source_text, ctx.source_lang)
+        if concept not in present
+        and concept not in PARAPHRASED
+        and any(ctx.termbase.terms(concept, lang, status) for status in USABLE)
+    }
 
 
 def _lost_tokens(variants: list[Variant], lang: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from ...vocabulary import Method, Scope
+from ...vocabulary import DocKind, Method, Release, Scope
 from ..context import CheckContext
 from ..registry import Problem, check
 
@@ -19,11 +19,12 @@ def missing_translation(ctx: CheckContext) -> Iterator[Problem]:
         if row.method != Method.NO_TRANSLATION or row.source_id is None:
             continue
         source = ctx.by_id[row.source_id]
+        new = f", new in the {source.doc_version} release," if row.release == Release.NEW else ""
         yield Problem(
             source,
             f"No {row.lang} translation of this {source.kind}"
             + (f" ({source.section})" if source.section else "")
-            + f" in the {row.lang} document for {row.group}.",
+            + f"{new} in the {row.lang} document for {row.group}.",
             {"expected_lang": row.lang, "group": row.group, "source_text": source.text[:200]},
             source=source,
             lang=row.lang,
@@ -77,13 +78,16 @@ def document_without_source(ctx: CheckContext) -> Iterator[Problem]:
 
 def _documents_with_sources(ctx: CheckContext) -> set[str]:
     """Documents aligned with their own English source (a card's own rulings or a rules
-    document), as opposed to ones only matched ruling by ruling with other cards' rulings."""
+    document), as opposed to ones only matched ruling by ruling with other cards' rulings,
+    and documents of a card whose own English is in the input (even if nothing in them
+    matched it)."""
     if "sourced_docs" not in ctx.cache:
+        english_cards = {r.card for r in ctx.rulings if r.card and r.doc_kind == DocKind.SOURCE}
         ctx.cache["sourced_docs"] = {
             ctx.by_id[row.target_id].doc
             for row in ctx.alignment
             if row.source_id
             and row.target_id
             and row.method not in (Method.UNTRANSLATED, Method.TEMPLATE)
-        }
+        } | {r.doc for r in ctx.translations if r.card in english_cards}
     return ctx.cache["sourced_docs"]

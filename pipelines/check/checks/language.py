@@ -125,10 +125,23 @@ def kept_on_purpose(ruling: Ruling, start: int, end: int, source: str | None) ->
     if any(s <= start and end <= e for s, e in translator_notes(text, ruling.lang or "")):
         return True
     run = text[start:end]
+    if _glossed(text, start, end):
+        return True
     quote = next((q for q in QUOTED.finditer(text) if q.start() <= start and end <= q.end()), None)
     if source is not None and quote is not None and _fills(run, quote.group()[1:-1]):
         return _comparable(run) in _comparable(source)
     return kept_names(run, source)
+
+
+GLOSS_AFTER = re.compile(r"\s*[(（][^()（）A-Za-z]*[^\W\d_][^()（）A-Za-z]*[)）]")
+"""A bracket right after a run that holds its translation and no Latin letter."""
+
+
+def _glossed(text: str, start: int, end: int) -> bool:
+    """A name given with its translation right after it in brackets (“Plane — New
+    Phyrexia（时空～新非瑞克西亚）”, a translator showing the English wording): kept on
+    purpose, as a gloss."""
+    return _name_like(text[start:end]) and bool(GLOSS_AFTER.match(text, end))
 
 
 def _fills(run: str, quoted: str) -> bool:
@@ -235,6 +248,27 @@ def english_terms_only(ruling: Ruling, ctx: CheckContext) -> bool:
     )
 
 
+MIN_SAME_SCRIPT_WORDS = 4
+"""A run the language identifier calls another language of the same script (English in a
+Spanish ruling) counts from this many words: two or three words ("conjuro y tribal.",
+"marea son") are called English as often as not (lingua: 0.59 and 0.54)."""
+CJK = frozenset({"zh", "ja", "ko"})
+
+
+def _enough_evidence(
+    ruling: Ruling, span: dict, source_lang: str, copied: list[tuple[int, int]]
+) -> bool:
+    """Whether a foreign run found by the language identifier is one: a run in another
+    script always is (Latin in Chinese); a short one in the same script only when it
+    copies the English source."""
+    if (span["lang"] in CJK) != (ruling.doc_lang in CJK):
+        return True
+    start, end = span["start"], span["end"]
+    if len(LATIN_WORD.findall(ruling.text[start:end])) >= MIN_SAME_SCRIPT_WORDS:
+        return True
+    return any(s < end and start < e for s, e in copied)
+
+
 @check("MIX001", scope=Scope.RULING)
 def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """Part of a translated ruling is still in another language: a sentence finished in
@@ -245,20 +279,27 @@ def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     in capitals as names are) or web addresses is not reported. Besides the runs the
     language identifier finds, a stretch of three or more words copied from the English
     source ("Puedes jugar it any time you could cast an instant") counts, however short:
-    identifiers cannot tell a short clause's language."""
+    identifiers cannot tell a short clause's language; for the same reason a run of fewer
+    than four words that the identifier calls another language of the same script
+    ("conjuro y tribal." in Spanish) counts only when it copies the source."""
     if not ruling.doc_lang or ruling.lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
     source = pair.source.text if pair else None
     if is_legal(source or ruling.text):
         return
-    found = [dict(span) for span in ruling.spans if span["lang"] != ruling.doc_lang]
-    if source is not None:
-        found += [
-            {"lang": ctx.source_lang, "start": start, "end": end}
-            for start, end in copied_stretches(ruling.text, source)
-            if not any(s["start"] <= start and end <= s["end"] for s in found)
-        ]
+    copied = copied_stretches(ruling.text, source) if source is not None else []
+    found = [
+        dict(span)
+        for span in ruling.spans
+        if span["lang"] != ruling.doc_lang
+        and _enough_evidence(ruling, span, ctx.source_lang, copied)
+    ]
+    found += [
+        {"lang": ctx.source_lang, "start": start, "end": end}
+        for start, end in copied
+        if not any(s["start"] <= start and end <= s["end"] for s in found)
+    ]
     runs = [
         span
         for span in sorted(found, key=lambda s: (s["start"], s["end"]))

@@ -39,9 +39,12 @@ def meaning_differs(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     of that language usually are (cross-lingual embedding similarity more than 3.5 robust
     standard deviations below the median): a sentence may be wrong, missing or extra, or
     the translation may belong to another ruling. Texts under ten words are not judged:
-    short sentences score low for any embedder."""
+    short sentences score low for any embedder; nor is a card's text line whose source has
+    reminder text the translation leaves out (the similarity measures the reminder)."""
     similarity = pair.alignment.similarity
-    if similarity is None or len(pair.source.text.split()) < MIN_WORDS:
+    if similarity is None or len(pair.source_text.split()) < MIN_WORDS:
+        return
+    if pair.source_text != pair.source.text:
         return
     stats = _statistics(ctx).get(pair.lang)
     if stats:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ...model import Ruling
 from ...text.tokens import tokens
 from ...vocabulary import TRANSLATION_METHODS, Method, Scope
-from ..context import CheckContext
+from ..context import REMINDER_TEXT, CheckContext, is_card_text
 from ..lexicon import numbers, stated_values
 from ..registry import Problem, check
 
@@ -24,7 +24,9 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
     and so is a pair of low similarity that shares no game term, symbol or number.
     Similarity alone is not trusted where the texts say otherwise: when the game terms,
     symbols and numbers of the translation agree with its own source at least as well as
-    with the other unit (Flash / 闪现 with its reminder text, Mana / 法术力), it stays."""
+    with the other unit (Flash / 闪现 with its reminder text, Mana / 法术力), it stays; a
+    card's reminder text, which explains a keyword alike on every card, does not count as
+    agreement. A unit that repeats another unit of its document says so."""
     for row in ctx.alignment:
         if row.target_id and not row.better_source:
             yield from _unrelated(ctx, row)
@@ -43,10 +45,25 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
             continue
         where = other.card or other.section or other.doc
         place = f"{where}: " if where and where != target.card else ""
+        twin = _twin(ctx, target, other)
+        if twin is not None:
+            message = (
+                f"This repeats line {twin.line} of its document, the translation of "
+                f"\u201c{_short(other.text)}\u201d: a unit given twice"
+                + (f", in place of its own source \u201c{_short(own.text)}\u201d." if own else ".")
+            )
+        else:
+            message = (
+                f"This translates another unit ({place}\u201c{_short(other.text)}\u201d), not "
+                + (
+                    f"its own source \u201c{_short(own.text)}\u201d."
+                    if own
+                    else "a unit of its own."
+                )
+            )
         yield Problem(
             target,
-            f"This translates another unit ({place}\u201c{_short(other.text)}\u201d), not "
-            + (f"its own source \u201c{_short(own.text)}\u201d." if own else "a unit of its own."),
+            message,
             {
                 "expected": own.text if own else None,
                 "found": other.text,
@@ -95,13 +112,31 @@ def _terms(features: set[str]) -> set[str]:
 def _repeats_another_unit(ctx: CheckContext, target: Ruling, other: Ruling) -> bool:
     """Another unit of the document has the very same text and translates ``other``: this
     one is a copy of it (a line pasted twice)."""
-    return any(
-        unit.id != target.id
-        and unit.text == target.text
-        and (pair := ctx.pairs_by_target.get(unit.id)) is not None
-        and pair.source.id == other.id
-        for unit in ctx.documents[target.doc]
+    return _twin(ctx, target, other) is not None
+
+
+def _twin(ctx: CheckContext, target: Ruling, other: Ruling) -> Ruling | None:
+    """The unit of the document with the very same text that translates ``other``."""
+    return next(
+        (
+            unit
+            for unit in ctx.documents[target.doc]
+            if unit.id != target.id
+            and unit.text == target.text
+            and (pair := ctx.pairs_by_target.get(unit.id)) is not None
+            and pair.source.id == other.id
+        ),
+        None,
     )
+
+
+def _content(ruling: Ruling) -> str:
+    """What a unit says of its own: a card's text line without its reminder text, which
+    explains a keyword the same way on every card ("Alcance (Esta criatura puede bloquear
+    criaturas con la habilidad de volar.)" says "Reach", not "creature" and "block")."""
+    if not is_card_text(ruling):
+        return ruling.text
+    return REMINDER_TEXT.sub("", ruling.text).strip() or ruling.text
 
 
 def _features(ctx: CheckContext, text: str, lang: str, *, loose: bool = False) -> set[str]:
@@ -120,8 +155,8 @@ def _agreement(ctx: CheckContext, target: Ruling, source: Ruling) -> float:
     """How well the terms, symbols and numbers of a translation and a source agree: the
     share of the smaller set found in the other (a source without its reminder text agrees
     fully with a translation that has it); 1.0 when neither has any, so similarity decides."""
-    mine = _features(ctx, target.text, target.lang or "")
-    theirs = _features(ctx, source.text, ctx.source_lang)
+    mine = _features(ctx, _content(target), target.lang or "")
+    theirs = _features(ctx, _content(source), ctx.source_lang)
     if not mine or not theirs:
         return 1.0 if not mine and not theirs else 0.0
     return len(mine & theirs) / min(len(mine), len(theirs))

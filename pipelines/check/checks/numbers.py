@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 
 from ...model import Mark
+from ...resources import read_tsv
+from ...text.tokens import in_source_notation
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
-from ..lexicon import digit_values, first_words, is_legal, numbers, stated_values
+from ..lexicon import (
+    digit_counts,
+    digit_values,
+    first_words,
+    is_legal,
+    numbers,
+    stated_values,
+    translator_notes,
+)
 from ..registry import Problem, check
 
 
@@ -33,6 +44,51 @@ def _without_term_names(ctx: CheckContext, text: str, lang: str) -> str:
     return text
 
 
+ONE = "1"
+ARTICLE_LIKE = frozenset({"1", "2"})
+"""Values whose words a translation uses without stating a quantity (an article; "both")."""
+LIST_MARKER = re.compile(r"[(（]\s*\d{1,2}\s*[)）]")
+"""(1), （2）: markers of the items of a list, not numbers of the text."""
+
+
+@cache
+def _explicit_counts(lang: str) -> re.Pattern[str] | None:
+    rows = [row["pattern"] for row in read_tsv("explicit_counts.tsv") if row["lang"] == lang]
+    return re.compile("|".join(f"(?:{p})" for p in rows)) if rows else None
+
+
+def _without_explicit_counts(text: str, lang: str) -> str:
+    """The text without the counts a translation adds to spell out what the source lists
+    (这三个模式 for "the attack left, attack right, and attack multiple players options";
+    resources/explicit_counts.tsv)."""
+    pattern = _explicit_counts(lang.split("-")[0])
+    return pattern.sub(lambda m: " " * len(m.group()), text) if pattern else text
+
+
+def _value(number: str) -> str:
+    return number.split(":")[1]
+
+
+def _by_value(found: Counter[str]) -> Counter[str]:
+    """How often each value is stated, whatever its kind (四个, 第四个)."""
+    values: Counter[str] = Counter()
+    for number, count in found.items():
+        values[_value(number)] += count
+    return values
+
+
+def _comparable(ctx: CheckContext, text: str, lang: str) -> str:
+    """The text as numbers are compared: in the source's notation (903.6-11 is
+    903.6–903.11), without game terms that contain a number word, list markers and
+    translator's notes. Offsets are kept."""
+    text = in_source_notation(text, lang)
+    text = _without_term_names(ctx, text, lang)
+    text = LIST_MARKER.sub(lambda m: " " * len(m.group()), text)
+    for start, end in translator_notes(text, lang):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
 def _where(text: str, value: str) -> list[tuple[int, int]]:
     """Where a number stands in the source, when it is written in digits."""
     return [m.span() for m in re.finditer(rf"(?<![\d.]){re.escape(value)}(?![\d])", text)]
@@ -43,45 +99,78 @@ def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """A number the source states (in digits or words, cardinal or ordinal) is stated
     nowhere in the translation: "three time counters" translated with 两个, "the second
     triggered ability" as "la primera". The translation is read loosely, since languages
-    state numbers their own way: a number counts in digits or words, cardinal or ordinal,
-    with or without its classifier (通常为七, 三字符), as a Chinese numeral (十一, 一百),
-    and "the second" as 后者 / "another" where the source contrasts two things; but a number
-    the translation states strictly (in digits, or a word with its classifier) that the
-    source does not state marks a replaced number, which is reported, and a number written
-    in digits, or a number word of three or more with its classifier, that the source does
-    not state at all is reported too (numbers are copied, never made up; "two" is left out
-    here, since "both" is often rendered "the two"). Words for
-    one are not compared (languages use them as articles), nor numbers inside the name of a
-    game term ("split second"), nor an ordinal that opens a step of an enumeration ("Third,
-    the active player…", often rendered 然后)."""
+    state numbers their own way: a number counts in digits or words, cardinal or ordinal
+    (四个座位 or 第四个座位 for "four seats"), with or without its classifier (通常为七,
+    三字符), as a Chinese numeral (十一, 十六位, 一百), and "the second" as 后者 / "another"
+    / 再次 where the source contrasts two things or says "a second time"; but a number the
+    translation states strictly (in digits, or a word with its classifier) that the source
+    states in no form marks a replaced number, which is reported, and so is a number
+    written in digits that the source does not state at all (numbers are copied, never
+    made up). Words for one and two are not compared that way (languages use one as an
+    article, and "both" is often rendered "the two", 这两个), nor is a source's 1 that the
+    translation leaves to an article ("the next 1 damage", "el siguiente punto de daño");
+    nor are numbers inside the name of a game term ("split second", 双头巨人), list markers
+    ((1), (2)), a translator's note, a number word that is a pronoun ("the two need not be
+    the same"), or an ordinal that opens a step of an enumeration ("Third, the active
+    player…", often rendered 然后). A number word of three or more that the translation
+    adds with its classifier (四张牌 where the source says nothing of four) is reported, but
+    not a count that spells out what the source lists (这三个模式 for "the attack left,
+    attack right, and attack multiple players options", 有三种：…), nor an ordinal (第三个效应
+    for "another effect")."""
     if is_legal(pair.source.text):
         return
-    source_text = _without_term_names(ctx, pair.source.text, ctx.source_lang)
+    source_text = _comparable(ctx, pair.source_text, ctx.source_lang)
+    target_text = _comparable(ctx, pair.target.text, pair.lang)
     source = numbers(source_text, ctx.source_lang)
-    stated = stated_values(_without_term_names(ctx, pair.target.text, pair.lang), pair.lang)
+    stated = stated_values(target_text, pair.lang)
     miscited = ctx.miscited_in_source(pair)["number"]
+    target = numbers(target_text, pair.lang)
+    digits = digit_values(target_text)
+    source_values = {_value(v) for v in source}
     missing = sorted(
         {
             value
             for value in source
-            if value.split(":")[1] not in stated and value.split(":")[1] not in miscited
+            if _value(value) not in stated
+            and _value(value) not in miscited
+            and _value(value) != ONE
         }
     )
-    target = numbers(pair.target.text, pair.lang)
-    extra = [v for v in target if v not in source and v.split(":")[1] not in miscited]
-    if extra:  # a number replaced by another: the loose reading must not hide it
-        replaced = {v for v in source - target if v.split(":")[1] not in miscited}
-        missing = sorted(set(missing) | replaced)
+    extra = [v for v in target if _value(v) not in source_values and _value(v) not in miscited]
+    source_by_value, target_by_value = _by_value(source), _by_value(target)
+    source_digits, target_digits = digit_counts(source_text), digit_counts(target_text)
+    surplus = {
+        value
+        for value, count in target_by_value.items()
+        if value not in miscited
+        and (
+            count > source_by_value[value]
+            if value not in ARTICLE_LIKE
+            else target_digits[value] > source_digits[value]
+        )
+    }
+    if surplus:
+        # a number replaced by another: the loose reading must not hide it (the source
+        # says three twice, "Suspend 3 … three time counters", the translation 3 and 四;
+        # "scry 1, then scry 2" translated 占卜2，然后占卜2)
+        short = {
+            value
+            for value, count in source_by_value.items()
+            if count > target_by_value[value] and value not in miscited
+        }
+        missing = sorted(set(missing) | {v for v in source if _value(v) in short})
     source_states = stated_values(source_text, ctx.source_lang)
-    strict_words = {v.split(":")[1] for v in target if v.split(":")[1] not in ("1", "2")}
+    counted = numbers(_without_explicit_counts(target_text, pair.lang), pair.lang)
+    strict_words = {_value(v) for v in counted if v.startswith("cardinal")} - ARTICLE_LIKE
     invented = sorted(
-        v
-        for v in digit_values(pair.target.text) | strict_words
-        if v not in source_states and v not in miscited
+        v for v in digits | strict_words if v not in source_states and v not in miscited
     )
     if not missing and not invented:
         return
     firsts = first_words(pair.target.text, pair.lang)
+    if missing and all(_value(v) in source_digits for v in missing):
+        # a number written in digits (a rule, 709) is not "replaced" by a word for two
+        extra = [v for v in extra if _value(v) not in ARTICLE_LIKE or _value(v) in digits]
     says = _describe(extra)
     if not says and firsts and any(value.startswith("ordinal") for value in missing):
         says = [f"\u201c{firsts[0]}\u201d (first)"]

@@ -22,15 +22,24 @@ QUOTES_CLOSE = "”»」』’"
 def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """A symbol ({X}, {T}, {1}{G}), a power/toughness change (+1/+1), a power/toughness
     (2/2) or a rule reference (702.62a) of the source is missing from the translation, or
-    the translation has one the source does not. These are copied, never translated."""
-    source = tokens(in_source_notation(pair.source.text, ctx.source_lang))
+    the translation has one the source does not. These are copied, never translated. A
+    translation may say one the source has once more, where the source refers back to it
+    ("gets this bonus": 得到+1/+1); the notation a language writes its own way ({等级N3+}
+    for {LEVEL N3+}) is read as the source's."""
+    source = tokens(in_source_notation(pair.source_text, ctx.source_lang))
     target = tokens(in_source_notation(pair.target.text, pair.lang))
     miscited = ctx.miscited_in_source(pair)["rule-reference"]
     source["rule-reference"] -= miscited
     target["rule-reference"] -= miscited
     for kind in token_kinds():
         missing = source[kind.name] - target[kind.name]
-        extra = target[kind.name] - source[kind.name]
+        extra = Counter(
+            {
+                token: n
+                for token, n in (target[kind.name] - source[kind.name]).items()
+                if not source[kind.name][token]
+            }
+        )
         if not missing and not extra:
             continue
         parts = []
@@ -65,21 +74,39 @@ PLURAL_MARK = re.compile(r"(?<=[^\W\d_])\((?:s|es)\)")
 LOYALTY_COST = re.compile(r"[\[［][+\-−–]?[\dX]+[\]］]")
 """A loyalty cost, [+1] or [−2], which printings also write without brackets (+1:)."""
 QUOTED = re.compile(r"“[^“”]*”|«[^«»]*»|「[^「」]*」|『[^『』]*』|\"[^\"]*\"|‘[^‘’]*’")
-MIN_QUOTED_WORDS = 3
+MIN_QUOTED_WORDS = 4
 """A quoted passage of the source counts when it has at least this many words: a rule
-text, an example or a phrase ("without paying its mana cost"). One or two quoted words
-("put", "Token") are a word being talked about, which translations may render as plain
-text (“put” -> 放置)."""
+text, an example or a phrase ("without paying its mana cost"). Up to three quoted words
+("put", "Token", "bands with other", "already attached to") are words being talked about,
+which translations may render as plain text (“put” -> 放置; 与…结合异能)."""
+
+
+PASSAGE_OPENERS = ("(", "（")
+"""Brackets that open a passage; square brackets hold a template's variables ([cost],
+[quality], [P/T]), which a translation may restate as words (其返照费用) or merge."""
+CITATION = re.compile(r"[(（]\s*(?:see\b|véase\b|参见)[^()（）]*[)）]", re.IGNORECASE)
+"""A parenthesised cross reference, "(see 601.2b and 601.2f–h)": a translation may make it
+a clause (需依照规则601.2b…); its rule references are checked by PH001."""
+CLOSING_QUOTES = "”»」』"
+OPENING_QUOTES = "“«「『"
 
 
 def _brackets(text: str, lang: str, *, source: bool) -> tuple[int, int]:
-    """Parenthesised passages and quoted passages (in the source, only long ones)."""
+    """Parenthesised passages and quoted passages (in the source, only long ones and not
+    cross references; in the translation, quotation marks typed the wrong way round count
+    too: PH003 reports those)."""
     text = LOYALTY_COST.sub("", PLURAL_MARK.sub("", text))
-    parens = sum(text.count(o) for o in OPENERS)
+    if source:
+        text = CITATION.sub("", text)
+    parens = sum(text.count(o) for o in PASSAGE_OPENERS)
     passages = [match.group()[1:-1] for match in QUOTED.finditer(text)]
     if source:
         passages = [p for p in passages if len(words(p, lang)) >= MIN_QUOTED_WORDS]
-    return parens, len(passages)
+        return parens, len(passages)
+    marks = max(
+        sum(text.count(c) for c in OPENING_QUOTES), sum(text.count(c) for c in CLOSING_QUOTES)
+    )
+    return parens, max(len(passages), marks)
 
 
 @check("PH002", scope=Scope.PAIR)
@@ -87,9 +114,13 @@ def dropped_brackets(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The translation has fewer parenthesised or quoted passages than the source: a
     reminder, an example or a quoted phrase ("without paying its mana cost") was dropped
     or merged into the sentence. Plural endings such as "target(s)" are not passages, and
-    quoted words under three words long ("put", "Token") are not counted in the source:
-    translations may render a word being talked about as plain text."""
-    source_parens, source_quotes = _brackets(pair.source.text, ctx.source_lang, source=True)
+    quotes of up to three words ("put", "bands with other") are not counted in the source:
+    translations may render a word being talked about as plain text. A card's text line
+    may leave out the reminder text of its keywords (printed cards often do). Square
+    brackets are a template's variables ([cost]), not passages, and a parenthesised cross
+    reference ("(see rule 700.2)") may become a clause: its rule numbers are checked by
+    PH001."""
+    source_parens, source_quotes = _brackets(pair.source_text, ctx.source_lang, source=True)
     target_parens, target_quotes = _brackets(pair.target.text, pair.lang, source=False)
     lost = {}
     if target_parens < source_parens:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from functools import cache
 
 from ...model import Mark, Ruling
+from ...resources import read_tsv
 from ...termbase import TermHit
 from ...vocabulary import Scope, is_cjk
 from ..context import AlignedPair, CheckContext
@@ -14,8 +16,6 @@ from ..lexicon import address_forms, regional_variants
 from ..registry import Problem, check
 
 ADDRESSING_YOU = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
-CLAUSE_OPENERS = {"embargo", "también", "tambien", "además", "ademas", "entonces", "y", "pero"}
-CAPITAL_AFTER_SEMICOLON = re.compile(r";\s+([A-ZÁÉÍÓÚÑÜ][a-záéíóúñü]+)")
 QUOTE_STYLES = {
     "straight": re.compile(r'"'),
     "curly": re.compile(r"[“”]"),
@@ -50,16 +50,37 @@ def _speaks_to_you_there(source: str, target: str, start: int) -> bool:
     return bool(ADDRESSING_YOU.search(theirs[index]))
 
 
-def _addresses_reader(text: str, start: int) -> bool:
+@cache
+def _style_words(kind: str, lang: str) -> frozenset[str]:
+    """The words of a kind for a language, and those for every language (style_words.tsv)."""
+    return frozenset(
+        word
+        for row in read_tsv("style_words.tsv")
+        if row["kind"] == kind and row["lang"] in ("*", lang.split("-")[0])
+        for word in row["words"].split("|")
+    )
+
+
+@cache
+def _capital_after_semicolon(lang: str) -> re.Pattern[str]:
+    """A word of a capital and small letters right after a semicolon."""
+    letters = sorted(_style_words("letters", lang))
+    capitals = "".join(part for part in letters if part.isupper())
+    small = "".join(part for part in letters if part.islower())
+    return re.compile(rf";\s+([A-Z{capitals}][a-z{small}]+)")
+
+
+def _addresses_reader(text: str, start: int, lang: str) -> bool:
     """Whether the verb at ``start`` opens a clause (no subject before it)."""
     before = text[:start].rstrip()
     if not before or before[-1] in ",;:(¿¡.":
         return True
+    openers = _style_words("clause-opener", lang)
     previous = before.split()[-1].casefold()
-    if previous == "no":
+    if previous in _style_words("negation", lang):
         rest = before[: -len(previous)].rstrip()
-        return not rest or rest[-1] in ",;:(" or rest.split()[-1].casefold() in CLAUSE_OPENERS
-    return previous in CLAUSE_OPENERS
+        return not rest or rest[-1] in ",;:(" or rest.split()[-1].casefold() in openers
+    return previous in openers
 
 
 @check("STYLE001", scope=Scope.PAIR)
@@ -74,7 +95,7 @@ def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Prob
     if not _informal_uses(ctx, document):
         return
     for match in formal.finditer(pair.target.text):
-        if not _addresses_reader(pair.target.text, match.start()):
+        if not _addresses_reader(pair.target.text, match.start(), pair.lang):
             continue
         if not _speaks_to_you_there(pair.source.text, pair.target.text, match.start()):
             continue
@@ -135,7 +156,7 @@ def capital_after_semicolon(ruling: Ruling, ctx: CheckContext) -> Iterator[Probl
     a name."""
     if not ruling.lang or is_cjk(ruling.lang):
         return
-    for match in CAPITAL_AFTER_SEMICOLON.finditer(ruling.text):
+    for match in _capital_after_semicolon(ruling.lang).finditer(ruling.text):
         word = match.group(1)
         following = ruling.text[match.start(1) : match.start(1) + 40]
         if ctx.cards.mentions(following):

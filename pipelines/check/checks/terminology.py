@@ -6,6 +6,8 @@ import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
 
 from ...model import Mark, Ruling
 from ...resources import read_tsv
@@ -13,6 +15,10 @@ from ...termbase import USABLE, TermHit
 from ...vocabulary import Role, Scope, is_unspaced
 from ..context import AlignedPair, CheckContext
 from ..registry import Problem, check
+
+MIN_SHARED_ENDING = 3
+"""Letters of ending the suggested form must share with the wrong one: "disparadas" for
+"activadas" (-adas), but not "jugadora" for "duelista" (-a is no gender there)."""
 
 
 def matching_form(found: str, ctx: CheckContext, concept: str, lang: str) -> str | None:
@@ -39,7 +45,7 @@ def matching_form(found: str, ctx: CheckContext, concept: str, lang: str) -> str
         return (shared + (len(words) == len(found_words)), endings, -forms.index(form))
 
     best = max(forms, key=likeness)
-    return best if likeness(best)[1] > 0 else forms[0]
+    return best if likeness(best)[1] >= MIN_SHARED_ENDING else forms[0]
 
 
 def _expected(ctx: CheckContext, concept: str, lang: str) -> list[str]:
@@ -49,7 +55,7 @@ def _expected(ctx: CheckContext, concept: str, lang: str) -> list[str]:
 
 
 def _source_hits(ctx: CheckContext, pair: AlignedPair, concept: str) -> list[TermHit]:
-    return [h for h in ctx.term_hits(pair.source.text, ctx.source_lang) if h.concept == concept]
+    return [h for h in ctx.term_hits(pair.source_text, ctx.source_lang) if h.concept == concept]
 
 
 def _source_term(ctx: CheckContext, pair: AlignedPair, concept: str) -> str:
@@ -73,7 +79,7 @@ def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]
     repeating the noun where English has a pronoun) while keeping every mention of the
     first has not swapped anything.
     """
-    source_counts = ctx.concept_counts(pair.source.text, ctx.source_lang)
+    source_counts = ctx.concept_counts(pair.source_text, ctx.source_lang)
     hits = ctx.term_hits(pair.target.text, pair.lang)
     approved_at: dict[tuple[int, int], set[str]] = defaultdict(set)
     for hit in hits:
@@ -155,6 +161,59 @@ def _usable_forms(ctx: CheckContext, concept: str, lang: str) -> re.Pattern[str]
 
 PARAPHRASED = frozenset(row["concept"] for row in read_tsv("paraphrased_concepts.tsv"))
 """Concepts whose absence is not reported (resources/paraphrased_concepts.tsv)."""
+COMPOSED = {
+    row["concept"]: frozenset(row["parts"].split("|")) for row in read_tsv("composed_concepts.tsv")
+}
+"""Concepts a translation may name by their parts (resources/composed_concepts.tsv)."""
+HOMOGRAPHS = [
+    (row["concept"], row["other"], row["lang"], {f.casefold() for f in row["forms"].split("|")})
+    for row in read_tsv("homographs.tsv")
+]
+"""Source words of two concepts (resources/homographs.tsv)."""
+
+
+def _other_sense_named(
+    ctx: CheckContext, pair: AlignedPair, concept: str, present: set[str]
+) -> bool:
+    """The source word was used in the other sense of a homograph, as the translation says:
+    every source word of the concept is ambiguous, and the translation names the other
+    concept and not this one ("Counter" -> 反击, the verb)."""
+    for name, other, lang, forms in HOMOGRAPHS:
+        if name != concept or lang != ctx.source_lang or other not in present:
+            continue
+        if all(h.form.casefold() in forms for h in _source_hits(ctx, pair, concept)):
+            return True
+    return False
+
+
+COORDINATION = {"unspaced": re.compile(r"、|或|和|及|与")}
+GAP_CHARS = 20
+STOP = re.compile(r"[。；;，,：:]")
+"""Punctuation that ends the phrase a coordination stands in."""
+"""How far apart the two halves of a Chinese compound term may stand in a coordination."""
+
+
+def _coordinated(form: str, text: str, lang: str) -> bool:
+    """A compound term whose shared half is said once for a coordination: 替代、额外、或其他
+    …费用 names 额外费用; "costes alternativos o adicionales" names "costes adicionales"."""
+    if is_unspaced(lang):
+        if len(form) < 4:
+            return False
+        for split in (2, len(form) - 2):
+            first, second = form[:split], form[split:]
+            for match in re.finditer(re.escape(first), text):
+                window = text[match.end() : match.end() + GAP_CHARS]
+                end = window.find(second)
+                gap = window[:end] if end > 0 else ""
+                if gap and COORDINATION["unspaced"].search(gap) and not STOP.search(gap):
+                    return True
+        return False
+    words = form.split()
+    if len(words) != 2:
+        return False
+    head, modifier = (re.escape(w) for w in words)
+    pattern = rf"\b{head}\s+\w+(?:\s*,\s*\w+)*\s*(?:,\s*)?(?:y|o|u|e|and|or)\s+{modifier}\b"
+    return bool(re.search(pattern, text, re.IGNORECASE))
 
 
 @check("TERM002", scope=Scope.PAIR)
@@ -167,25 +226,38 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     held to the new term; nor is a source word used in another sense, such as "turn it face
     down", listed in resources/other_senses.tsv; nor are everyday concepts that good
     translations express another way, "the player who" as a pronoun, listed in
-    resources/paraphrased_concepts.tsv; a half-translated ruling is reported as such,
+    resources/paraphrased_concepts.tsv; nor a concept the translation names by its parts
+    ("the ability that triggers": …时触发的异能, resources/composed_concepts.tsv), or by
+    saying its shared half once in a coordination (替代、额外、或其他…费用); nor a source
+    word of two concepts that the translation reads as the other one ("Counter" as the verb,
+    反击; resources/homographs.tsv); a half-translated ruling is reported as such,
     MIX001.)"""
     if any(span["lang"] == ctx.source_lang for span in pair.target.spans):
         return
-    named = ctx.named_concepts(pair.source.text, ctx.source_lang)
+    named = ctx.named_concepts(pair.source_text, ctx.source_lang)
     hits = ctx.term_hits(pair.target.text, pair.lang)
     present = {h.concept for h in hits if h.status in USABLE}
     present |= set(old_wording(pair.target, pair, ctx))
     flagged = set(wrong_spans(ctx, pair))
+    present |= {concept for concept, parts in COMPOSED.items() if parts <= present}
     for concept in sorted(named):
         if (
             not ctx.termbase.is_enforced(concept)
             or concept in PARAPHRASED
             or concept in present
             or concept in flagged
+            or _other_sense_named(ctx, pair, concept, present)
         ):
             continue
         forms = _usable_forms(ctx, concept, pair.lang)
         if forms is not None and forms.search(pair.target.text):
+            continue
+        if any(
+            _coordinated(form, pair.target.text, pair.lang)
+            for status in USABLE
+            for term in ctx.termbase.terms(concept, pair.lang, status)
+            for form in term.forms
+        ):
             continue
         expected = _expected(ctx, concept, pair.lang)
         if not expected:
@@ -211,15 +283,27 @@ def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     A word that is old wording for one concept and still right for another ("jugar": old
     for casting a spell, right for playing a land; 使用) is reported only when the source
     names the first concept, not the second, and the translation has no current term for
-    the first in its place."""
+    the first in its place. Where the current English says the whole thing with another
+    concept (tokens are now created, "Pon en juego una ficha"; a creature now dies, "vaya a
+    un cementerio desde el juego", 从场上置入坟墓场: resources/replaced_wording.tsv), the old
+    phrase is reported with that concept's current wording ("crea", "muera", 派出, 死去)."""
     if not ruling.lang or ruling.lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
+    phrases = replaced_phrases(ruling, pair, ctx)
+    by_phrase: dict[Replaced, list[TermHit]] = defaultdict(list)
     for concept, hits in sorted(old_wording(ruling, pair, ctx).items()):
+        kept = []
+        for hit in hits:
+            phrase = next((p for p in phrases if p.start <= hit.start and hit.end <= p.end), None)
+            if phrase is None:
+                kept.append(hit)
+            else:
+                by_phrase[phrase].append(hit)
         expected = _expected(ctx, concept, ruling.lang)
-        if not expected:
+        if not kept or not expected:
             continue
-        found = sorted({h.form for h in hits})
+        found = sorted({h.form for h in kept})
         yield Problem(
             ruling,
             f"\u201c{found[0]}\u201d is old wording; use \u201c{expected[0]}\u201d.",
@@ -229,8 +313,69 @@ def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
                 "found": found,
             },
             source=pair.source if pair else None,
-            marks=[Mark.target(h.start, h.end) for h in hits],
+            marks=[Mark.target(h.start, h.end) for h in kept],
         )
+    for phrase in phrases:
+        yield Problem(
+            ruling,
+            f"\u201c{phrase.text}\u201d is old wording; the source says \u201c{phrase.said}"
+            f"\u201d: use \u201c{phrase.suggestion}\u201d.",
+            {
+                "concept": phrase.concept,
+                "source_term": phrase.said,
+                "expected": [phrase.suggestion],
+                "found": [phrase.text],
+                "old_terms": sorted({h.form for h in by_phrase.get(phrase, [])}),
+            },
+            source=pair.source if pair else None,
+            marks=[Mark.target(phrase.start, phrase.end)],
+        )
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """An old phrase of a translation whose source now says it with another concept."""
+
+    start: int
+    end: int
+    text: str
+    concept: str
+    said: str
+    """What the source says now ("create", "dies")."""
+    suggestion: str
+
+
+@cache
+def _replaced_wording(lang: str) -> tuple[tuple[re.Pattern[str], re.Pattern[str], str, str], ...]:
+    return tuple(
+        (
+            re.compile(row["source"], re.IGNORECASE),
+            re.compile(row["pattern"], re.IGNORECASE),
+            row["concept"],
+            row["suggestion"],
+        )
+        for row in read_tsv("replaced_wording.tsv")
+        if row["lang"] == lang.split("-")[0]
+    )
+
+
+def replaced_phrases(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext) -> list[Replaced]:
+    """The old phrases of a translation whose source says the thing with another concept
+    now (resources/replaced_wording.tsv)."""
+    if pair is None:
+        return []
+    found = []
+    for source, pattern, concept, suggestion in _replaced_wording(ruling.lang or ""):
+        said = source.search(pair.source_text)
+        if said is None:
+            continue
+        for match in pattern.finditer(ruling.text):
+            found.append(
+                Replaced(
+                    match.start(), match.end(), match.group(), concept, said.group(), suggestion
+                )
+            )
+    return sorted(found, key=lambda p: (p.start, p.end))
 
 
 def old_wording(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext) -> dict:
@@ -238,10 +383,10 @@ def old_wording(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext) -> 
     source_counts: Counter[str] = Counter()
     source_old: set[str] = set()
     if pair:
-        source_counts = ctx.concept_counts(pair.source.text, ctx.source_lang)
+        source_counts = ctx.concept_counts(pair.source_text, ctx.source_lang)
         source_old = {
             h.concept
-            for h in ctx.term_hits(pair.source.text, ctx.source_lang)
+            for h in ctx.term_hits(pair.source_text, ctx.source_lang)
             if h.status == "obsolete"
         }
     hits = ctx.term_hits(ruling.text, ruling.lang or "")

@@ -57,8 +57,9 @@ def far_too_short(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The translation is less than half as long as translations into its language usually
     are relative to their source: a sentence or clause is probably missing. (The usual
     ratio is the median of this run's pairs, e.g. about 1.15 for Spanish and 0.32 for
-    Chinese characters per English character.)"""
-    source_length = len(pair.source.text)
+    Chinese characters per English character; a card's text line is measured without the
+    reminder text its translation leaves out.)"""
+    source_length = len(pair.source_text)
     if source_length < MIN_SOURCE_CHARS:
         return
     usual = _length_ratios(ctx).get(pair.lang, DEFAULT_RATIOS.get(pair.lang, 1.0))

@@ -9,12 +9,14 @@ becomes a unit (kind ``rule``, ``example``, ``ruling``, ``heading``, ``contents`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ...catalogue import make_finding
 from ...model import Ruling
 from ...text import dates
+from ...vocabulary import DocKind
 from ..source import SourceFile
 from . import Output, reader
 from ._common import (
@@ -115,6 +117,9 @@ class _PartReader:
         self.in_contents = False
         self.mode = "rules"
         self.open_heading: Ruling | None = None
+        self.next_block: Block | None = None
+        self.term_list_title: tuple[int, str] | None = None
+        self.term_units: list[Ruling] = []
 
     def unit(self, line: int, text: str, kind: str, **fields) -> Ruling:
         made = ruling(
@@ -164,7 +169,9 @@ class _PartReader:
         )
 
     def read(self) -> None:
-        for block in self.part.blocks:
+        blocks = self.part.blocks
+        for index, block in enumerate(blocks):
+            self.next_block = blocks[index + 1] if index + 1 < len(blocks) else None
             self.block(block)
         self.close_heading(at_end=True)
         for position, unit in enumerate(self.units):
@@ -194,7 +201,9 @@ class _PartReader:
     def block(self, block: Block) -> None:
         first = block.first
         single = len(block.lines) == 1
-        if RULE.match(first) or BULLET.match(first):
+        if self.mode == "glossary" and _is_term_list(block):
+            self.term_list(block)
+        elif RULE.match(first) or BULLET.match(first):
             self.rules_block(block)
         elif not single and self.rule is None and all(map(_heading_like, block.texts)):
             self.contents_block(block)
@@ -232,6 +241,9 @@ class _PartReader:
             return
         if text in self.back_matter:
             self.mode = "glossary" if text == self.back_matter[0] else "text"
+        elif self.mode == "glossary" and self.next_block and _is_term_list(self.next_block):
+            self.term_list_title = block.lines[0]
+            return
         elif self.mode == "glossary":
             self.problems.append(
                 make_finding(
@@ -272,16 +284,86 @@ class _PartReader:
                 self.back_matter.append(text)
         self.in_contents = True
 
+    def term_list(self, block: Block) -> None:
+        """A list of term pairs in the back matter ("Abandon: 终止", the Chinese rules'
+        provisional names): a glossary of its own (``doc`` ``<file>#terms``), never aligned
+        with the rules; its title line is carried by its first entry."""
+        self.content()
+        doc_id = f"{self.doc_id}#terms"
+        title = self.term_list_title
+        for number, text in block.lines:
+            term, _, translation = text.partition(":" if ":" in text else "：")
+            unit = ruling(
+                self.doc,
+                FORMAT,
+                number,
+                text,
+                doc_id=doc_id,
+                doc_title=title[1] if title else self.title,
+                kind="glossary",
+                term=term.strip(),
+                position=len(self.term_units),
+                carried_lines=[title[0]] if title and not self.term_units else None,
+            )
+            unit.context = f"{term.strip()} / {translation.strip()}"
+            unit.doc_kind = DocKind.GLOSSARY
+            self.term_units.append(unit)
+        self.term_list_title = None
+
     def glossary_block(self, block: Block) -> None:
         self.content()
-        entry = self.unit(
-            block.lines[1][0],
-            block.joined(skip=1),
-            "glossary",
-            term=block.first,
-            end_line=block.end,
+        for entry_block in _glossary_entries(block):
+            entry = self.unit(
+                entry_block.lines[1][0],
+                entry_block.joined(skip=1),
+                "glossary",
+                term=entry_block.first,
+                end_line=entry_block.end,
+            )
+            add_carried(self.doc, entry, [entry_block.start])
+
+
+SENTENCE_END = re.compile(r"[.。!?！？][”\"’」』)）]*$")
+NUMBERED_SENSE = re.compile(r"^\d+\.\s")
+
+
+TERM_PAIR = re.compile(r"^(?P<term>[A-Za-z][^:：]{0,60})[:：]\s*(?P<translation>\S.*)$")
+TERM_LIST_SHARE = 0.8
+
+
+def _is_term_list(block: Block) -> bool:
+    """Lines that pair a term with its translation in another script ("Planeswalk: 时空换境"),
+    one pair a line, at least three."""
+    pairs = 0
+    for text in block.texts:
+        match = TERM_PAIR.match(text)
+        if match and re.search(r"[^\x00-\u024f\s\d\W]", match["translation"]):
+            pairs += 1
+    return len(block.lines) >= 3 and pairs >= TERM_LIST_SHARE * len(block.lines)
+
+
+def _glossary_entries(block: Block) -> list[Block]:
+    """A glossary block split where a term line follows a finished definition with no blank
+    line between ("…“Adventurer Cards.”" then "Affinity" then its definition): each entry
+    its own unit. A term line is short, ends no sentence and is no numbered sense ("2. A
+    status a permanent may have.")."""
+    entries = [Block([block.lines[0]])]
+    lines = block.lines
+    for k in range(1, len(lines)):
+        text = lines[k][1]
+        starts_entry = (
+            len(entries[-1].lines) >= 2
+            and k + 1 < len(lines)
+            and looks_like_title(text)
+            and not SENTENCE_END.search(text)
+            and not NUMBERED_SENSE.match(text)
+            and bool(SENTENCE_END.search(lines[k - 1][1]))
         )
-        add_carried(self.doc, entry, [block.start])
+        if starts_entry:
+            entries.append(Block([lines[k]]))
+        else:
+            entries[-1].lines.append(lines[k])
+    return entries
 
 
 def _heading_like(line: str) -> bool:
@@ -295,6 +377,7 @@ def _read_part(doc: SourceFile, part: _Part, title: tuple[int, str] | None) -> I
     for unit in walker.units:
         unit.date_raw = effective
     yield from walker.units
+    yield from walker.term_units
     yield from walker.problems
 
 

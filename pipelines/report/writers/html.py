@@ -27,6 +27,7 @@ from ...resources import language_name, resource_path
 from ...tables import RunTables
 from ...vocabulary import Side, severity_rank
 from .. import writer
+from ..updates import UpdateRow, update_rows
 
 TEMPLATE = "report/report.html"
 STYLE = "report/report.css"
@@ -78,10 +79,60 @@ def render_html(run: RunTables) -> str:
             for s in SEVERITIES
         ),
         chart=chart_svg(run.findings),
+        updates=updates_section(update_rows(run)),
         data=json_for_script(data),
         style=style,
         script=script,
     )
+
+
+def updates_section(rows: list[UpdateRow]) -> str:
+    """The update list as a static section (no script needed): per translated document, a
+    table of the units to update, translate, remove or check, with the English change
+    marked word by word. Empty when the English did not change."""
+    if not rows:
+        return ""
+    by_document: dict[str, list[UpdateRow]] = {}
+    for row in rows:
+        by_document.setdefault(row.document, []).append(row)
+    parts = [
+        '<section class="panel updates" id="updates" aria-label="Update list">',
+        f"<h2>Update list: {_count(len(rows), 'unit')} to redo after the English changed</h2>",
+    ]
+    for document, members in by_document.items():
+        counts = Counter(row.status.split(":")[0] for row in members)
+        tally = ", ".join(f"{number} to {status}" for status, number in sorted(counts.items()))
+        parts.append(f"<details><summary>{html.escape(document)} ({html.escape(tally)})</summary>")
+        parts.append(
+            '<table><thead><tr><th class="rule">Rule</th><th class="status">What to do</th>'
+            "<th>English (old → current)</th><th>Translation</th></tr></thead><tbody>"
+        )
+        for row in members:
+            parts.append(
+                f'<tr><td class="rule">{html.escape(row.rule)}</td>'
+                f'<td class="status">{html.escape(row.status)}</td>'
+                f"<td>{_english_change(row)}</td><td>{html.escape(row.translation)}</td></tr>"
+            )
+        parts.append("</tbody></table></details>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _english_change(row: UpdateRow) -> str:
+    if not row.runs:
+        text = row.current_english or row.old_english
+        note = f"<br><small>{html.escape(row.changes)}</small>" if row.changes else ""
+        return html.escape(text) + note
+    pieces = []
+    for op, old, new in row.runs:
+        if op == "equal":
+            pieces.append(html.escape(old))
+            continue
+        if old:
+            pieces.append(f"<del>{html.escape(old)}</del>")
+        if new:
+            pieces.append(f"<ins>{html.escape(new)}</ins>")
+    return "".join(pieces)
 
 
 def _resource(name: str) -> str:

@@ -1,8 +1,10 @@
 """aligned.tmx: the aligned pairs as a TMX 1.4 translation memory, for CAT tools.
 
 A pair whose translation has an error finding is left out: a CAT tool that imports the
-memory would offer the wrong translation again. A pair with warnings is kept, with the
-codes in a ``x-rulings-warnings`` property, so a translator sees it needs review.
+memory would offer the wrong translation again; so is a pair whose English has changed
+since (reworded or removed): the memory holds the current pairs only. A pair with warnings
+is kept, with the codes in a ``x-rulings-warnings`` property, so a translator sees it needs
+review.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def write_tmx(run: RunTables, out: Path) -> Path:
         if row.method not in TRANSLATION_METHODS or not row.source_id or not row.target_id:
             continue
         found = severities.get(row.target_id, {})
-        if found.get(Severity.ERROR):
+        if found.get(Severity.ERROR) or row.superseded_by or row.release:
             continue
         source, target = by_id[row.source_id], by_id[row.target_id]
         memory.addtranslation(

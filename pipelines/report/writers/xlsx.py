@@ -16,6 +16,8 @@ import xlsxwriter
 from ...tables import RunTables
 from .. import writer
 from ..rows import COLUMNS, review_table
+from ..updates import COLUMNS as UPDATE_COLUMNS
+from ..updates import update_rows
 
 FIXED_DATE = dt.datetime(2000, 1, 1)
 TEXT_ONLY = {"strings_to_urls": False, "strings_to_formulas": False, "strings_to_numbers": False}
@@ -24,13 +26,16 @@ is written as the text it is, never as a formula, hyperlink or number."""
 WIDTHS = {"message": 60, "source_text": 60, "translation": 60, "evidence": 40}
 SEVERITY_COLOURS = {"error": "#F8D7DA", "warning": "#FFF3CD", "info": "#DDEBF7"}
 NO_LANGUAGE = "no language"
+UPDATES_SHEET = "updates"
+UPDATE_WIDTHS = {"old_english": 50, "current_english": 50, "changes": 50, "translation": 50}
 
 
 @writer("xlsx", filename="findings.xlsx")
 def write_xlsx(run: RunTables, out: Path) -> Path:
     """A workbook for translators: a sheet per language (the languages with most findings
     first, findings that belong to no language last), frozen header, autofilter, wrapped
-    text, severity colours."""
+    text, severity colours; and, when the English changed, an ``updates`` sheet with the
+    update list."""
     path = out / "findings.xlsx"
     review = review_table(run)
     workbook = xlsxwriter.Workbook(str(path), TEXT_ONLY)
@@ -54,5 +59,21 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
             sheet.write(index, 0, row.severity, shades[row.severity])
         sheet.freeze_panes(1, 0)
         sheet.autofilter(0, 0, max(len(selected), 1), len(COLUMNS) - 1)
+    _updates_sheet(workbook, run, header, cell)
     workbook.close()
     return path
+
+
+def _updates_sheet(workbook, run: RunTables, header, cell) -> None:
+    """The update list (see ``report/updates.py``), when the English changed."""
+    rows = update_rows(run)
+    if not rows:
+        return
+    sheet = workbook.add_worksheet(UPDATES_SHEET)
+    sheet.write_row(0, 0, UPDATE_COLUMNS, header)
+    for number, name in enumerate(UPDATE_COLUMNS):
+        sheet.set_column(number, number, UPDATE_WIDTHS.get(name, 14), cell)
+    for index, row in enumerate(rows, 1):
+        sheet.write_row(index, 0, row.cells(), cell)
+    sheet.freeze_panes(1, 0)
+    sheet.autofilter(0, 0, len(rows), len(UPDATE_COLUMNS) - 1)

@@ -1,0 +1,109 @@
+"""The update list: what a translator must redo after the English changed, one row per unit.
+
+Rows come from the alignment (a reworded English unit, a unit the current release removed
+or added, a card ruling with a newer English version) and from OUT004 findings (a
+translation of an older release that disagrees with the only, newer English). They are
+ordered by translated document and rule number (or card), so a translator works through
+them from top to bottom. The CSV, the workbook sheet and the HTML section all show these
+rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..model import id_order
+from ..tables import RunTables
+from ..text.diff import diff_text, word_diff
+from ..vocabulary import Method, Release
+
+COLUMNS = (
+    "document",
+    "lang",
+    "rule",
+    "old_rule",
+    "status",
+    "old_english",
+    "current_english",
+    "changes",
+    "translation",
+    "translation_id",
+    "english_id",
+)
+STATUS = {
+    Release.REWORDED: "update: the English was reworded",
+    Release.NEW: "translate: new in the English",
+    Release.REMOVED: "remove: no longer in the English",
+}
+PROBABLE = "check: probably changed in the English"
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateRow:
+    document: str
+    lang: str
+    rule: str
+    old_rule: str
+    status: str
+    old_english: str
+    current_english: str
+    changes: str
+    """The English change as one line, [-removed-]{+added+}."""
+    translation: str
+    translation_id: str
+    english_id: str
+    runs: tuple[tuple[str, str, str], ...] = ()
+    """The same change as (op, old, new) runs, for rendering."""
+
+    def cells(self) -> list[str]:
+        return [getattr(self, name) for name in COLUMNS]
+
+
+def update_rows(run: RunTables) -> list[UpdateRow]:
+    by_id = run.by_id
+    translations = {
+        (row.group, row.lang): by_id[row.target_id].doc for row in run.alignment if row.target_id
+    }
+    rows: list[tuple[tuple, UpdateRow]] = []
+    for row in run.alignment:
+        if row.superseded_by and row.source_id and row.target_id:
+            old, new, target = by_id[row.source_id], by_id[row.superseded_by], by_id[row.target_id]
+            status = STATUS[Release.REWORDED]
+        elif row.release == Release.REMOVED and row.source_id and row.target_id:
+            old, new, target = by_id[row.source_id], None, by_id[row.target_id]
+            status = STATUS[Release.REMOVED]
+        elif row.release == Release.NEW and row.source_id and row.method == Method.NO_TRANSLATION:
+            old, new, target = None, by_id[row.source_id], None
+            status = STATUS[Release.NEW]
+        else:
+            continue
+        document = target.doc if target else translations.get((row.group, row.lang), row.group)
+        update = _row(document, row.lang, status, old, new, target)
+        rows.append(((document, id_order(update.rule)), update))
+    for finding in run.findings:
+        if finding.code == "OUT004" and finding.ruling_id and finding.source_id:
+            target, new = by_id[finding.ruling_id], by_id[finding.source_id]
+            row = _row(target.doc, finding.lang, PROBABLE, None, new, target)
+            changes = "; ".join(finding.evidence.get("differences", []))
+            rows.append(((target.doc, id_order(row.rule)), replace(row, changes=changes)))
+    rows.sort(key=lambda item: item[0])
+    return [row for _, row in rows]
+
+
+def _row(document, lang, status, old, new, target) -> UpdateRow:
+    runs = word_diff(old.text, new.text) if old and new else []
+    english = new or old
+    return UpdateRow(
+        document=document,
+        lang=lang or "",
+        rule=english.section or english.card or "",
+        old_rule=(old.section or "") if old and new and old.section != new.section else "",
+        status=status,
+        old_english=old.text if old else "",
+        current_english=new.text if new else "",
+        changes=diff_text(runs) if runs else "",
+        translation=target.text if target else "",
+        translation_id=target.id if target else "",
+        english_id=english.id,
+        runs=tuple((run["op"], run["old"], run["new"]) for run in runs),
+    )

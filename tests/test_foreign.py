@@ -1,0 +1,71 @@
+"""Documents in languages outside --languages are reported as such, never read as a candidate."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from pipelines.cli import main
+from pipelines.ingest.foreign import foreign_language
+from pipelines.model import Ruling
+
+FRENCH = "\n".join(
+    [
+        "Hypergenèse",
+        "",
+        "15/10/2006 Tout ce qui se déclenche pendant la résolution attendra d'être mis sur la "
+        "pile jusqu'à ce que tout ait été mis sur le champ de bataille.",
+        "",
+        "19/03/2021 Le processus se termine lorsque chaque joueur (en commençant par vous) "
+        "choisit de ne pas mettre de carte sur le champ de bataille pendant un tour complet.",
+    ]
+)
+JAPANESE = "\n".join(
+    [
+        "ハイパージェネシス",
+        "",
+        "2006/10/15 これの解決中に誘発したものは、すべてが戦場に出てこの処理が完了するまで"
+        "スタックに置かれるのを待つ。",
+    ]
+)
+SPANISH_SHORT = "Envolver en vigor\n\nRegenera cada criatura que controlas.\n"
+
+
+def _units(*texts: str) -> list[Ruling]:
+    return [
+        Ruling(f"f:{n}", "f", n, "plain", None, None, None, "en", "en", [], None, None, text)
+        for n, text in enumerate(texts)
+    ]
+
+
+def test_a_french_or_japanese_document_is_told_apart():
+    assert foreign_language(_units(*FRENCH.splitlines()[2:]), ("en", "es", "zh")) == "fr"
+    assert foreign_language(_units(*JAPANESE.splitlines()), ("en", "es", "zh")) == "ja"
+
+
+def test_short_or_candidate_documents_are_not():
+    languages = ("en", "es", "zh")
+    assert foreign_language(_units(*SPANISH_SHORT.splitlines()), languages) is None
+    assert foreign_language(_units("每当你施放咒语时，抓一张牌。"), languages) is None
+    english = "If a spell would be countered, exile it instead. It doesn't go to the graveyard."
+    assert foreign_language(_units(english, english), languages) is None
+    assert foreign_language(_units(*FRENCH.splitlines()[2:]), ("en", "fr")) is None
+
+
+def test_a_french_file_is_reported_and_not_used_as_a_source(tmp_path):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "fr.txt").write_text(FRENCH, encoding="utf-8")
+    (inputs / "ja.txt").write_text(JAPANESE, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["run", str(inputs), "--out", str(out)])
+    assert result.exit_code in (0, 1), result.output
+    corpus = [json.loads(line) for line in (out / "corpus.jsonl").read_text().splitlines()]
+    assert {(r["file"], r["lang"], r["doc_kind"]) for r in corpus} == {
+        ("fr.txt", "fr", "other"),
+        ("ja.txt", "ja", "other"),
+    }
+    findings = [json.loads(line) for line in (out / "findings.jsonl").read_text().splitlines()]
+    messages = {f["file"]: f["message"] for f in findings if f["code"] == "DOC002"}
+    assert "French (fr)" in messages["fr.txt"] and "Japanese (ja)" in messages["ja.txt"]
