@@ -117,3 +117,15 @@ def test_console_shows_markup_in_names_as_text():
     done = CliRunner().invoke(main, ["cards", "--lookup", name])
     assert done.exit_code == 1
     assert f"\u201c{name}\u201d: no card of that name" in done.output
+
+
+def test_cards_jsonl_says_which_cards_a_run_of_ruling_files_is_about(seed_run):
+    """Plain ruling files carry no card data, but the run knows the cards: their names from
+    the card index, in the run's languages."""
+    import json
+
+    rows = [json.loads(line) for line in (seed_run / "cards.jsonl").read_text().splitlines()]
+    names = {(row["card"], row["lang"]): row["name"] for row in rows}
+    assert names[("Hypergenesis", "es")] == "Hipergénesis"
+    assert names[("Epochrasite", "zh")] == "时代寄生虫"
+    assert {row["source"] for row in rows} == {"card index"}

@@ -13,7 +13,7 @@ from ..engine import Engine
 from ..engine.local import LocalEngine
 from ..model import CardName, Finding, Ruling
 from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
-from .cards import identify_cards
+from .cards import identified_names, identify_cards
 from .dates import assign_dates
 from .kinds import assign_documents
 from .languages import assign_languages
@@ -93,6 +93,9 @@ def ingest_sources(
         assign_documents(result.rulings, source_lang, tuple(dict.fromkeys(languages)))
     )
     result.findings.extend(identify_cards(result.rulings, result.index))
+    result.card_names.extend(
+        identified_names(result.rulings, result.index, result.card_names, languages)
+    )
     result.findings.sort(key=finding_order)
     return result
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from functools import cache
 
 from ..cards import CardIndex, Mention, name_key
 from ..catalogue import make_finding
-from ..model import Finding, Ruling
+from ..model import CardName, Finding, Ruling
 from ..resources import read_tsv
 from ..text.tokens import tokens
 from ..vocabulary import DocKind
@@ -185,3 +186,19 @@ def _title_problems(members: list[Ruling], card: str, how: str, index: CardIndex
 def _title_line(members: list[Ruling]) -> int | None:
     carried = [line for item in members for line in item.carried_lines]
     return min(carried) if carried else members[0].line
+
+
+def identified_names(
+    rulings: list[Ruling], index: CardIndex, known: list[CardName], languages: Iterable[str]
+) -> list[CardName]:
+    """The card index's names, in the run's languages, of the cards the documents were found
+    to be about, where the inputs did not give them: ``cards.jsonl`` says which cards a run
+    of plain ruling files is about, not only what card data it read."""
+    have = {(entry.card, entry.lang) for entry in known}
+    found = []
+    for card in sorted({item.card for item in rulings if item.card}):
+        names = index.names.get(card, {})
+        for lang in dict.fromkeys(languages):
+            if names.get(lang) and (card, lang) not in have:
+                found.append(CardName(names[lang], lang, card, "card index"))
+    return found
