@@ -358,15 +358,15 @@ def _in_order(
             found.extend(zip(sources, gap, strict=True))
     if not found:
         return []
-    similarity = ctx.matrix([s for s, _ in found], [t for _, t in found])
+    similarity = ctx.pairwise([s for s, _ in found], [t for _, t in found])
     return [
         Alignment(
             source_id=source.id,
             target_id=target.id,
             lang=lang,
-            score=calibrated(float(similarity[k, k]), 0.0, Method.ORDER, embedder),
+            score=calibrated(float(similarity[k]), 0.0, Method.ORDER, embedder),
             method=str(Method.ORDER),
-            similarity=round(float(similarity[k, k]), 4),
+            similarity=round(float(similarity[k]), 4),
             group=group,
         )
         for k, (source, target) in enumerate(found)

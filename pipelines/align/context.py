@@ -96,6 +96,14 @@ class AlignContext:
         right = self.vectors_of(targets)
         return np.round(np.clip(left @ right.T, -1.0, 1.0), SIMILARITY_DECIMALS)
 
+    def pairwise(self, sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
+        """The similarity of each source with the target at the same index (the diagonal of
+        ``matrix``, without the rest of it), rounded the same way."""
+        if not sources:
+            return np.zeros(0, dtype=np.float32)
+        products = np.einsum("ij,ij->i", self.vectors_of(sources), self.vectors_of(targets))
+        return np.round(np.clip(products, -1.0, 1.0), SIMILARITY_DECIMALS)
+
     def vectors_of(self, rulings: list[Ruling]) -> np.ndarray:
         """The rulings' embeddings, one row each, in their order."""
         return self.vectors[[self.row[r.id] for r in rulings]]

@@ -90,9 +90,10 @@ def match_releases(ctx: AlignContext, older: list[Ruling], current: list[Ruling]
     pairs: dict[int, int] = {}
     old_keys = [text_key(r.text) for r in older]
     new_keys = [text_key(r.text) for r in current]
-    _same_text_same_number(older, current, old_keys, new_keys, pairs)
+    numbered = unit_keys(older), unit_keys(current)
+    _same_text_same_number(numbered, old_keys, new_keys, pairs)
     _same_text(older, current, old_keys, new_keys, pairs)
-    _reworded(ctx, older, current, old_keys, new_keys, pairs)
+    _reworded(ctx, older, current, numbered, old_keys, new_keys, pairs)
     match = ReleaseMatch(older[0].doc, current[0].doc, older[0].doc_version, current[0].doc_version)
     for i, j in sorted(pairs.items()):
         match.current_of[older[i].id] = current[j].id
@@ -104,8 +105,8 @@ def match_releases(ctx: AlignContext, older: list[Ruling], current: list[Ruling]
     return match
 
 
-def _same_text_same_number(older, current, old_keys, new_keys, pairs) -> None:
-    old_numbered, new_numbered = unit_keys(older), unit_keys(current)
+def _same_text_same_number(numbered, old_keys, new_keys, pairs) -> None:
+    old_numbered, new_numbered = numbered
     for key in sorted(old_numbered.keys() & new_numbered.keys()):
         i, j = old_numbered[key], new_numbered[key]
         if old_keys[i] == new_keys[j]:
@@ -127,14 +128,14 @@ def _same_text(older, current, old_keys, new_keys, pairs) -> None:
             pairs[i] = candidates.pop(0)
 
 
-def _reworded(ctx, older, current, old_keys, new_keys, pairs) -> None:
+def _reworded(ctx, older, current, numbered, old_keys, new_keys, pairs) -> None:
     """Units left that were reworded (and perhaps renumbered). Each older unit is compared
     with the current units of its kind left between the current units its paired
     neighbours went to; the pairs are taken best first (word share, a little more for the
     same rule number), so that of two rules written from one template (the hand and life
     modifiers of 210.1 and 211.1) each finds its own."""
-    numbers = {j: key for key, j in unit_keys(current).items()}
-    old_numbers = {i: key for key, i in unit_keys(older).items()}
+    old_numbers = {i: key for key, i in numbered[0].items()}
+    numbers = {j: key for key, j in numbered[1].items()}
     anchors = sorted(pairs.items())
     old_positions = [i for i, _ in anchors]
     taken = set(pairs.values())
@@ -153,8 +154,8 @@ def _reworded(ctx, older, current, old_keys, new_keys, pairs) -> None:
             same_number = i in old_numbers and old_numbers[i] == numbers.get(j)
             candidates.append((word_share(old_keys[i], new_keys[j]), same_number, i, j))
     same = [(i, j) for _, same_number, i, j in candidates if same_number]
-    similarity = ctx.matrix([older[i] for i, _ in same], [current[j] for _, j in same])
-    close = {pair for k, pair in enumerate(same) if similarity[k, k] >= SAME_NUMBER_SIMILARITY}
+    similarity = ctx.pairwise([older[i] for i, _ in same], [current[j] for _, j in same])
+    close = {pair for k, pair in enumerate(same) if similarity[k] >= SAME_NUMBER_SIMILARITY}
     scored = sorted(
         (
             (share + SAME_NUMBER_BONUS * same_number, i, j)
