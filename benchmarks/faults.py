@@ -3,7 +3,7 @@ damaged, an output folder that is read-only or on a full disk. After every fault
 folder must hold exactly one complete run (every file byte for byte that of a clean run, the
 run manifest included) and the next run must give a clean run's bytes.
 
-    python benchmarks/faults.py [--faults 300] [--seed 16] [--no-record]
+    python benchmarks/faults.py [--faults 300] [--seed 16]
 
 ``rulings run`` is driven as a user drives it (``python -m pipelines run`` in a subprocess) on
 a copy of corpus/ and on a smaller part of it with other options: two configurations whose
@@ -31,14 +31,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from common import ROOT, md_table, page
+
 CORPUS = ROOT / "corpus"
 CONFIGS = {"all": ("corpus", ()), "part": ("part", ("--ignore", "STYLE"))}
 """Two runs whose every output file differs: the seeds, and three of them without STYLE."""
 PART = ("000_40e512ac1ae253c1.txt", "001_09da9df6e0e3ee52.txt", "002_f829283b2bc10ea3.txt")
 KINDS = ("kill", "interrupt", "concurrent", "cache", "read-only", "full-disk")
 WEIGHTS = {"kill": 5, "interrupt": 3, "concurrent": 2, "cache": 3, "read-only": 1, "full-disk": 1}
-PACKAGE_HELP = "the pipelines/ folder to test (e.g. an older version's, with --no-record)"
 INTERRUPTED = 130
 RUN_TIMEOUT = 600
 
@@ -70,11 +70,10 @@ def staging(out: Path) -> list[str]:
 
 class Harness:
     """A work folder with the corpus, a copy of the package, a cache and clean references.
-    ``warm_cache``: a cache folder to start from (copied: the faults damage theirs);
-    ``package``: the code under test (another version's ``pipelines/`` to compare)."""
+    ``warm_cache``: a cache folder to start from (copied: the faults damage theirs)."""
 
-    def __init__(self, work: Path, seed: int, warm_cache=None, package=ROOT / "pipelines"):
-        self.work, self.warm_cache, self.package = work, warm_cache, package
+    def __init__(self, work: Path, seed: int, warm_cache=None):
+        self.work, self.warm_cache = work, warm_cache
         self.random = random.Random(seed)
         self.cache, self.out = work / "cache", work / "out"
         self.references: dict[str, dict[str, bytes]] = {}
@@ -88,7 +87,7 @@ class Harness:
 
     def set_up(self) -> None:
         skip = shutil.ignore_patterns("__pycache__")
-        shutil.copytree(self.package, self.work / "package" / "pipelines", ignore=skip)
+        shutil.copytree(ROOT / "pipelines", self.work / "package" / "pipelines", ignore=skip)
         shutil.copytree(CORPUS, self.work / "corpus")
         if self.warm_cache is not None and self.warm_cache.is_dir():
             shutil.copytree(self.warm_cache, self.cache, ignore=shutil.ignore_patterns(".*"))
@@ -398,13 +397,13 @@ def plan(faults: int, rng: random.Random) -> list[str]:
     return kinds[:faults]
 
 
-def run(faults, seed, *, follow_every=1, work=None, warm_cache=None, package=ROOT / "pipelines"):
+def run(faults, seed, *, follow_every=1, work=None, warm_cache=None):
     """Inject ``faults`` faults; a follow-up run after every ``follow_every`` of them (and one
     at the end)."""
     with contextlib.ExitStack() as stack:
         if work is None:
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rulings-faults-")))
-        harness = Harness(work, seed, warm_cache, package)
+        harness = Harness(work, seed, warm_cache)
         stack.callback(harness.tear_down)
         harness.set_up()
         started = time.perf_counter()
@@ -440,44 +439,35 @@ ROWS = [
 ]  # fmt: skip
 
 
-def main() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from common import machine_line, md_table, parser, record
+def markdown(f: dict) -> str:
+    counts = f | {"faults": sum(f["faults"].values()), "problems": len(f["problems"])}
+    rows = [[what, counts[key]] for what, key in ROWS]
+    rows[-2][1] = f"**{rows[-2][1]}**"
+    return page(
+        "Fault injection: one complete run in the output folder, whatever happens",
+        f"Produced by `python benchmarks/faults.py --faults {counts['faults']} --seed {f['seed']}` "
+        f"in {f['seconds']} s (numbers in `faults.json`; CI runs a few of these faults in "
+        "`tests/test_faults.py`). Each fault is followed by a check that the output folder holds "
+        "exactly the files of one clean run, byte for byte (run manifest included); after kills, "
+        "interrupts and concurrent runs a follow-up run must give a clean run's bytes and leave "
+        f"no staging folder. Read-only and full disk: {f['full_disk_and_read_only_by']}.",
+        f["machine"],
+        md_table(["what", "count"], rows),
+        "Problems:\n\n" + "\n".join(f"- {p}" for p in f["problems"]) if f["problems"] else None,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    from common import parser, record
 
     cli = parser(__doc__)
     cli.add_argument("--faults", type=int, default=300)
     cli.add_argument("--seed", type=int, default=16)
-    cli.add_argument("--no-record", action="store_true", help="print, do not write results/")
-    cli.add_argument("--package", type=Path, default=ROOT / "pipelines", help=PACKAGE_HELP)
-    args = cli.parse_args()
+    args = cli.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unmount and clean up on the way
-
-    def markdown(f: dict) -> str:
-        counts = f | {"faults": sum(f["faults"].values()), "problems": len(f["problems"])}
-        rows = [[what, counts[key]] for what, key in ROWS]
-        rows[-2][1] = f"**{rows[-2][1]}**"
-        problems = "".join(f"- {p}\n" for p in f["problems"])
-        return (
-            "# Fault injection: one complete run in the output folder, whatever happens\n\n"
-            f"Produced by `python benchmarks/faults.py --faults {args.faults} --seed {args.seed}` "
-            f"in {f['seconds']} s (numbers in `faults.json`; CI runs a few of these faults "
-            "in `tests/test_faults.py`). Each fault is followed by a check that the output folder "
-            "holds exactly the files of one clean run, byte for byte (run manifest included); "
-            "after kills, interrupts and concurrent runs a follow-up run must give a clean run's "
-            "bytes and leave no staging folder. Read-only and full disk: "
-            f"{f['full_disk_and_read_only_by']}.\n\n{md_table(['what', 'count'], rows)}\n"
-            + (f"Problems:\n\n{problems}\n" if problems else "")
-            + machine_line(f["machine"])
-        )
-
-    figures = run(args.faults, args.seed, package=args.package)
-    if args.no_record:
-        from common import machine
-
-        print(markdown(figures | {"machine": machine()}))
-    else:
-        record("faults", figures, markdown)
+    record("faults", run(args.faults, args.seed), markdown)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

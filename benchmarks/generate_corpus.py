@@ -18,7 +18,7 @@ it. The same seed, data, seeds and shipped termbase give the same bytes.
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import itertools
 import json
 import re
@@ -31,8 +31,7 @@ from hashlib import blake2b
 from pathlib import Path
 from random import Random
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CR_EN, CR_ZH, SEEDS, SHARED
+from common import CR_EN, CR_ZH, SEEDS, SHARED, parser
 
 MTGJSON_SETS = ("TSP", "PLC", "FUT")
 LANGS = ("en", "es", "zh")
@@ -148,12 +147,9 @@ class Summary:
         return sum(self.rulings.values())
 
     def as_dict(self) -> dict:
-        fields = ("files", "rulings", "distinct", "distinct_all", "cards", "ruled_cards")
-        fields += ("plans", "units", "drift", "bytes")
-        found = {name: getattr(self, name) for name in fields}
-        return {k: dict(v) if isinstance(v, dict) else v for k, v in found.items()} | {
-            "total_rulings": self.total
-        }
+        found = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        found = {k: dict(v) if isinstance(v, dict) else v for k, v in found.items()}
+        return found | {"total_rulings": self.total}
 
 
 def available(shared: Path = SHARED) -> bool:
@@ -173,9 +169,8 @@ ROMAN = (
 def roman(number: int) -> str:
     parts = []
     for value, letters in ROMAN:
-        while number >= value:
-            parts.append(letters)
-            number -= value
+        count, number = divmod(number, value)
+        parts.append(letters * count)
     return "".join(parts)
 
 
@@ -243,19 +238,10 @@ def load_material(shared: Path = SHARED, seeds: Path = SEEDS) -> Material:
                 elif es_line or zh_line:
                     (es_pairs if es_line else zh_pairs).append(unit)
             if all(language in foreign for language in FOREIGN) and _title_like(name, foreign):
-                bases.append(
-                    BaseCard(
-                        name=name,
-                        names={lang: clean(e["name"]) for lang, e in sorted(foreign.items())},
-                        foreign_text={
-                            lang: e.get("text", "") for lang, e in sorted(foreign.items())
-                        },
-                        text=card.get("text", ""),
-                        type=card.get("type", ""),
-                        mana_cost=card.get("manaCost", ""),
-                        rarity=card.get("rarity", "common"),
-                    )
-                )
+                names = {lang: clean(e["name"]) for lang, e in sorted(foreign.items())}
+                texts = {lang: e.get("text", "") for lang, e in sorted(foreign.items())}
+                printed = (card.get("text", ""), card.get("type", ""), card.get("manaCost", ""))
+                bases.append(BaseCard(name, names, texts, *printed, card.get("rarity", "common")))
     cr_units, cr_sections = _cr_units(shared / "data" / "cr")
     seed_groups, seed_units = _seed_units(seeds, english_rulings, bases)
     return Material(
@@ -798,24 +784,24 @@ def _write_translation(folder, card, lang, rng, drift, summary, texts) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path, help="folder to write (created; must be empty)")
-    parser.add_argument("--rulings", type=int, default=100_000, help="rulings, all languages")
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--shared", type=Path, default=SHARED, help="the ../shared folder")
-    parser.add_argument("--seeds", type=Path, default=SEEDS, help="the seed documents folder")
-    parser.add_argument("--manifest", type=Path, help="write the injected drift here (JSON)")
-    args = parser.parse_args(argv)
+    cli = parser(__doc__)
+    cli.add_argument("out", type=Path, help="folder to write (created; must be empty)")
+    cli.add_argument("--rulings", type=int, default=100_000, help="rulings, all languages")
+    cli.add_argument("--seed", type=int, default=7)
+    cli.add_argument("--shared", type=Path, default=SHARED, help="the ../shared folder")
+    cli.add_argument("--seeds", type=Path, default=SEEDS, help="the seed documents folder")
+    cli.add_argument("--manifest", type=Path, help="write the injected drift here (JSON)")
+    args = cli.parse_args(argv)
     if not available(args.shared):
         print(f"skipped: the real parallel material under {args.shared} is absent")
         return 0
     if args.manifest is not None and args.manifest.resolve().is_relative_to(args.out.resolve()):
-        parser.error("--manifest must be outside OUT_DIR (every file in it is read as input)")
+        cli.error("--manifest must be outside OUT_DIR (every file in it is read as input)")
     options = (args.rulings, args.seed, args.shared, args.seeds, args.manifest)
     try:
         summary = generate(args.out, *options)
     except ValueError as error:
-        parser.error(str(error))
+        cli.error(str(error))
     print(json.dumps(summary.as_dict(), indent=1, ensure_ascii=False))
     return 0
 

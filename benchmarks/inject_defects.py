@@ -40,7 +40,6 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     CR,
     CR_EN,
@@ -98,6 +97,7 @@ SYMBOL = re.compile(r"\{[^{}\s]{1,8}\}")
 PT_MODIFIER = re.compile(r"[+\-−]\d+/[+\-−]\d+")
 RULE_REFERENCE = re.compile(r"(?<![\d.])\d{3}\.\d+[a-z]?(?:[-–][a-z])?(?![\d])")
 PT_VALUE = re.compile(r"(?<![\d/+\-−.])\d+/\d+(?![\d/])")
+NOT_NUMBERS = (SYMBOL, PT_MODIFIER, PT_VALUE, RULE_REFERENCE)
 DIGITS = re.compile(r"(?<![\d.,/{}+\-−])\d+(?![\d.,/{}])")
 ZH_NUMERAL = {"两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 ZH_NUMERAL_OF = {3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八", 9: "九", 10: "十"}
@@ -118,15 +118,16 @@ EN_NUMBER_WORDS = {
 
 @dataclass
 class Candidate:
+    """A numbered rule whose two lines (``line``, 1-based, the same in both files) carry the
+    same rule number; ``prefix``: that number with its dot and space as on the Chinese line;
+    ``standalone``: a blank line (or the file's end) before and after (no example lines)."""
+
     line: int
-    """1-based line number, the same in both files."""
     section: str
     prefix: str
-    """The rule number with its dot and space, as written on the Chinese line."""
     en_body: str
     zh_body: str
     standalone: bool
-    """A blank line (or the file's end) before and after: the rule has no example lines."""
 
 
 @dataclass
@@ -153,7 +154,6 @@ class Injection:
 
 
 def candidates(en_lines: list[str], zh_lines: list[str]) -> list[Candidate]:
-    """Numbered rules whose two lines carry the same rule number."""
     found = []
     for index, (en, zh) in enumerate(zip(en_lines, zh_lines, strict=False)):
         en_match, zh_match = RULE_LINE.match(en), RULE_LINE.match(zh)
@@ -168,23 +168,23 @@ def candidates(en_lines: list[str], zh_lines: list[str]) -> list[Candidate]:
     return found
 
 
-def stated_numbers(english: str) -> set[int]:
-    """Numbers an English text states in digits or words (not in a symbol, a power/toughness
-    or a rule reference)."""
-    masked = _mask(english, (SYMBOL, PT_MODIFIER, PT_VALUE, RULE_REFERENCE))
-    found = {int(m.group()) for m in re.finditer(r"(?<![\w.])\d+(?![\w])", masked)}
-    words = re.findall(r"[a-z]+", masked.lower())
-    return found | {EN_NUMBER_WORDS[w] for w in words if w in EN_NUMBER_WORDS}
-
-
-def _mask(text: str, patterns) -> str:
+def mask(text: str, patterns=NOT_NUMBERS) -> str:
     """The text with the matches of the patterns blanked (same length)."""
     for pattern in patterns:
         text = pattern.sub(lambda m: "#" * len(m.group()), text)
     return text
 
 
-def _cut_near_middle(text: str, commas: str, words: bool = False) -> int:
+def stated_numbers(english: str) -> set[int]:
+    """Numbers an English text states in digits or words (not in a symbol, a power/toughness
+    or a rule reference)."""
+    masked = mask(english)
+    found = {int(m.group()) for m in re.finditer(r"(?<![\w.])\d+(?![\w])", masked)}
+    words = re.findall(r"[a-z]+", masked.lower())
+    return found | {EN_NUMBER_WORDS[w] for w in words if w in EN_NUMBER_WORDS}
+
+
+def cut_near_middle(text: str, commas: str, words: bool = False) -> int:
     """Offset just after the comma nearest the middle (within the middle half), else the
     middle itself (at a word start when ``words``)."""
     middle, best = len(text) // 2, None
@@ -198,34 +198,30 @@ def _cut_near_middle(text: str, commas: str, words: bool = False) -> int:
     return space + 1 if space > 0 else middle
 
 
-def _replace(body: str, match: re.Match, new: str, group: int = 0) -> str:
+def replaced(body: str, match: re.Match, new: str, group: int = 0) -> str:
     return body[: match.start(group)] + new + body[match.end(group) :]
 
 
 class Injector:
     """One method per kind: (new Chinese body, change record), or None when the rule cannot
-    take the defect."""
+    take the defect. ``swaps``: concept -> the forbidden Chinese forms that are its
+    confusables; ``english``: each swappable concept's English forms, found by a plain search
+    (not the checks' term finder, so that tuning the checks does not move the gold list)."""
 
     def __init__(self, termbase, rng: random.Random) -> None:
-        self.termbase, self.rng = termbase, rng
-        self.swaps = {}
-        """Concept -> the forbidden Chinese forms that are its confusables."""
+        self.termbase, self.rng, self.swaps, self.english = termbase, rng, {}, {}
         for concept in termbase.concepts:
             forbidden = [f for t in termbase.terms(concept, "zh", "forbidden") for f in t.forms]
             if forbidden and termbase.terms(concept, "zh", "approved"):
                 self.swaps[concept] = forbidden
-        self.english = {}
-        """Each swappable concept's English forms, found by a plain search (not the checks'
-        term finder, so that tuning the checks does not move the gold list)."""
         for concept in self.swaps:
-            terms = [
-                t for t in termbase.terms(concept, "en") if t.status in ("approved", "admitted")
-            ]
+            terms = termbase.terms(concept, "en")
+            terms = [t for t in terms if t.status in ("approved", "admitted")]
             forms = [form for t in terms for form in sorted(t.forms, key=len, reverse=True)]
             alternatives = "|".join(map(re.escape, forms))
             self.english[concept] = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.I)
 
-    def _swap_hits(self, c: Candidate):
+    def swap_hits(self, c: Candidate):
         named = {concept for concept, found in self.english.items() if found.search(c.en_body)}
         hits = [h for h in self.termbase.find(c.zh_body, "zh") if h.status == "approved"]
         # A one-character form (抓) is part of a longer word: left alone.
@@ -233,58 +229,53 @@ class Injector:
             h for h in hits if h.concept in self.swaps and h.concept in named and len(h.form) > 1
         ]
 
-    def swap_concepts(self, c: Candidate) -> set[str]:
-        return {hit.concept for hit in self._swap_hits(c)}
-
-    def term_swap(self, c: Candidate, concept: str | None = None):
-        options = [(hit, wrong) for hit in self._swap_hits(c) for wrong in self.swaps[hit.concept]]
-        if not options:
-            return None
-        if concept:
-            options = [o for o in options if o[0].concept == concept]
-        hit, wrong = self.rng.choice(options)
+    def term_swap(self, c: Candidate, concept: str):
+        options = [(hit, wrong) for hit in self.swap_hits(c) for wrong in self.swaps[hit.concept]]
+        hit, wrong = self.rng.choice([o for o in options if o[0].concept == concept])
         body = c.zh_body[: hit.start] + wrong + c.zh_body[hit.end :]
         return body, {"concept": hit.concept, "from": hit.form, "to": wrong, "at": hit.start}
 
     def english_full(self, c: Candidate):
-        if len(c.en_body.split()) < 4:
-            return None
-        return c.en_body, {"from": c.zh_body, "to": c.en_body, "prefix": "english"}
+        if len(c.en_body.split()) >= 4:
+            return c.en_body, {"from": c.zh_body, "to": c.en_body, "prefix": "english"}
+        return None
 
     def english_half(self, c: Candidate):
         if len(c.en_body.split()) < 12 or len(c.zh_body) < 16:
             return None
-        head = c.zh_body[: _cut_near_middle(c.zh_body, "，；")]
-        tail = c.en_body[_cut_near_middle(c.en_body, ",;", words=True) :].lstrip()
+        head = c.zh_body[: cut_near_middle(c.zh_body, "，；")]
+        tail = c.en_body[cut_near_middle(c.en_body, ",;", words=True) :].lstrip()
         return head + tail, {"kept": head, "english": tail}
 
-    def _drop(self, c: Candidate, pattern: re.Pattern[str], kind: str):
+    def drop(self, c: Candidate, pattern: re.Pattern[str], kind: str):
         en_tokens = Counter(m.group() for m in pattern.finditer(c.en_body))
         matches = [m for m in pattern.finditer(c.zh_body) if en_tokens[m.group()] and m.group()]
         if not matches:
             return None
         match = self.rng.choice(matches)
-        change = {"removed": match.group(), "kind": kind, "at": match.start()}
-        return _replace(c.zh_body, match, ""), change
+        return replaced(c.zh_body, match, ""), {
+            "removed": match[0],
+            "kind": kind,
+            "at": match.start(),
+        }
 
     def drop_symbol(self, c: Candidate):
-        return self._drop(c, SYMBOL, "symbol")
+        return self.drop(c, SYMBOL, "symbol")
 
     def drop_pt(self, c: Candidate):
-        return self._drop(c, PT_MODIFIER, "pt-modifier")
+        return self.drop(c, PT_MODIFIER, "pt-modifier")
 
     def drop_ref(self, c: Candidate):
-        return self._drop(c, RULE_REFERENCE, "rule-reference")
+        return self.drop(c, RULE_REFERENCE, "rule-reference")
 
     def number_digit(self, c: Candidate):
         stated = stated_numbers(c.en_body)
-        masked = _mask(c.zh_body, (SYMBOL, PT_MODIFIER, PT_VALUE, RULE_REFERENCE))
-        options = [m for m in DIGITS.finditer(masked) if 100 > int(m.group()) in stated]
+        options = [m for m in DIGITS.finditer(mask(c.zh_body)) if 100 > int(m.group()) in stated]
         if not options:
             return None
         match = self.rng.choice(options)
         new = str(int(match.group()) + 1)
-        return _replace(c.zh_body, match, new), {"from": match[0], "to": new, "at": match.start()}
+        return replaced(c.zh_body, match, new), {"from": match[0], "to": new, "at": match.start()}
 
     def number_word(self, c: Candidate):
         stated = stated_numbers(c.en_body)
@@ -293,11 +284,8 @@ class Injector:
             return None
         match = self.rng.choice(options)
         new = ZH_NUMERAL_OF[ZH_NUMERAL[match[1]] + 1]
-        return _replace(c.zh_body, match, new, 1), {
-            "from": match[1],
-            "to": new,
-            "at": match.start(),
-        }
+        change = {"from": match[1], "to": new, "at": match.start()}
+        return replaced(c.zh_body, match, new, 1), change
 
     def truncate(self, c: Candidate):
         if len(c.zh_body) < 20:
@@ -311,12 +299,12 @@ class Injector:
         return (None, {"removed": c.zh_body}) if c.standalone else None
 
 
-def _round_robin(order: list[Candidate], injector: Injector, count: int, rng: random.Random):
+def round_robin(order: list[Candidate], injector: Injector, count: int, rng: random.Random):
     """Rules for term swaps, taking the concepts in turn (in a seeded order), so that the
     frequent 牌手 (player) does not take them all."""
     by_concept: dict[str, list[Candidate]] = defaultdict(list)
     for candidate in order:
-        for concept in sorted(injector.swap_concepts(candidate)):
+        for concept in sorted({hit.concept for hit in injector.swap_hits(candidate)}):
             by_concept[concept].append(candidate)
     concepts = sorted(by_concept)
     rng.shuffle(concepts)
@@ -344,7 +332,7 @@ def inject(en_lines: list[str], zh_lines: list[str], termbase, seed: int, per_ty
         order = list(pool)
         rng.shuffle(order)
         if kind == "term-swap":
-            for candidate, concept in _round_robin(order, injector, per_type, rng):
+            for candidate, concept in round_robin(order, injector, per_type, rng):
                 changes[candidate.line] = (kind, *injector.term_swap(candidate, concept))
             continue
         method, taken = getattr(injector, kind.replace("-", "_")), 0
@@ -426,26 +414,19 @@ def run_pipeline(folder: Path, original_line: dict[int, int]) -> Run:
     return Run(times, rulings, *tables, original_line)
 
 
-def _by_code(counts: Counter, units: int) -> dict:
-    return {
-        code: {"count": n, "per_100_units": per_100(n, units)} for code, n in counts.most_common()
-    }
-
-
-def _evidence_key(finding: dict) -> str:
+def evidence_key(finding: dict) -> str:
     return json.dumps(finding.get("evidence"), sort_keys=True, ensure_ascii=False)
 
 
 def score_defects(defects: list[Defect], defective: Run, clean: Run) -> tuple[dict, list[dict]]:
     """Per kind: caught (expected category), caught by a *new* finding (one the clean run
     does not have on that unit with that evidence), flagged by anything."""
-    before = {(u, f["code"], _evidence_key(f)) for u, f in clean.located()}
+    before = {(u, f["code"], evidence_key(f)) for u, f in clean.located()}
     hits: dict[int, list] = defaultdict(list)
     for unit, f in defective.located():
         if unit is not None:
-            hits[unit].append(
-                (f["code"], f["category"], (unit, f["code"], _evidence_key(f)) not in before)
-            )
+            new = (unit, f["code"], evidence_key(f)) not in before
+            hits[unit].append((f["code"], f["category"], new))
     detail = [
         {
             "line": d.line,
@@ -475,17 +456,13 @@ def score_defects(defects: list[Defect], defective: Run, clean: Run) -> tuple[di
     return per_kind, detail
 
 
-def _short(text: str, limit: int = EXCERPT) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _excerpts(value):
+def excerpt(value, limit: int = EXCERPT):
     """The value with every string cut to an excerpt."""
     if isinstance(value, str):
-        return _short(value)
+        return value if len(value) <= limit else value[: limit - 1] + "…"
     if isinstance(value, dict):
-        return {key: _excerpts(item) for key, item in value.items()}
-    return [_excerpts(item) for item in value] if isinstance(value, list) else value
+        return {key: excerpt(item) for key, item in value.items()}
+    return [excerpt(item) for item in value] if isinstance(value, list) else value
 
 
 def false_positives(run: Run, gold: set[int], units: set[int], examples: bool) -> dict:
@@ -498,7 +475,10 @@ def false_positives(run: Run, gold: set[int], units: set[int], examples: bool) -
         "findings": len(kept),
         "per_100_units": per_100(len(kept), untouched),
         "units_with_findings": len({u for u, _ in kept if u is not None}),
-        "by_code": _by_code(by_code, untouched),
+        "by_code": {
+            code: {"count": n, "per_100_units": per_100(n, untouched)}
+            for code, n in by_code.most_common()
+        },
     }
     if examples:
         rng, sample = random.Random(0), defaultdict(list)
@@ -510,9 +490,9 @@ def false_positives(run: Run, gold: set[int], units: set[int], examples: bool) -
                     "line": unit,
                     "section": finding.get("section"),
                     "message": finding["message"],
-                    "evidence": _excerpts(finding.get("evidence")),
-                    "source": _short(source["text"]) if source else None,
-                    "target": _short(target["text"]) if target and target is not source else None,
+                    "evidence": excerpt(finding.get("evidence")),
+                    "source": excerpt(source["text"]) if source else None,
+                    "target": excerpt(target["text"]) if target and target is not source else None,
                 }
             )
         result["examples"] = {
@@ -561,8 +541,8 @@ def alignment_summary(run: Run) -> dict:
                     "source_line": source["line"],
                     "target_line": target_line,
                     "method": row["method"],
-                    "source": _short(source["text"], 100),
-                    "target": _short(run.rulings[row["target_id"]]["text"], 60),
+                    "source": excerpt(source["text"], 100),
+                    "target": excerpt(run.rulings[row["target_id"]]["text"], 60),
                 }
             )
     methods = Counter(row["method"] for row in run.alignment)
@@ -587,9 +567,7 @@ def write_po(pairs: list[tuple[str, str, str]], path: Path, language: str) -> in
     return len(pairs)
 
 
-def pofilter(
-    path: Path, out: Path, skipped: tuple[str, ...]
-) -> tuple[float, list[tuple[str, str]]]:
+def pofilter(path: Path, out: Path, skipped: tuple[str, ...]) -> tuple[float, list]:
     """Wall seconds of ``pofilter --language=zh`` on a PO or XLIFF file, and (msgctxt or unit
     id, test) of every failure."""
     from translate.storage import factory
@@ -597,10 +575,9 @@ def pofilter(
     local = Path(sys.executable).parent / "pofilter"
     command = [str(local) if local.exists() else shutil.which("pofilter"), "--language=zh"]
     command += ["--progress=none", "--errorlevel=none", "-i", str(path), "-o", str(out)]
+    command += [f"--excludefilter={name}" for name in skipped]
     start = time.perf_counter()
-    subprocess.run(
-        command + [f"--excludefilter={name}" for name in skipped], check=True, capture_output=True
-    )
+    subprocess.run(command, check=True, capture_output=True)
     elapsed, failures, is_po = time.perf_counter() - start, [], path.suffix == ".po"
     for unit in factory.getobject(str(out)).units:
         if unit.isheader():
@@ -616,16 +593,13 @@ def aligned_pairs(run: Run) -> list[tuple[str, str, str]]:
     """Pairs with a translation method, and rows marked untranslated (msgctxt: the target)."""
     from pipelines.vocabulary import TRANSLATION_METHODS
 
+    rows = sorted(run.alignment, key=lambda r: (r["target_id"] or "", r["source_id"] or ""))
     return [
-        (
-            run.rulings[row["source_id"]]["text"],
-            run.rulings[row["target_id"]]["text"],
-            row["target_id"],
-        )
-        for row in sorted(run.alignment, key=lambda r: (r["target_id"] or "", r["source_id"] or ""))
-        if row["source_id"]
-        and row["target_id"]
-        and (row["method"] in TRANSLATION_METHODS or row["method"] == "untranslated")
+        (run.rulings[r["source_id"]]["text"], run.rulings[r["target_id"]]["text"], r["target_id"])
+        for r in rows
+        if r["source_id"]
+        and r["target_id"]
+        and (r["method"] in TRANSLATION_METHODS or r["method"] == "untranslated")
     ]
 
 
@@ -644,9 +618,8 @@ def pofilter_scores(run: Run, failures: list, defects: list[Defect], units: set[
         members = [d for d in defects if d.kind == kind]
         caught = sum(bool(hits.get(d.line)) for d in members)
         tests = Counter(t for d in members for t in sorted(hits.get(d.line, ())))
-        per_kind[kind] = {
-            "injected": len(members),
-            "caught": caught,
+        per_kind[kind] = {"injected": len(members), "caught": caught}
+        per_kind[kind] |= {
             "recall": ratio(caught, len(members)),
             "tests": dict(tests.most_common()),
         }
@@ -704,14 +677,9 @@ def cat_units(en_lines: list[str], zh_lines: list[str], injection: Injection) ->
         target = defective.get(number, "")
         if match and (target_match := RULE_LINE.match(target.strip())):
             target = target_match.group(4)
-        found.append(
-            {
-                "id": key if seen[key] == 1 else f"L{number}",
-                "line": number,
-                "source": match.group(4) if match else en.strip(),
-                "target": target.strip(),
-            }
-        )
+        source = match.group(4) if match else en.strip()
+        unit_id = key if seen[key] == 1 else f"L{number}"
+        found.append({"id": unit_id, "line": number, "source": source, "target": target.strip()})
     return found
 
 
@@ -778,9 +746,7 @@ def score_form(located: list[tuple], defects: list[dict], untouched: int, gold: 
     }
 
 
-def cat_formats(
-    en_lines, zh_lines, injection: Injection, plain: Run, work: Path, seed, per_type
-) -> dict:
+def cat_formats(en_lines, zh_lines, injection: Injection, plain: Run, work: Path, seed, per_type):
     """The CAT-form measurements (``results/cat_formats``); ``plain``: the defective run."""
     units = cat_units(en_lines, zh_lines, injection)
     line_of = {unit["id"]: unit["line"] for unit in units}
@@ -788,42 +754,40 @@ def cat_formats(
     code_defects = add_code_defects(units, {d["line"] for d in defects}, per_type, seed)
     gold = {d["line"] for d in defects + code_defects}
     untouched = len({unit["line"] for unit in units} - gold)
-    folders = {form: work / form for form in ("xliff", "po")}
-    for folder in folders.values():
-        (folder / "in").mkdir(parents=True, exist_ok=True)
-    write_xliff(units, folders["xliff"] / "in" / XLIFF_FILE)
-    write_po(
-        [(u["source"], u["target"], u["id"]) for u in units],
-        folders["po"] / "in" / PO_FILE,
-        "zh_CN",
-    )
-    results = {}
-    forms = {"plain": (plain, lambda rid: plain.unit_of(rid))}
-    for form, folder in folders.items():
+    files = {"xliff": work / "xliff" / "in" / XLIFF_FILE, "po": work / "po" / "in" / PO_FILE}
+    for path in files.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    write_xliff(units, files["xliff"])
+    write_po([(u["source"], u["target"], u["id"]) for u in units], files["po"], "zh_CN")
+
+    def unit_id(ruling_id: str | None) -> str | None:
+        """The unit id of a ruling read from a CAT file (``FILE#ID`` or ``FILE#ID/source``)."""
+        if not ruling_id or "#" not in ruling_id:
+            return None
+        return ruling_id.split("#", 1)[1].removesuffix("/source")
+
+    located = {
+        "rulings/plain": ([(plain.unit_of(f.get("ruling_id")), f) for f in plain.findings], plain)
+    }
+    for form, path in files.items():
         print(f"rulings on the {form} form (warm-up, then measured)…", file=sys.stderr, flush=True)
-        run_pipeline(folder, {})
-        forms[form] = (run_pipeline(folder, {}), lambda rid: line_of.get(_unit_id(rid)))
-    for form, (run, unit_of) in forms.items():
-        located = [(unit_of(f.get("ruling_id")), f["code"], f["category"]) for f in run.findings]
-        scored = score_form(
-            located, defects + (code_defects if form == "xliff" else []), untouched, gold
-        )
-        results[f"rulings/{form}"] = scored | {
-            "seconds": {k: round(v, 2) for k, v in run.times.items()}
-        }
-    for form, name in (("xliff", XLIFF_FILE), ("po", PO_FILE)):
-        source = folders[form] / "in" / name
-        seconds, failures = pofilter(
-            source, folders[form] / f"pofilter{source.suffix}", POFILTER_SKIPPED
-        )
-        located = [
-            (line_of.get(key), test, POFILTER_CATEGORIES.get(test, "other"))
-            for key, test in failures
-        ]
-        scored = score_form(
-            located, defects + (code_defects if form == "xliff" else []), untouched, gold
-        )
-        results[f"pofilter/{form}"] = scored | {"seconds": {"total": round(seconds, 2)}}
+        run_pipeline(path.parents[1], {})
+        run = run_pipeline(path.parents[1], {})
+        found = [(line_of.get(unit_id(f.get("ruling_id"))), f) for f in run.findings]
+        located[f"rulings/{form}"] = (found, run)
+    results = {}
+    for name, (found, run) in located.items():
+        form_defects = defects + (code_defects if name.endswith("xliff") else [])
+        on_units = [(unit, f["code"], f["category"]) for unit, f in found]
+        results[name] = score_form(on_units, form_defects, untouched, gold)
+        results[name]["seconds"] = {k: round(v, 2) for k, v in run.times.items()}
+    for form, path in files.items():
+        out = path.parents[1] / f"pofilter{path.suffix}"
+        seconds, failures = pofilter(path, out, POFILTER_SKIPPED)
+        on_units = [(line_of.get(k), t, POFILTER_CATEGORIES.get(t, "other")) for k, t in failures]
+        form_defects = defects + (code_defects if form == "xliff" else [])
+        results[f"pofilter/{form}"] = score_form(on_units, form_defects, untouched, gold)
+        results[f"pofilter/{form}"]["seconds"] = {"total": round(seconds, 2)}
     return {
         "seed": seed,
         "per_type": per_type,
@@ -836,19 +800,10 @@ def cat_formats(
     }
 
 
-def _unit_id(ruling_id: str | None) -> str | None:
-    """The unit id of a ruling read from a CAT file (``FILE#ID`` or ``FILE#ID/source``)."""
-    if not ruling_id or "#" not in ruling_id:
-        return None
-    return ruling_id.split("#", 1)[1].removesuffix("/source")
-
-
 # ------------------------------------------------------------------------------------------
 
 
-def measure(
-    seed: int = SEED, per_type: int = PER_TYPE, keep: Path | None = None
-) -> tuple[dict, dict]:
+def measure(seed: int = SEED, per_type: int = PER_TYPE) -> tuple[dict, dict]:
     """The results of ``inject_defects`` and of ``cat_formats``."""
     from pipelines.termbase import Termbase
 
@@ -859,11 +814,11 @@ def measure(
         "clean": (zh_lines, {n: n for n in range(1, len(zh_lines) + 1)}),
         "defective": (injection.lines, injection.original_line),
     }
-    work = keep or Path(tempfile.mkdtemp(prefix="inject-defects-"))
     runs, pofilter_runs = {}, {}
-    try:
+    with tempfile.TemporaryDirectory(prefix="inject-defects-") as work:
+        work = Path(work)
         for name, (lines, mapping) in variants.items():
-            (work / name / "in").mkdir(parents=True, exist_ok=True)
+            (work / name / "in").mkdir(parents=True)
             shutil.copyfile(CR / CR_EN, work / name / "in" / CR_EN)
             (work / name / "in" / CR_ZH).write_text("\n".join(lines), encoding="utf-8")
             print(f"{name}: running the pipeline…", file=sys.stderr, flush=True)
@@ -875,21 +830,14 @@ def measure(
                 work / name / "pairs.po", work / name / "out.po", POFILTER_EXCLUDED
             )
             scored = pofilter_scores(run, failures, defects if name == "defective" else [], units)
-            pofilter_runs[name] = scored | {
-                "units": count,
-                "seconds": round(seconds, 2),
-                "failures": len(failures),
-            }
+            info = {"units": count, "seconds": round(seconds, 2), "failures": len(failures)}
+            pofilter_runs[name] = scored | info
         forms = cat_formats(
             en_lines, zh_lines, injection, runs["defective"], work / "cat", seed, per_type
         )
-    finally:
-        if keep is None:
-            shutil.rmtree(work, ignore_errors=True)
     clean, defective = runs["clean"], runs["defective"]
-    pofilter_runs["defective"]["caught"] = sum(
-        v["caught"] for v in pofilter_runs["defective"]["per_kind"].values()
-    )
+    po_kinds = pofilter_runs["defective"]["per_kind"].values()
+    pofilter_runs["defective"]["caught"] = sum(v["caught"] for v in po_kinds)
     recall, detail = score_defects(defects, defective, clean)
     families: dict[str, dict] = {}
     for row in recall.values():
@@ -935,7 +883,7 @@ def measure(
         "pofilter_specific": specific_tests(pofilter_runs, defects),
         "missed_examples": missed,
         "gold": [
-            _excerpts({**asdict(d), "expected": list(d.expected), **item})
+            excerpt({**asdict(d), "expected": list(d.expected), **item})
             for d, item in zip(defects, detail, strict=True)
         ],
     }
@@ -955,15 +903,12 @@ def markdown(r: dict) -> str:
     d, c, po, spec = r["defective_run"], r["clean_run"], r["pofilter"], r["pofilter_specific"]
     fp_c, fp_d = c["false_positives"], d["false_positives"]
     recall = {k: {**v, "pofilter": po["defective"]["per_kind"][k]} for k, v in d["recall"].items()}
-    versus = {
-        "rulings checks": (r["caught"], fp_d["per_100_units"], fp_c["per_100_units"]),
-        "pofilter": (
-            po["defective"]["caught"],
-            po["defective"]["per_100_units"],
-            po["clean"]["per_100_units"],
-        ),
-        "pofilter, specific": (spec["caught"], spec["untouched_per_100"], spec["clean_per_100"]),
-    }
+    pd, pc = po["defective"], po["clean"]
+    versus = [
+        ["rulings checks", r["caught"], fp_d["per_100_units"], fp_c["per_100_units"]],
+        ["pofilter", pd["caught"], pd["per_100_units"], pc["per_100_units"]],
+        ["pofilter, specific", spec["caught"], spec["untouched_per_100"], spec["clean_per_100"]],
+    ]
     codes = {
         code: {"clean": fp_c["by_code"].get(code), "defective": fp_d["by_code"].get(code)}
         for code in sorted(fp_c["by_code"].keys() | fp_d["by_code"].keys())
@@ -1004,10 +949,7 @@ def markdown(r: dict) -> str:
         f"{', '.join(POFILTER_EXCLUDED)}; *specific* tests (< {SPECIFIC_MAX:g} failures per 100 "
         f"clean units): {', '.join(spec['tests'])}. Check stage {d['times']['check']:.1f} s, "
         f"pofilter {po['defective']['seconds']} s.",
-        md_table(
-            ["", "defects caught", "untouched, per 100", "clean pair, per 100"],
-            [[name, *row] for name, row in versus.items()],
-        ),
+        md_table(["", "defects caught", "untouched, per 100", "clean pair, per 100"], versus),
         "## Examples of frequent codes on untouched units (defective run)",
         "\n".join(examples),
         "## Missed defects",
@@ -1019,8 +961,7 @@ def cat_markdown(r: dict) -> str:
     runs = r["runs"]
 
     def cell(name: str, kind: str) -> str:
-        row = runs[name]["per_kind"].get(kind)
-        if row is None:
+        if (row := runs[name]["per_kind"].get(kind)) is None:
             return "–"
         extra = f" ({row['any']} any)" if name.startswith("pofilter") else ""
         return f"{row['caught']}/{row['injected']}{extra}"
@@ -1057,10 +998,9 @@ def main(argv: list[str] | None = None) -> int:
     cli = parser(__doc__)
     cli.add_argument("--seed", type=int, default=SEED)
     cli.add_argument("--per-type", type=int, default=PER_TYPE)
-    cli.add_argument("--keep", type=Path, help="work folder to keep (default: a temp dir)")
     args = cli.parse_args(argv)
     shared_or_exit()
-    results, forms = measure(args.seed, args.per_type, args.keep)
+    results, forms = measure(args.seed, args.per_type)
     record("inject_defects", results, markdown)
     record("cat_formats", forms, cat_markdown)
     return 0

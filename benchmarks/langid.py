@@ -29,7 +29,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     CR,
     CR_EN,
@@ -97,8 +96,7 @@ def pct(correct: int, total: int) -> float | None:
 class Item:
     text: str
     gold: str
-    where: str
-    """Where the text comes from (first occurrence): file:line or set/card."""
+    where: str  # where the text comes from (first occurrence): file:line or set/card
 
 
 @dataclass
@@ -130,12 +128,9 @@ def load_cr(limit: int | None) -> list[Corpus]:
     glossary = [i for i, line in enumerate(en) if line.strip() == "Glossary"]
     credits_ = [i for i, line in enumerate(en) if line.strip() == "Credits"]
     # The first "Glossary"/"Credits" are the table of contents; the body starts after it.
+    rules = ("CR rule lines: section headings, rules, examples", credits_[0] + 1, glossary[-1])
     parts = {
-        "cr-rules": (
-            "CR rule lines: section headings, rules, examples",
-            credits_[0] + 1,
-            glossary[-1],
-        ),
+        "cr-rules": rules,
         "cr-glossary": ("CR glossary lines: terms and definitions", glossary[-1] + 1, credits_[-1]),
     }
     corpora = []
@@ -208,11 +203,10 @@ class RawLangdetect:
 
     def __init__(self) -> None:
         from langdetect import DetectorFactory
-
-        from pipelines.ingest.langid import _langdetect_profiles
+        from langdetect.detector_factory import PROFILES_DIRECTORY
 
         self._factory = DetectorFactory()
-        self._factory.load_profile(_langdetect_profiles())
+        self._factory.load_profile(PROFILES_DIRECTORY)
         self._factory.set_seed(0)
 
     def prefetch(self, texts) -> None:
@@ -366,12 +360,8 @@ def false_spans(corpora: dict[str, Corpus], runs: dict, backend: str) -> dict:
             for item, spans in flagged[:8]
         ]
         n = len(members)
-        out[group] = {
-            "n": n,
-            "with_spans": len(flagged),
-            "rate": pct(len(flagged), n),
-            "examples": examples,
-        }
+        out[group] = {"n": n, "with_spans": len(flagged), "rate": pct(len(flagged), n)}
+        out[group]["examples"] = examples
     overall = [out[g] for g in ("cr-en", "cr-zh", "cards-es") if g in out]
     n, flagged = sum(g["n"] for g in overall), sum(g["with_spans"] for g in overall)
     out["overall"] = {"n": n, "with_spans": flagged, "rate": pct(flagged, n)}
@@ -431,14 +421,8 @@ def short_zh_confusion(corpora: dict[str, Corpus], runs: dict) -> dict:
 
 THROUGHPUT = ["texts", "seconds_of_each_run", "median_run.prefetch_s", "median_run.identify_s"]
 THROUGHPUT += ["seconds", "texts_per_s", "load_average_1min_before_each_run"]
-SPAN_COLUMNS = [
-    "overall",
-    "cr-en",
-    "cr-zh",
-    "cr-zh, Han only",
-    "cr-zh with Latin words",
-    "cards-es",
-]
+SPAN_COLUMNS = ["overall", "cr-en", "cr-zh", "cr-zh, Han only", "cr-zh with Latin words"]
+SPAN_COLUMNS += ["cards-es"]
 
 
 def markdown(r: dict) -> str:
@@ -457,14 +441,8 @@ def markdown(r: dict) -> str:
         for corpus, gold in CORPUS_ROWS
         if gold in acc[backends[0]].get(corpus, {})
     ]
-    rows.append(
-        [
-            "**all pooled**",
-            "",
-            totals[backends[0]]["all"]["n"],
-            *(cell(totals[b]) for b in backends),
-        ]
-    )
+    pooled_n = totals[backends[0]]["all"]["n"]
+    rows.append(["**all pooled**", "", pooled_n, *(cell(totals[b]) for b in backends)])
     nones = {
         b: sum(e["confusion"].get("None", 0) for c in acc[b].values() for e in c.values())
         for b in backends

@@ -1,7 +1,5 @@
 """Judged precision: sample findings from real runs, have them judged, score the judgements.
 
-Run from the repository root::
-
     python benchmarks/precision.py sample RUN_DIR [RUN_DIR ...] --n 160 --seed 1 --out SHEET.jsonl
     python benchmarks/precision.py score SHEET.jsonl JUDGED.jsonl [--name NAME]
     python benchmarks/precision.py recount
@@ -27,12 +25,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT, machine, md_records, md_table, read_jsonl, write_results
+from common import ROOT, machine, md_records, md_table, read_jsonl, write_jsonl, write_results
 
 JUDGEMENTS = ROOT / "benchmarks" / "judgements"
 VERDICTS = ("true", "debatable", "false")
@@ -115,21 +111,10 @@ def load_run(run_dir: Path, name: str) -> list[dict]:
 
 def sample(runs: list[Path], n: int, seed: int, floor: int = FLOOR) -> list[dict]:
     names = [run.name for run in runs]
-    names = [
-        n if names.count(n) == 1 else f"{r.parent.name}/{n}"
-        for n, r in zip(names, runs, strict=True)
-    ]
+    names = [r.name if names.count(r.name) == 1 else f"{r.parent.name}/{r.name}" for r in runs]
     items = [item for run, name in zip(runs, names, strict=True) for item in load_run(run, name)]
-    items.sort(
-        key=lambda i: (
-            i["run"],
-            i["code"],
-            i["lang"] or "",
-            i["file"] or "",
-            i["line"] or 0,
-            i["fingerprint"] or "",
-        )
-    )
+    order = ("run", "code", "lang", "file", "line", "fingerprint")
+    items.sort(key=lambda i: tuple(i[k] or ("" if k != "line" else 0) for k in order))
     rng = random.Random(seed)
     by_code = defaultdict(list)
     for item in items:
@@ -265,22 +250,14 @@ def score(sheet: Path, judged: Path, name: str) -> Path:
         raise SystemExit(f"verdicts must be one of {VERDICTS}: {', '.join(bad[:10])}")
     rows = []
     for item in read_jsonl(sheet):
-        verdict = verdicts.get(item["id"])
-        rows.append(
-            item
-            | {
-                "verdict": verdict and verdict["verdict"],
-                "reason": verdict and verdict.get("reason"),
-            }
-        )
+        verdict = verdicts.get(item["id"]) or {}
+        rows.append(item | {"verdict": verdict.get("verdict"), "reason": verdict.get("reason")})
     unknown = set(verdicts) - {row["id"] for row in rows}
     if unknown:
         raise SystemExit(f"ids not in the sheet: {', '.join(sorted(unknown)[:10])}")
     JUDGEMENTS.mkdir(parents=True, exist_ok=True)
     path = JUDGEMENTS / f"{name}.jsonl"
-    with path.open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+    write_jsonl(path, rows)
     data, markdown = summarise(name, rows)
     write_results(f"precision_{name}", data | {"machine": machine()}, markdown)
     unjudged = sum(1 for row in rows if row["verdict"] is None)
@@ -335,9 +312,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"no findings.jsonl in {', '.join(missing)}")
         items = sample(args.runs, args.n, args.seed, args.floor)
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        with args.out.open("w", encoding="utf-8") as handle:
-            for item in items:
-                handle.write(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n")
+        write_jsonl(args.out, items)
         args.out.with_suffix(".md").write_text(sheet_markdown(items) + "\n", "utf-8")
         codes = Counter(item["code"] for item in items)
         print(

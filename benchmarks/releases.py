@@ -1,7 +1,5 @@
 """Release updates: a translation of one release of the rules read against the next.
 
-Run from the repository root::
-
     python benchmarks/releases.py                 # work folder /tmp/releases
 
 Inputs: the 2022-06-10 Chinese Comprehensive Rules with (A) the 2022-06-10 and 2023-10-13
@@ -26,28 +24,23 @@ there for review. When ../shared is absent it says so and exits 0.
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import re
 import shutil
-import sys
 from collections import Counter
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from common import (  # noqa: E402
+from common import (
     CR,
-    machine,
-    machine_line,
+    ROOT,
     md_table,
+    page,
+    parser,
     percent,
     read_jsonl,
+    record,
     run_rulings,
     shared_or_exit,
-    write_results,
 )
 
 OLDER, CURRENT = "MagicCompRules_20220610", "MagicCompRules_20231013"
@@ -55,7 +48,7 @@ GOLD_WORDS = 0.5
 GOLD_MOVED_WORDS = 0.7
 WORDS = re.compile(r"\w+")
 EXAMPLES = 12
-JUDGED = HERE / "judgements" / "releases.jsonl"
+JUDGED = ROOT / "benchmarks" / "judgements" / "releases.jsonl"
 
 
 def normal(text: str) -> str:
@@ -245,21 +238,22 @@ def score_current_only(run: Path, truth: dict) -> dict:
 
 def markdown(data: dict) -> str:
     judged = data["adjudicated"]
-    return (
-        "# Release updates\n\nProduced by `python benchmarks/releases.py` (every number in "
-        "`releases.json`; the gold and the inputs are described in the script's docstring).\n\n"
-        f"{machine_line(data['machine'])}\n\nGold: {dict(data['gold'])}\n\n"
-        f"## Against the gold as judged\n\nA judge (a helper session acting as a rules editor, "
-        f"told nothing of who proposed what) decided the {judged['judgements']} pairs where gold "
-        "and tool disagreed (`benchmarks/judgements/releases.jsonl`); these numbers use the "
-        "gold with those verdicts.\n\n"
-        + table(judged["with_both"], judged["current_only"], data)
-        + "\n(B) OUT004 on units whose English changed: {on_changed_english} of {flagged} "
-        "(of the {changed} translated units whose English changed).\n".format(
-            **data["probable_updates"]
-        )
-        + "\n## Against the raw gold\n\n"
-        + table(data["with_both"], data["current_only"], data)
+    return page(
+        "Release updates",
+        "Produced by `python benchmarks/releases.py` (every number in `releases.json`; the gold "
+        "and the inputs are described in the script's docstring).",
+        data["machine"],
+        f"Gold: {dict(data['gold'])}",
+        "## Against the gold as judged",
+        "A judge (a helper session acting as a rules editor, told nothing of who proposed what) "
+        f"decided the {judged['judgements']} pairs where gold and tool disagreed "
+        "(`benchmarks/judgements/releases.jsonl`); these numbers use the gold with those "
+        "verdicts.",
+        table(judged["with_both"], judged["current_only"], data),
+        "(B) OUT004 on units whose English changed: {on_changed_english} of {flagged} (of the "
+        "{changed} translated units whose English changed).".format(**data["probable_updates"]),
+        "## Against the raw gold",
+        table(data["with_both"], data["current_only"], data),
     )
 
 
@@ -277,29 +271,17 @@ def table(with_both: dict, current_only: dict, data: dict) -> str:
         ["removed rules reported (OUT003)", rate("removed_reported"), "≥ 95 %"],
         ["renumbered rules neither removed nor missing", rate("renumbered_kept"), "100 %"],
         ["unchanged rules falsely outdated", f"{false_outdated} of {unchanged}", "≤ 1 / 1,000"],
-        [
-            "outdated findings on units the gold calls unchanged or removed",
-            both.get("outdated_not_in_gold", 0),
-            "–",
-        ],
-        [
-            "(B) new rules reported missing",
-            percent(only["new_missing"], only["new_total"]),
-            "≥ 95 %",
-        ],
-        [
-            "(B) kept rules falsely reported missing",
-            f"{only['kept_missing']} of {only['kept_total']}",
-            "–",
-        ],
+        ["outdated findings on units the gold calls unchanged or removed",
+         both.get("outdated_not_in_gold", 0), "–"],
+        ["(B) new rules reported missing", percent(only["new_missing"], only["new_total"]),
+         "≥ 95 %"],
+        ["(B) kept rules falsely reported missing",
+         f"{only['kept_missing']} of {only['kept_total']}", "–"],
         ["(B) date findings per document (most)", only["date_findings_per_document"], "≤ 1"],
         ["(B) probable updates (OUT004)", only["probable_updates"], "–"],
-        [
-            "(C) release findings on a single release",
-            data["single_release"]["release_findings"],
-            "0",
-        ],
-    ]
+        ["(C) release findings on a single release",
+         data["single_release"]["release_findings"], "0"],
+    ]  # fmt: skip
     examples = "\n".join(f"- {k}: {', '.join(v)}" for k, v in with_both["examples"].items() if v)
     return (
         md_table(["measure", "result", "target"], rows)
@@ -307,19 +289,15 @@ def table(with_both: dict, current_only: dict, data: dict) -> str:
         + " ".join(only["summaries"])
         + "\n\nUnits where tool and gold disagree (first few; for review):\n\n"
         + examples
-        + "\n"
     )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--work", type=Path, default=Path("/tmp/releases"))
-    args = parser.parse_args(argv)
+    cli = parser(__doc__)
+    cli.add_argument("--work", type=Path, default=Path("/tmp/releases"))
+    args = cli.parse_args(argv)
     shared_or_exit()
-    data = measure(args.work)
-    data["machine"] = machine()
-    write_results("releases", data, markdown(data))
-    print(markdown(data))
+    record("releases", measure(args.work), markdown)
     return 0
 
 

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine_line, md_table, parser, record
+from common import md_table, page, parser, record
 
 from pipelines.model import Alignment, Finding, Ruling
 from pipelines.report.writers.html import write_html
@@ -74,24 +72,9 @@ def generated_run(count: int, seed: int = 16) -> RunTables:
         for id_, lang, words in ((source, "en", WORDS_EN), (target, "es", WORDS_ES)):
             text = " ".join(rng.choices(words.split(), k=rng.randint(20, 45))).capitalize() + "."
             file, line = id_.rsplit(":", 1)
-            rulings.append(
-                Ruling(
-                    id=id_,
-                    file=file,
-                    line=int(line),
-                    format="plain-dated",
-                    doc_title=card,
-                    card=card,
-                    section=None,
-                    doc_lang=lang,
-                    lang=lang,
-                    spans=[],
-                    date="2024-02-02",
-                    date_raw="02/02/2024",
-                    text=text,
-                    doc=file,
-                )
-            )
+            fields = dict(id=id_, file=file, line=int(line), format="plain-dated", doc_title=card)
+            fields |= dict(card=card, section=None, doc_lang=lang, lang=lang, spans=[], doc=file)
+            rulings.append(Ruling(**fields, date="2024-02-02", date_raw="02/02/2024", text=text))
         alignment.append(Alignment(source, target, "es", round(rng.uniform(0.3, 1.0), 3), "rule"))
     for n in range(count):
         pair, (code, category, severity) = n % pairs, CODES[n % len(CODES)]
@@ -124,11 +107,28 @@ def measure(page, action: str) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def main() -> None:
+def markdown(f: dict) -> str:
+    rows = [["open the page (navigation to ready and painted)", f["load_ms"]]]
+    rows += [[name, ms] for name, ms in f["actions_ms"].items()]
+    return page(
+        f"The HTML review page with {f['findings']:,} findings",
+        f"Produced by `python benchmarks/report_load.py --findings {f['findings']} "
+        f"--repeat {f['repeat']}` (numbers in `report_load.json`). A generated run of "
+        f"{f['rulings']:,} rulings and {f['findings']:,} findings; report.html is "
+        f"{f['html_bytes'] / 1024**2:.1f} MB, written in {f['write_seconds']:.1f} s. Opened in "
+        f"headless Chromium; median of {f['repeat']} page loads, milliseconds until the browser "
+        f"has painted. The page builds the first {f['cards_built_at_load']} findings of the "
+        "current order and filters, and more as the reader scrolls.",
+        f["machine"],
+        md_table(["what", "ms"], rows),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
     cli = parser(__doc__)
     cli.add_argument("--findings", type=int, default=50_000)
     cli.add_argument("--repeat", type=int, default=3)
-    args = cli.parse_args()
+    args = cli.parse_args(argv)
     if not CHROMIUM.is_file():
         raise SystemExit(f"{CHROMIUM} is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
@@ -143,15 +143,15 @@ def main() -> None:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             for _ in range(args.repeat):
                 context = browser.new_context(viewport={"width": 1280, "height": 1000})
-                page = context.new_page()
+                tab = context.new_page()
                 start = time.perf_counter()
-                page.goto(page_path.as_uri())
-                page.wait_for_selector("html[data-ready='1']", timeout=600_000)
-                page.evaluate(PAUSE)
+                tab.goto(page_path.as_uri())
+                tab.wait_for_selector("html[data-ready='1']", timeout=600_000)
+                tab.evaluate(PAUSE)
                 loads.append((time.perf_counter() - start) * 1000)
-                shown.append(page.locator("article.finding").count())
+                shown.append(tab.locator("article.finding").count())
                 for name, action in ACTIONS.items():
-                    actions[name].append(measure(page, action))
+                    actions[name].append(measure(tab, action))
                 context.close()
             browser.close()
         size = page_path.stat().st_size
@@ -166,24 +166,9 @@ def main() -> None:
         "actions_ms": {name: round(statistics.median(v)) for name, v in actions.items()},
         "repeat": args.repeat,
     }
-    rows = [["open the page (navigation to ready and painted)", figures["load_ms"]]]
-    rows += [[name, ms] for name, ms in figures["actions_ms"].items()]
-
-    def markdown(f: dict) -> str:
-        return (
-            f"# The HTML review page with {f['findings']:,} findings\n\n"
-            f"Produced by `python benchmarks/report_load.py --findings {f['findings']} "
-            f"--repeat {f['repeat']}` (numbers in `report_load.json`). A generated run of "
-            f"{f['rulings']:,} rulings and {f['findings']:,} findings; report.html is "
-            f"{size / 1024**2:.1f} MB, written in {write_seconds:.1f} s. Opened in headless "
-            f"Chromium; median of {f['repeat']} page loads, milliseconds until the browser has "
-            f"painted. The page builds the first {shown[0]} findings of the current order and "
-            f"filters, and more as the reader scrolls.\n\n{md_table(['what', 'ms'], rows)}\n"
-            + machine_line(f["machine"])
-        )
-
     record("report_load", figures, markdown)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -13,7 +13,7 @@ run`` does, the embedding timed apart (``embed_texts`` on every text, then ``ali
 finds every vector cached). Units: rulings (ingest, check, report), distinct texts (embed),
 aligned rows (align). Also: ``rulings run`` twice (the unchanged rerun reuses the outputs),
 the local and dask engines compared (times, identical bytes), and cProfile hotspots of the
-stages below target. Targets (``evaluate``): every stage but embedding at 50,000 units/s;
+stages below target. Targets (``judge``): every stage but embedding at 50,000 units/s;
 embedding work = distinct texts; warm rerun >= 10x faster; the edit re-embeds only its
 texts; 100,000 rulings within 2 GB. Writes ``results/benchmarks.{json,md}``.
 """
@@ -34,7 +34,6 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     CR,
     CR_EN,
@@ -45,10 +44,10 @@ from common import (
     SHARED,
     child_json,
     machine,
-    machine_line,
-    md_records,
     md_table,
+    page,
     parser,
+    pick,
     read_jsonl,
     usage,
     write_results,
@@ -71,20 +70,13 @@ WRAPPERS = ("pipelines/stages.py", "pipelines/engine/")
 """Frames that only pass the work on: left out of the cumulative hotspot lists."""
 OUTPUTS = ("corpus.jsonl", "alignment.jsonl", "findings.jsonl")
 OTHERS = {
-    "inject_defects": [],
-    "align_cr": [],
-    "calibrate_alignment": ["--dry-run"],
-    "langid": [],
-    "allprintings_memory": [],
-    "card_documents": ["--out", "{work}/card_documents"],
-    "releases": ["--work", "{work}/releases"],
-    "precision": ["recount"],
-    "faults": [],
-    "report_load": [],
-    "scale": [],
-}
+    "inject_defects": [], "align_cr": [], "tools/calibrate_alignment": ["--dry-run"],
+    "langid": [], "card_documents": ["--out", "{work}/card_documents"],
+    "releases": ["--work", "{work}/releases"], "precision": ["recount"], "faults": [],
+    "report_load": [], "scale": [],
+}  # fmt: skip
 """The other benchmarks ``--all`` runs, with their arguments (``{work}``: a temporary folder);
-each writes its own results. The calibration is measured, not shipped."""
+each writes its own results. The calibration tool reports without shipping (``--dry-run``)."""
 
 
 # --- one scenario, in a fresh interpreter -------------------------------------------------
@@ -100,15 +92,15 @@ def worker(spec: dict) -> dict:
     from pipelines.settings import Settings
 
     cpu, rss = usage()
-    result: dict = {
-        "import_seconds": time.perf_counter() - started,
-        "stages": {},
-        "import_cpu_seconds": cpu - cpu_start,
-        "rss_after_imports_mb": rss,
-    }
+    result: dict = {"import_seconds": time.perf_counter() - started, "stages": {}}
+    result |= {"import_cpu_seconds": cpu - cpu_start, "rss_after_imports_mb": rss}
     out = Path(spec["out"])
     out.mkdir(parents=True, exist_ok=True)
     settings, state = Settings(cache_dir=Path(spec["cache"])), {}
+
+    def ingest() -> int:
+        result["rulings"] = len(stages.ingest_stage([Path(spec["input"])], out, settings).rulings)
+        return result["rulings"]
 
     def embed() -> int:
         texts = [r.text for r in tables.read_records(out / tables.CORPUS, Ruling)]
@@ -130,10 +122,6 @@ def worker(spec: dict) -> dict:
     def report() -> int:
         written = stages.report_stage(out, settings, state["resources"])
         result["reports"] = sorted(p.name for p in written)
-        return result["rulings"]
-
-    def ingest() -> int:
-        result["rulings"] = len(stages.ingest_stage([Path(spec["input"])], out, settings).rulings)
         return result["rulings"]
 
     for name, step in zip(STAGES, (ingest, embed, align, check, report), strict=True):
@@ -169,24 +157,21 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
 
 
-def pipelines_digest() -> str:
-    """A digest of pipelines/: shows when the code changed while the benchmark ran."""
-    found = hashlib.sha256()
-    for path in sorted((ROOT / "pipelines").rglob("*.py")):
-        found.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
-    return found.hexdigest()[:16]
-
-
 def run_scenario(spec: dict) -> dict:
+    """One scenario in a fresh interpreter, with a digest of pipelines/ (shows when the code
+    changed while the benchmark ran)."""
+    code = hashlib.sha256()
+    for path in sorted((ROOT / "pipelines").rglob("*.py")):
+        code.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     env = dict(os.environ, RULINGS_CACHE_DIR=spec["cache"])
-    code, load, begin = pipelines_digest(), os.getloadavg(), time.perf_counter()
+    load, begin = os.getloadavg(), time.perf_counter()
     try:
         result = child_json(__file__, "--worker", json.dumps(spec), env=env)
     except RuntimeError as error:
         return {"error": str(error)}
     return result | {
         "process_wall_seconds": time.perf_counter() - begin,
-        "pipelines_digest": code,
+        "pipelines_digest": code.hexdigest()[:16],
         "load_before": [round(x, 2) for x in load],
     }
 
@@ -223,32 +208,30 @@ def edit_one_document(input_dir: Path, out: Path) -> dict:
     """Append a revision mark to two rulings of running text of the first translated text
     document (on the line where each starts); what was changed."""
     by_file: dict[str, list[dict]] = defaultdict(list)
-    for record in read_jsonl(out / "corpus.jsonl"):
-        translated = record.get("doc_lang") not in (None, "en")
-        if record.get("line") and translated and record.get("lang") == record["doc_lang"]:
-            by_file[record["file"]].append(record)
+    for row in read_jsonl(out / "corpus.jsonl"):
+        translated = row.get("doc_lang") not in (None, "en")
+        if row.get("line") and translated and row.get("lang") == row["doc_lang"]:
+            by_file[row["file"]].append(row)
     for name in sorted(by_file):
         chosen: dict[int, dict] = {}
-        for record in sorted(by_file[name], key=lambda r: r["line"]):
-            plain = record.get("kind", "ruling") in EDIT_KINDS
-            plain = plain and len(record["text"]) >= EDIT_MIN_CHARS
-            fresh = record["text"] not in {r["text"] for r in chosen.values()}
-            if plain and fresh and record["line"] not in chosen and len(chosen) < EDITED:
-                chosen[record["line"]] = record
+        for row in sorted(by_file[name], key=lambda r: r["line"]):
+            plain = row.get("kind", "ruling") in EDIT_KINDS and len(row["text"]) >= EDIT_MIN_CHARS
+            fresh = row["text"] not in {r["text"] for r in chosen.values()}
+            if plain and fresh and row["line"] not in chosen and len(chosen) < EDITED:
+                chosen[row["line"]] = row
         if len(chosen) < EDITED:
             continue
         path = input_dir / name
         bom = path.read_bytes()[:3] == b"\xef\xbb\xbf"
         rows = path.read_text("utf-8-sig").split("\n")
-        for line, record in chosen.items():
+        for line, row in chosen.items():
             stripped = rows[line - 1].rstrip("\r")
-            mark = EDIT_MARK.get(record["doc_lang"], " (rev.)")
+            mark = EDIT_MARK.get(row["doc_lang"], " (rev.)")
             rows[line - 1] = stripped + mark + rows[line - 1][len(stripped) :]
         path.write_text(("\ufeff" if bom else "") + "\n".join(rows), encoding="utf-8")
-        lang = next(iter(chosen.values()))["doc_lang"]
         return {
             "file": name,
-            "lang": lang,
+            "lang": next(iter(chosen.values()))["doc_lang"],
             "lines": list(chosen),
             "expected_computed": EDITED,
             "rulings_in_document": len(by_file[name]),
@@ -299,17 +282,16 @@ def hotspots(path: Path) -> dict:
     """Top functions by own time, and the project's functions by cumulative time."""
     stats = pstats.Stats(str(path))
     total = stats.total_tt or 1e-9
-    rows = [
-        (own, cumulative, calls, _short(filename), line, function)
-        for (filename, line, function), (_, calls, own, cumulative, _) in stats.stats.items()
-    ]
-    project = [
-        r
-        for r in rows
-        if r[3].startswith("pipelines/")
-        and not r[3].startswith(WRAPPERS)
-        and r[5] not in ("<listcomp>", "<dictcomp>", "<setcomp>")
-    ]
+
+    def short(filename: str) -> str:
+        path = filename.replace("\\", "/")
+        if path.startswith(str(ROOT) + "/"):
+            return path[len(str(ROOT)) + 1 :]
+        if "site-packages/" in path:
+            return path.split("site-packages/", 1)[1]
+        if "/lib/python3" in path:
+            return "stdlib/" + path.split("/lib/python3", 1)[1].split("/", 1)[1]
+        return path
 
     def hot(row: tuple) -> dict:
         own, cumulative, calls, filename, line, function = row
@@ -322,43 +304,43 @@ def hotspots(path: Path) -> dict:
             "cumulative_share": round(cumulative / total, 3),
         }
 
+    rows = [
+        (own, cumulative, calls, short(filename), line, function)
+        for (filename, line, function), (_, calls, own, cumulative, _) in stats.stats.items()
+    ]
+    project = [
+        r
+        for r in rows
+        if r[3].startswith("pipelines/")
+        and not r[3].startswith(WRAPPERS)
+        and r[5] not in ("<listcomp>", "<dictcomp>", "<setcomp>")
+    ]
     return {
         "total_seconds": total,
         "own_time": [hot(r) for r in sorted(rows, key=lambda r: -r[0])[:HOTSPOTS]],
-        "project_cumulative": [
-            hot(r) for r in sorted(project, key=lambda r: -r[1])[: HOTSPOTS + 3]
-        ],
+        "project_cumulative": [hot(r) for r in sorted(project, key=lambda r: -r[1])[:18]],
     }
-
-
-def _short(filename: str) -> str:
-    path = filename.replace("\\", "/")
-    if path.startswith(str(ROOT) + "/"):
-        return path[len(str(ROOT)) + 1 :]
-    if "site-packages/" in path:
-        return path.split("site-packages/", 1)[1]
-    if "/lib/python3" in path:
-        return "stdlib/" + path.split("/lib/python3", 1)[1].split("/", 1)[1]
-    return path
 
 
 # --- targets and the report ---------------------------------------------------------------
 
 
 def evaluate(corpora: dict) -> dict:
-    """Each target, met or not, with the numbers it is judged on."""
-    done = {n: c for n, c in corpora.items() if "rulings" in c.get("scenarios", {}).get("cold", {})}
+    """The targets of each corpus whose three scenarios ran; the largest is judged on."""
+    done = {n: c for n, c in corpora.items() if "rulings" in (pick(c, "scenarios.cold") or {})}
     largest = max(done, key=lambda n: done[n]["scenarios"]["cold"]["rulings"], default=None)
     targets: dict = {"judged_on": largest}
     for name, corpus in done.items():
         scenarios = corpus["scenarios"]
-        if not any("error" in s for s in scenarios.values()) and len(scenarios) == len(SCENARIOS):
-            targets[name] = judge(corpus, *(scenarios[s] for s in SCENARIOS))
+        if len(scenarios) == len(SCENARIOS) and not any("error" in s for s in scenarios.values()):
+            targets[name] = judge(corpus)
     return targets
 
 
-def judge(corpus: dict, cold: dict, warm: dict, edit: dict) -> dict:
-    scenarios = {"cold": cold, "warm": warm, "edit": edit}
+def judge(corpus: dict) -> dict:
+    """Each target, met or not, with the numbers it is judged on."""
+    scenarios = corpus["scenarios"]
+    cold, warm, edit = (scenarios[s] for s in SCENARIOS)
     speeds = {
         f"{s}/{stage}": round(data["stages"][stage]["units_per_second"] or 0)
         for s, data in scenarios.items()
@@ -424,21 +406,18 @@ ENGINE_COLUMNS = ["seconds.local", "seconds.dask", "speedup", "files_differing",
 
 
 def corpus_markdown(name: str, corpus: dict) -> list[str]:
-    out = [f"## {name}", ""]
     if "skipped" in corpus:
-        return [*out, f"Skipped: {corpus['skipped']}.", ""]
-    if "generator" in corpus:
-        g = corpus["generator"]
-        out += [
+        return [f"## {name}", f"Skipped: {corpus['skipped']}."]
+    out, g = [f"## {name}"], corpus.get("generator")
+    if g:
+        out.append(
             f"Generated by `{corpus['command']}` in {corpus['generate_seconds']:.1f} s: "
             f"{g['total_rulings']:,} rulings {g['rulings']}, {g['distinct_all']:,} distinct texts, "
-            f"{g['cards']:,} cards, {g['bytes'] / 1e6:.1f} MB; drift {g['drift']}.",
-            "",
-        ]
+            f"{g['cards']:,} cards, {g['bytes'] / 1e6:.1f} MB; drift {g['drift']}."
+        )
     scenarios = corpus.get("scenarios", {})
     out += [f"{s} failed: `{v['error'][-300:]}`" for s, v in scenarios.items() if "error" in v]
-    ok = {s: v for s, v in scenarios.items() if "error" not in v}
-    if ok:
+    if ok := {s: v for s, v in scenarios.items() if "error" not in v}:
         header = ["stage", "unit", *(f"{s}: units / wall s / CPU s / units/s" for s in ok)]
         rows = [
             [stage, UNITS.get(stage, "rulings")]
@@ -449,55 +428,60 @@ def corpus_markdown(name: str, corpus: dict) -> list[str]:
             ]
             for stage in STAGES
         ]
-        out += [md_table(header, rows), md_records(ok, SCENARIO_COLUMNS, "scenario")]
+        out += [md_table(header, rows).rstrip(), (ok, SCENARIO_COLUMNS, "scenario")]
     if "file" in (e := corpus.get("edit", {})):
         rulings = e["rulings_in_document"]
-        out += [f"Edit: `{e['file']}` ({e['lang']}, {rulings} rulings), lines {e['lines']}.", ""]
+        out.append(f"Edit: `{e['file']}` ({e['lang']}, {rulings} rulings), lines {e['lines']}.")
     return out
 
 
 def markdown(results: dict) -> str:
-    out = [
-        "# Pipeline benchmarks: speed and memory per stage",
-        "",
-        f"`python benchmarks/run.py {' '.join(results['argv'])}` (every number in "
-        "`benchmarks.json`; method in the script's docstring). Wall and CPU seconds (user + "
-        "system, all threads); memory is the scenario's peak RSS in MB (2^20 bytes).",
-        "",
-        machine_line(results["machine"]),
-        "",
-    ]
     scenarios = [s for c in results["corpora"].values() for s in c.get("scenarios", {}).values()]
     codes = {s["pipelines_digest"] for s in scenarios if "pipelines_digest" in s}
-    if len(codes) > 1:
-        out += [f"**pipelines/ changed while the benchmark ran** ({len(codes)} versions).", ""]
-    for name, corpus in results["corpora"].items():
-        out += corpus_markdown(name, corpus)
     targets = dict(results["targets"])
     judged = targets.pop("judged_on")
-    out += ["## Targets", "", f"Judged on the largest corpus, **{judged}**.", ""]
-    out.append(md_records(targets, TARGET_COLUMNS, "corpus"))
-    if engines := {n: c["engines"] for n, c in results["corpora"].items() if "engines" in c}:
-        out += [
-            "## Local and Dask engines",
-            "",
-            "`rulings run --force`, each engine with its own cache (cold, then warm); wall "
-            "seconds, cluster start-up included; every output file compared byte for byte.",
-            "",
-            md_records(engines, ENGINE_COLUMNS, "corpus"),
-        ]
+    engines = {n: c["engines"] for n, c in results["corpora"].items() if "engines" in c}
+    hot = []
     for corpus, profiled in results.get("profiles", {}).items():
         for stage, data in profiled.items():
             if stage == "error":
-                out += [f"Profiling {corpus} failed: `{data[-300:]}`", ""]
+                hot.append(f"Profiling {corpus} failed: `{data[-300:]}`")
                 continue
-            out += [f"## Hotspots: {corpus} / {stage} ({data['total_seconds']:.1f} s profiled)", ""]
-            own = {h["where"]: h for h in data["own_time"][:10]}
-            project = {h["where"]: h for h in data["project_cumulative"][:12]}
-            out.append(md_records(own, ["calls", "own_seconds", "own_share"], "own time"))
-            columns = ["calls", "cumulative_seconds", "cumulative_share"]
-            out.append(md_records(project, columns, "project function, cumulative"))
-    return "\n".join(out)
+            hot += [
+                f"## Hotspots: {corpus} / {stage} ({data['total_seconds']:.1f} s profiled)",
+                ({h["where"]: h for h in data["own_time"][:10]}, HOT_OWN, "own time"),
+                ({h["where"]: h for h in data["project_cumulative"][:12]}, HOT_CUMULATIVE,
+                 "project function, cumulative"),
+            ]  # fmt: skip
+    return page(
+        "Pipeline benchmarks: speed and memory per stage",
+        f"`python benchmarks/run.py {' '.join(results['argv'])}` (every number in "
+        "`benchmarks.json`; method in the script's docstring). Wall and CPU seconds (user + "
+        "system, all threads); memory is the scenario's peak RSS in MB (2^20 bytes).",
+        results["machine"],
+        f"**pipelines/ changed while the benchmark ran** ({len(codes)} versions)."
+        if len(codes) > 1
+        else None,
+        *(part for name, c in results["corpora"].items() for part in corpus_markdown(name, c)),
+        "## Targets",
+        f"Judged on the largest corpus, **{judged}**.",
+        (targets, TARGET_COLUMNS, "corpus"),
+        *(
+            [
+                "## Local and Dask engines",
+                "`rulings run --force`, each engine with its own cache (cold, then warm); wall "
+                "seconds, cluster start-up included; every output file compared byte for byte.",
+                (engines, ENGINE_COLUMNS, "corpus"),
+            ]
+            if engines
+            else []
+        ),
+        *hot,
+    )
+
+
+HOT_OWN = ["calls", "own_seconds", "own_share"]
+HOT_CUMULATIVE = ["calls", "cumulative_seconds", "cumulative_share"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -514,12 +498,8 @@ def measure_corpus(name: str, base: Path, args, results: dict) -> None:
     scenarios = info["scenarios"] = {}
 
     def spec(scenario: str, **more) -> dict:
-        return {
-            "input": str(input_dir),
-            "out": str(workdir / f"out-{scenario}"),
-            "cache": str(cache),
-            **more,
-        }
+        out = str(workdir / f"out-{scenario}")
+        return dict(input=str(input_dir), out=out, cache=str(cache), **more)
 
     for scenario in SCENARIOS:
         if scenario == "edit":
@@ -531,10 +511,8 @@ def measure_corpus(name: str, base: Path, args, results: dict) -> None:
                 continue
         print(f"{name}: {scenario} ...", end=" ", flush=True)
         data = scenarios[scenario] = run_scenario(spec(scenario))
-        said = (
-            f"{data.get('process_wall_seconds', 0):.1f} s, peak {data.get('peak_rss_mb', 0):.0f} MB"
-        )
-        print(data.get("error") or said, flush=True)
+        wall, peak = data.get("process_wall_seconds", 0), data.get("peak_rss_mb", 0)
+        print(data.get("error") or f"{wall:.1f} s, peak {peak:.0f} MB", flush=True)
     if "error" in scenarios["cold"]:
         return
     try:
@@ -566,14 +544,12 @@ def run_others(names: list[str]) -> dict:
     """Run the other benchmarks one after another; each writes its own results."""
     done = {}
     for name in names:
-        script = Path(__file__).with_name(f"{name}.py")
-        if not script.exists():
-            continue
+        script = ROOT / (name if "/" in name else f"benchmarks/{name}")
         print(f"{name} ...", flush=True)
         begin = time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as work:
+        with tempfile.TemporaryDirectory(prefix=f"bench-{script.name}-") as work:
             args = [arg.format(work=work) for arg in OTHERS.get(name, [])]
-            code = subprocess.run([sys.executable, str(script), *args], cwd=ROOT).returncode
+            code = subprocess.run([sys.executable, f"{script}.py", *args], cwd=ROOT).returncode
         done[name] = {"exit_code": code, "seconds": round(time.perf_counter() - begin, 1)}
         print(f"{name}: exit {code} in {done[name]['seconds']} s", flush=True)
     return done
@@ -595,8 +571,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(worker(json.loads(args.worker))))
         return 0
     if args.only:
-        run_others(args.only.split(","))
-        return 0
+        failed = {k: v for k, v in run_others(args.only.split(",")).items() if v["exit_code"]}
+        return 1 if failed else 0
     argv_shown = list(argv if argv is not None else sys.argv[1:])
     results: dict = {"argv": argv_shown, "machine": machine(), "corpora": {}, "profiles": {}}
     base = Path(tempfile.mkdtemp(prefix="rulings-bench-"))

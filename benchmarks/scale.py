@@ -3,6 +3,7 @@
     python benchmarks/scale.py                              # every part (an hour or more)
     python benchmarks/scale.py --parts check                # the quick part
     python benchmarks/scale.py --parts long --copies 1 2    # a quick look at the long document
+    python benchmarks/scale.py --parts reader --sizes 20 50 # a quick look at the reader
 
 Parts (each writes its section of ``results/scale.{json,md}``; parts not run keep their
 last recorded result, and so does the retired ``matching`` part, see README.md):
@@ -15,8 +16,24 @@ last recorded result, and so does the retired ``matching`` part, see README.md):
   numbers shifted (copy k: 702.62a -> 702.<62 + 1000k>a, references in the text too) and a
   few Chinese lines dropped or with a digit changed; the first copy is the real pair.
 - ``million``: ``generate_corpus.py --rulings 1000000`` (en/es/zh), then the stages.
+- ``dask``: ``rulings run`` on a generated corpus (``--dask-rulings``, default 100,000) with
+  ``--engine dask --workers 2 --worker-memory 2GB`` and an empty cache (the embedding model
+  loads in every worker): the peak RSS of each worker process, sampled every 0.2 s, against
+  the limit, and Dask's memory warnings (pausing, spilling, restarting a worker) counted
+  in the run's log.
 - ``allprintings``: an AllPrintings-sized MTGJSON file (400 MB, ~27,000 card names, made by
-  ``allprintings_memory.generate``), then the stages.
+  ``allprintings``), then the stages.
+- ``reader`` (its own ``results/allprintings_memory.{json,md}``): the MTGJSON reader alone
+  on AllPrintings-sized files (100 and 400 MB with 3 name variants per card, 400 MB with 50:
+  about as many distinct card names as the real AllPrintings). In a fresh interpreter the
+  ``mtgjson`` reader runs over the file, its output counted and discarded (keeping records
+  is the ingest stage's business): peak RSS against the RSS after the imports, and
+  throughput; a bare ``ijson.parse`` pass shows what streaming alone costs.
+
+The files of ``allprintings`` and ``reader`` (seeded) are AllPrintings-shaped ``{"meta",
+"data": {code: set}}``, the real TSP, PLC and FUT set files repeated under fake set codes,
+every printing renamed to one of ``variants`` names per card ("Epochrasite", "Epochrasite
+2", ...) so that the reader's per-name de-duplication has work to do.
 
 The stages run one by one (``rulings ingest``, ``align``, ``check``, ``report``), each in
 its own process on the local engine with an empty cache per input; per stage: wall and CPU
@@ -31,6 +48,7 @@ import contextlib
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -41,34 +59,47 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
-from random import Random
 
 from common import (
     CR,
     CR_EN,
     CR_ZH,
+    HIDDEN,
+    MTGJSON,
     RESULTS,
     ROOT,
     RULINGS,
+    child_json,
     machine,
     machine_line,
     md_records,
     md_table,
+    page,
     parser,
     read_lines,
+    record,
     shared_or_exit,
+    usage,
     write_results,
 )
 
 STAGES = ("ingest", "align", "check", "report")
-PARTS = ("check", "long", "million", "allprintings")
-GIB = 1024**3
+PARTS = ("check", "long", "million", "dask", "allprintings", "reader")
+DASK_WARNINGS = {
+    "high memory use": re.compile(r"memory use is high|% memory usage|exceeded \d+% memory"),
+    "paused": re.compile(r"[Pp]ausing worker"),
+    "restarted": re.compile(r"[Rr]estarting worker|[Nn]anny.*terminat"),
+}
+GIB, MB = 1024**3, 1_000_000
 PAGE = os.sysconf("SC_PAGE_SIZE")
 RULE_NUMBER = re.compile(r"(?<![\d.])(\d{3})\.(\d+)([a-z]?)(?!\d)")
 EDITS = {"dropped": 0.002, "digit changed": 0.002}
 """Chances per Chinese line of a copy after the first."""
-SEED = 14
+SEED, PRINTINGS_SEED = 14, 20240501
 GENERATE = [sys.executable, str(ROOT / "benchmarks" / "generate_corpus.py")]
+BASE_SETS = ("TSP", "PLC", "FUT")
+READER_RUNS = ((100, 3), (400, 3), (400, 50))
+"""(size in MB, name variants per card) of the ``reader`` part's files."""
 
 
 # --- running a stage under a memory limit ------------------------------------------------
@@ -84,11 +115,15 @@ def run_limited(command: list[str], env: dict, limit_bytes: int, cpu: int | None
             command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pin
         )
         watch, done = {"peak": 0, "over_at": None}, threading.Event()
+        each: dict[int, int] = {}
 
         def watchdog() -> None:
             while not done.wait(0.2):
-                tree = _process_tree(process.pid)
-                rss = sum(map(_rss_bytes, tree))
+                tree = process_tree(process.pid)
+                sizes = {pid: rss_bytes(pid) for pid in tree}
+                for pid, size in sizes.items():
+                    each[pid] = max(each.get(pid, 0), size)
+                rss = sum(sizes.values())
                 watch["peak"] = max(watch["peak"], rss)
                 if rss > limit_bytes and watch["over_at"] is None:
                     watch["over_at"] = time.perf_counter() - start
@@ -98,36 +133,40 @@ def run_limited(command: list[str], env: dict, limit_bytes: int, cpu: int | None
 
         thread = threading.Thread(target=watchdog, daemon=True)
         thread.start()
-        _, status, usage = os.wait4(process.pid, 0)
+        _, status, used = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         done.set()
         thread.join()
         code = os.waitstatus_to_exitcode(status)
         log.seek(0)
-        tail = log.read().decode("utf-8", "replace")[-1500:]
+        output = log.read().decode("utf-8", "replace")
+        tail = output[-1500:]
     over = watch["over_at"]
+    children = sorted((size for pid, size in each.items() if pid != process.pid), reverse=True)
     return {
         "command": " ".join([Path(command[0]).name, *command[1:]]),
         "exit_code": code,
         "wall_seconds": round(wall, 2),
-        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
-        "peak_rss_mb": round(usage.ru_maxrss / 1024),
+        "cpu_seconds": round(used.ru_utime + used.ru_stime, 2),
+        "peak_rss_mb": round(used.ru_maxrss / 1024),
         "sampled_peak_mb": round(watch["peak"] / 2**20),
         "over_limit": over is not None,
         "stopped_after_seconds": round(over, 1) if over else None,
         "output_tail": tail if code else None,
+        "children_peak_mb": [round(size / 2**20) for size in children[:8]],
+        "dask_warnings": {
+            name: len(pattern.findall(output)) for name, pattern in DASK_WARNINGS.items()
+        },
     }
 
 
-def _process_tree(root: int) -> list[int]:
+def process_tree(root: int) -> list[int]:
     """``root`` and its descendants, from /proc."""
     children: dict[int, list[int]] = {}
     for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
+        with contextlib.suppress(OSError):
             stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
     tree, todo = [], [root]
     while todo:
         tree.append(todo.pop())
@@ -135,7 +174,7 @@ def _process_tree(root: int) -> list[int]:
     return tree
 
 
-def _rss_bytes(pid: int) -> int:
+def rss_bytes(pid: int) -> int:
     try:
         return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
     except (OSError, IndexError, ValueError):
@@ -166,25 +205,22 @@ def run_stages(inputs: list[Path], out: Path, limit_bytes: int) -> dict:
         "wall_seconds": round(sum(s["wall_seconds"] for s in stages.values()), 2),
         "cpu_seconds": round(sum(s["cpu_seconds"] for s in stages.values()), 2),
         "peak_rss_mb": max(s["peak_rss_mb"] for s in stages.values()),
-        "units": _count_lines(run / "corpus.jsonl"),
-        "units_by_lang": _langs(run / "corpus.jsonl"),
-        "aligned_rows": _count_lines(run / "alignment.jsonl"),
-        "findings": _count_lines(run / "findings.jsonl"),
+        "units": count_lines(run / "corpus.jsonl"),
+        "units_by_lang": count_lines(run / "corpus.jsonl", "lang"),
+        "aligned_rows": count_lines(run / "alignment.jsonl"),
+        "findings": count_lines(run / "findings.jsonl"),
     }
 
 
-def _count_lines(path: Path) -> int | None:
-    if path.exists():
-        with path.open("rb") as handle:
+def count_lines(path: Path, by: str | None = None):
+    """The lines of a JSONL table, or the count of each value of the field ``by``; None when
+    the table is absent (streamed: a table of a million rulings is large)."""
+    if not path.exists():
+        return None
+    with path.open(encoding="utf-8") as handle:
+        if by is None:
             return sum(1 for _ in handle)
-    return None
-
-
-def _langs(path: Path) -> dict[str, int] | None:
-    if path.exists():
-        with path.open(encoding="utf-8") as handle:
-            return dict(Counter(json.loads(line).get("lang") or "-" for line in handle))
-    return None
+        return dict(Counter(json.loads(line).get(by) or "-" for line in handle))
 
 
 # --- parts --------------------------------------------------------------------------------
@@ -193,13 +229,13 @@ def _langs(path: Path) -> dict[str, int] | None:
 def long_rules(folder: Path, copies: int, seed: int = SEED) -> dict:
     """The English and Chinese CR ``copies`` times over, as one file per language."""
     english, chinese = read_lines(CR / CR_EN), read_lines(CR / CR_ZH)
-    rng, edits = Random(seed), Counter()
+    rng, edits = random.Random(seed), Counter()
     out_en: list[str] = []
     out_zh: list[str] = []
     for copy in range(copies):
         for line_en, line_zh in zip(english, chinese, strict=True):
-            out_en.append(_shifted(line_en, copy))
-            line_zh = _shifted(line_zh, copy)
+            out_en.append(shifted(line_en, copy))
+            line_zh = shifted(line_zh, copy)
             if copy and line_zh.strip():
                 roll = rng.random()
                 if roll < EDITS["dropped"]:
@@ -217,7 +253,7 @@ def long_rules(folder: Path, copies: int, seed: int = SEED) -> dict:
     return {"copies": copies, "lines": {"en": len(out_en), "zh": len(out_zh)}, "edits": edits}
 
 
-def _shifted(line: str, copy: int) -> str:
+def shifted(line: str, copy: int) -> str:
     if not copy:
         return line
     return RULE_NUMBER.sub(lambda m: f"{m[1]}.{int(m[2]) + 1000 * copy}{m[3]}", line)
@@ -234,30 +270,13 @@ def part_long(work: Path, copies: list[int], limit: int) -> dict:
     return {"runs": runs}
 
 
-def per_unit_ratios(runs: dict) -> dict[str, dict[str, float]]:
-    """Wall and CPU seconds per unit of each completed run over those of one copy."""
-    base = runs.get("1")
-    return {
-        copies: {
-            kind: round(
-                (run[f"{kind}_seconds"] / run["units"]) / (base[f"{kind}_seconds"] / base["units"]),
-                2,
-            )
-            for kind in ("wall", "cpu")
-        }
-        for copies, run in runs.items()
-        if base and base["completed"] and run["completed"]
-    }
-
-
 def part_million(work: Path, rulings: int, limit: int) -> dict:
     folder = work / "million"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     print(f"generating {rulings:,} rulings", flush=True)
-    generated = run_limited(
-        [*GENERATE, str(folder / "input"), "--rulings", str(rulings)], dict(os.environ), limit
-    )
+    command = [*GENERATE, str(folder / "input"), "--rulings", str(rulings)]
+    generated = run_limited(command, dict(os.environ), limit)
     result = {"rulings_asked": rulings, "generate": generated | {"output_tail": None}}
     if generated["exit_code"] == 0:
         files = [p for p in (folder / "input").rglob("*") if p.is_file()]
@@ -268,14 +287,74 @@ def part_million(work: Path, rulings: int, limit: int) -> dict:
     return result
 
 
-def part_allprintings(work: Path, size_mb: int, variants: int, limit: int) -> dict:
-    from allprintings_memory import generate
+def part_dask(work: Path, rulings: int, workers: int, memory: str, limit: int) -> dict:
+    """One ``rulings run`` on a LocalCluster of ``workers`` processes held to ``memory``."""
+    folder = work / "dask"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    command = [*GENERATE, str(folder / "input"), "--rulings", str(rulings)]
+    run_limited(command, dict(os.environ), limit)
+    env = {**os.environ, "RULINGS_CACHE_DIR": str(folder / "cache")}
+    cluster = ["--engine", "dask", "--workers", str(workers), "--worker-memory", memory]
+    command = [str(RULINGS), "run", str(folder / "input"), "--out", str(folder / "run")]
+    print(f"dask: {rulings:,} rulings, {workers} workers of {memory}", flush=True)
+    result = run_limited([*command, *cluster, "--fail-on", "never"], env, limit)
+    from dask.utils import parse_bytes
 
+    workers_peak = max(result["children_peak_mb"][:workers], default=0)
+    record = {
+        "rulings_asked": rulings,
+        "workers": workers,
+        "worker_memory": memory,
+        "run": result,
+        "units": count_lines(folder / "run" / "corpus.jsonl"),
+        "findings": count_lines(folder / "run" / "findings.jsonl"),
+        "largest_worker_peak_mb": workers_peak,
+        "within_limit": workers_peak * 2**20 <= parse_bytes(memory)
+        and not result["dask_warnings"]["restarted"],
+    }
+    shutil.rmtree(folder, ignore_errors=True)
+    return record
+
+
+def allprintings(path: Path, size_mb: int, variants: int, seed: int = PRINTINGS_SEED) -> dict:
+    """Write an AllPrintings-shaped file of at least ``size_mb`` MB; what it holds."""
+    rng = random.Random(seed)
+    sets = [json.loads((MTGJSON / f"{code}.json").read_text("utf-8"))["data"] for code in BASE_SETS]
+    written = printings = count = 0
+    names: set[str] = set()
+    with open(path, "wb") as out:
+        meta = {"date": "2022-04-25", "version": "5.2.0+benchmark"}
+        written += out.write(('{"meta": ' + json.dumps(meta) + ', "data": {').encode())
+        while written < size_mb * MB:
+            base, code = sets[count % len(sets)], f"X{count:04d}"
+            cards = []
+            for card in base["cards"]:
+                variant = rng.randrange(variants)
+                name = card["name"] if variant == 0 else f"{card['name']} {variant + 1}"
+                names.add(name)
+                cards.append({**card, "name": name, "setCode": code})
+            printings += len(cards)
+            body = json.dumps({**base, "code": code, "cards": cards}, ensure_ascii=False)
+            written += out.write(f'{", " if count else ""}"{code}": {body}'.encode())
+            count += 1
+        out.write(b"}}")
+    return {
+        "bytes": path.stat().st_size,
+        "sets": count,
+        "printings": printings,
+        "distinct_names": len(names),
+        "variants": variants,
+        "seed": seed,
+    }
+
+
+def part_allprintings(work: Path, size_mb: int, variants: int, limit: int) -> dict:
     folder = work / "allprintings"
     shutil.rmtree(folder, ignore_errors=True)
     (folder / "input").mkdir(parents=True)
     print(f"generating an AllPrintings-sized file ({size_mb} MB)", flush=True)
-    made = generate(folder / "input" / "AllPrintings.json", size_mb, variants)
+    made = allprintings(folder / "input" / "AllPrintings.json", size_mb, variants)
     result = {"input": made, **run_stages([folder / "input"], folder, limit)}
     shutil.rmtree(folder, ignore_errors=True)
     return result
@@ -295,7 +374,7 @@ def part_check(work: Path, repeats: int, limit: int) -> dict:
         done = run_limited(command, env, limit)
         if done["exit_code"]:
             return {"error": done["output_tail"]}
-    units, runs, digests = _count_lines(run / "corpus.jsonl"), [], set()
+    units, runs, digests = count_lines(run / "corpus.jsonl"), [], set()
     command = [str(RULINGS), "check", "--out", str(run), "--fail-on", "never", "--engine", "local"]
     for _ in range(repeats):
         done = run_limited(command, env, limit, cpu=0)
@@ -319,7 +398,98 @@ def part_check(work: Path, repeats: int, limit: int) -> dict:
     }
 
 
+def read_file(path: Path, mode: str) -> dict:
+    """In a child interpreter: read the file (the reader, or a bare parse); RSS and timings."""
+    import ijson
+
+    from pipelines.ingest.readers import READERS
+    from pipelines.ingest.source import SourceFile
+
+    _, baseline = usage()
+    counts = {"rulings": 0, "card_names": 0, "findings": 0, "events": 0}
+    start = time.perf_counter()
+    if mode == "parse":
+        with open(path, "rb") as handle:
+            counts["events"] = sum(1 for _ in ijson.parse(handle))
+    else:
+        kinds = {"Ruling": "rulings", "Finding": "findings", "CardName": "card_names"}
+        for item in READERS["mtgjson"].target(SourceFile(path, path.name)):
+            counts[kinds[type(item).__name__]] += 1
+    seconds, (_, peak) = time.perf_counter() - start, usage()
+    return {
+        "mode": mode,
+        "ijson_backend": ijson.backend,
+        "baseline_rss_mb": round(baseline, 1),
+        "peak_rss_mb": round(peak, 1),
+        "growth_mb": round(peak - baseline, 1),
+        "seconds": round(seconds, 2),
+        "mb_per_s": round(path.stat().st_size / MB / seconds, 1),
+        "rulings_per_s": round(counts["rulings"] / seconds) if counts["rulings"] else None,
+        **counts,
+    }
+
+
+def part_reader(work: Path, plan) -> dict:
+    """The MTGJSON reader on each (size, variants) file: ``results/allprintings_memory``."""
+    runs, path = [], work / "AllPrintings.json"
+    for size, variants in plan:
+        made = allprintings(path, size, variants)
+        run = {m: child_json(__file__, "--read", path, "--mode", m) for m in ("reader", "parse")}
+        run["file"] = made
+        run["reader"]["printings_per_s"] = round(made["printings"] / run["reader"]["seconds"])
+        print(json.dumps(run), flush=True)
+        runs.append(run)
+    path.unlink(missing_ok=True)
+    return {"runs": runs, "conclusions": conclusions(runs)}
+
+
+def conclusions(runs: list[dict]) -> list[str]:
+    """What the reader's numbers say, worded from the numbers."""
+    out = []
+    first = runs[0]["file"]["variants"]
+    same_names = [run for run in runs if run["file"]["variants"] == first]
+    if len(same_names) >= 2:
+        small, large = same_names[0]["reader"], same_names[-1]["reader"]
+        steady = large["growth_mb"] - small["growth_mb"] <= 5 + 0.25 * small["growth_mb"]
+        out.append(
+            f"- Same card names, "
+            f"{same_names[-1]['file']['bytes'] / same_names[0]['file']['bytes']:.1f}x the bytes: "
+            f"growth {small['growth_mb']} -> {large['growth_mb']} MB, so "
+            + ("memory does not depend on the file size." if steady else "memory GROWS with it.")
+        )
+    out += [
+        f"- {run['file']['distinct_names']:,} distinct card names: growth "
+        f"{run['reader']['growth_mb']} MB, the per-file de-duplication state ("
+        f"{run['reader']['card_names']:,} card-name entries): it follows the output, not the file."
+        for run in runs
+        if run["file"]["variants"] != first
+    ]
+    share = sum(r["reader"]["mb_per_s"] / r["parse"]["mb_per_s"] for r in runs) / len(runs)
+    return [*out, f"- The reader runs at {share:.0%} of the bare tokenizer's speed."]
+
+
 # --- report -------------------------------------------------------------------------------
+
+READER_COLUMNS = ["file.distinct_names", "file.printings", "reader.rulings", "reader.card_names"]
+READER_COLUMNS += ["reader.baseline_rss_mb", "reader.peak_rss_mb", "reader.growth_mb"]
+READER_COLUMNS += ["reader.mb_per_s", "reader.printings_per_s", "reader.rulings_per_s"]
+READER_COLUMNS += ["parse.mb_per_s", "parse.growth_mb"]
+
+
+def reader_markdown(r: dict) -> str:
+    rows = {
+        f"{x['file']['bytes'] / MB:,.0f} MB, {x['file']['variants']} variants": x for x in r["runs"]
+    }
+    return page(
+        "MTGJSON reader: memory and speed on AllPrintings-sized input",
+        "`python benchmarks/scale.py --parts reader` (all numbers in `allprintings_memory.json`; "
+        "method in the script's docstring). *Baseline*: RSS after importing the package; "
+        "*growth*: peak RSS minus baseline (MB).",
+        r["machine"],
+        (rows, READER_COLUMNS, "file"),
+        "## Reading",
+        "\n".join(r["conclusions"]),
+    )
 
 
 def markdown(results: dict) -> str:
@@ -342,14 +512,14 @@ def markdown(results: dict) -> str:
         lines += [
             f"Code measured: the source tree at `{tree}`; limit {record.get('limit_gb', 16)} GB."
         ]
-        lines += ["", *MARKDOWN.get(part, _md_retired)(record), ""]
+        lines += ["", *MARKDOWN.get(part, md_retired)(record), ""]
     return "\n".join(lines)
 
 
 STAGE_HEADER = ["stage", "wall s", "CPU s", "peak RSS MB", "sampled peak MB", "status"]
 
 
-def _run_lines(run: dict, head: str, per_unit: str = "") -> list[str]:
+def md_stages(run: dict, head: str, per_unit: str = "") -> list[str]:
     """A sentence on a run of the stages, and its table of stages."""
     units = ", ".join(f"{k} {v:,}" for k, v in (run.get("units_by_lang") or {}).items())
     rows = [
@@ -376,25 +546,28 @@ def _run_lines(run: dict, head: str, per_unit: str = "") -> list[str]:
     ]
 
 
-def _md_long(record: dict) -> list[str]:
-    out, ratios = [], per_unit_ratios(record["runs"])
-    for copies, run in sorted(record["runs"].items(), key=lambda item: int(item[0])):
-        lines, ratio = run["input"]["lines"], ratios.get(copies)
-        out += [
-            f"### {copies} cop{'y' if copies == '1' else 'ies'}: lines en {lines['en']:,}, "
-            f"zh {lines['zh']:,}; edits {dict(run['input']['edits']) or 'none'}",
-            "",
-        ]
-        per_unit = (
-            f"; per unit {ratio['wall']}x the wall and {ratio['cpu']}x the CPU seconds of one copy"
-            if ratio and copies != "1"
-            else ""
-        )
-        out += _run_lines(run, "", per_unit)
+def md_long(record: dict) -> list[str]:
+    """Each number of copies; its time per unit against one copy's (completed runs)."""
+    out, runs = [], record["runs"]
+    base = runs.get("1") if runs.get("1", {}).get("completed") else None
+    for copies, run in sorted(runs.items(), key=lambda item: int(item[0])):
+        lines, edits = run["input"]["lines"], dict(run["input"]["edits"]) or "none"
+        title = f"{copies} cop{'y' if copies == '1' else 'ies'}"
+        out += [f"### {title}: lines en {lines['en']:,}, zh {lines['zh']:,}; edits {edits}", ""]
+        per_unit = ""
+        if base and run["completed"] and copies != "1":
+            wall, cpu = (
+                round(
+                    run[f"{k}_seconds"] / run["units"] / (base[f"{k}_seconds"] / base["units"]), 2
+                )
+                for k in ("wall", "cpu")
+            )
+            per_unit = f"; per unit {wall}x the wall and {cpu}x the CPU seconds of one copy"
+        out += md_stages(run, "", per_unit)
     return out
 
 
-def _md_run(record: dict) -> list[str]:
+def md_run(record: dict) -> list[str]:
     made = record.get("generate")
     head = (
         f"Generated {record['rulings_asked']:,} rulings asked: {made['wall_seconds']:,.1f} s, "
@@ -402,10 +575,33 @@ def _md_run(record: dict) -> list[str]:
         if made
         else f"Input: {record.get('input')}.\n\n"
     )
-    return _run_lines(record, head)
+    return md_stages(record, head)
 
 
-def _md_check(record: dict) -> list[str]:
+def md_dask(record: dict) -> list[str]:
+    run = record["run"]
+    return [
+        f"`rulings run` on {record['units'] or 0:,} generated rulings, `--engine dask --workers "
+        f"{record['workers']} --worker-memory {record['worker_memory']}`, empty cache: "
+        f"exit {run['exit_code']}, wall {run['wall_seconds']:,} s, {record['findings'] or 0:,} "
+        f"findings.",
+        "",
+        md_table(
+            ["largest worker peak MB", "limit", "within", "processes' peaks MB", "warnings"],
+            [
+                [
+                    record["largest_worker_peak_mb"],
+                    record["worker_memory"],
+                    record["within_limit"],
+                    ", ".join(map(str, run["children_peak_mb"])),
+                    ", ".join(f"{k} {v}" for k, v in run["dask_warnings"].items()),
+                ]
+            ],
+        ),
+    ]
+
+
+def md_check(record: dict) -> list[str]:
     if "error" in record:
         return [f"Failed: {record['error']}"]
     return [
@@ -422,48 +618,19 @@ MATCHING_COLUMNS = ["texts", "terms.hits", "terms.same_hits", "terms.speed_up"]
 MATCHING_COLUMNS += ["card_names.mentions", "card_names.same_mentions", "card_names.speed_up"]
 
 
-def _md_retired(record: dict) -> list[str]:
+def md_retired(record: dict) -> list[str]:
     """A part no longer measured (README.md says why): its last record."""
     table = md_records(record["sets"], MATCHING_COLUMNS, "text set") if "sets" in record else ""
     return ["Retired (see benchmarks/README.md); its last record, from `scale.json`:", "", table]
 
 
-MARKDOWN = {"check": _md_check, "long": _md_long, "million": _md_run, "allprintings": _md_run}
-
-
-def main(argv: list[str] | None = None) -> int:
-    cli = parser(__doc__)
-    cli.add_argument(
-        "--parts", nargs="*", choices=PARTS, default=list(PARTS), help="none: redo the markdown"
-    )
-    cli.add_argument("--copies", type=int, nargs="*", default=[1, 3, 10])
-    cli.add_argument("--rulings", type=int, default=1_000_000)
-    cli.add_argument("--allprintings-mb", type=int, default=400)
-    cli.add_argument("--variants", type=int, default=50)
-    cli.add_argument("--limit-gb", type=float, default=16)
-    cli.add_argument("--repeats", type=int, default=3, help="check-stage runs")
-    cli.add_argument("--work", type=Path, help="scratch folder (default: a temporary one)")
-    args = cli.parse_args(argv)
-    shared_or_exit()
-    limit = int(args.limit_gb * GIB)
-    work = args.work or Path(tempfile.mkdtemp(prefix="rulings-scale-"))
-    measure = {
-        "check": lambda: part_check(work, args.repeats, limit),
-        "long": lambda: part_long(work, args.copies, limit),
-        "million": lambda: part_million(work, args.rulings, limit),
-        "allprintings": lambda: part_allprintings(work, args.allprintings_mb, args.variants, limit),
-    }
-    try:
-        for part in args.parts:
-            described = machine() | {"code_tree": os.environ.get("PYTHONPATH") or str(ROOT)}
-            record_part(part, {"machine": described, "limit_gb": args.limit_gb, **measure[part]()})
-    finally:
-        if args.work is None:
-            shutil.rmtree(work, ignore_errors=True)
-    if not args.parts:
-        record_part(None, {})
-    print(f"wrote {RESULTS / 'scale.md'}")
-    return 0
+MARKDOWN = {
+    "check": md_check,
+    "long": md_long,
+    "million": md_run,
+    "dask": md_dask,
+    "allprintings": md_run,
+}
 
 
 def record_part(part: str | None, record: dict) -> None:
@@ -476,6 +643,48 @@ def record_part(part: str | None, record: dict) -> None:
     if part:
         results["parts"][part] = record
     write_results("scale", results, markdown(results))
+
+
+def main(argv: list[str] | None = None) -> int:
+    cli = parser(__doc__)
+    cli.add_argument("--parts", nargs="*", choices=PARTS, default=PARTS, help="none: the markdown")
+    cli.add_argument("--copies", type=int, nargs="*", default=[1, 3, 10])
+    cli.add_argument("--rulings", type=int, default=1_000_000)
+    cli.add_argument("--dask-rulings", type=int, default=100_000)
+    cli.add_argument("--worker-memory", default="2GB")
+    cli.add_argument("--sizes", type=int, nargs="*", help="reader file sizes in MB (3 variants)")
+    cli.add_argument("--limit-gb", type=float, default=16)
+    cli.add_argument("--repeats", type=int, default=3, help="check-stage runs")
+    cli.add_argument("--read", type=Path, help=HIDDEN)
+    cli.add_argument("--mode", default="reader", help=HIDDEN)
+    args = cli.parse_args(argv)
+    if args.read:
+        print(json.dumps(read_file(args.read, args.mode)))
+        return 0
+    shared_or_exit()
+    limit = int(args.limit_gb * GIB)
+    work = Path(tempfile.mkdtemp(prefix="rulings-scale-"))
+    measure = {
+        "check": lambda: part_check(work, args.repeats, limit),
+        "long": lambda: part_long(work, args.copies, limit),
+        "million": lambda: part_million(work, args.rulings, limit),
+        "dask": lambda: part_dask(work, args.dask_rulings, 2, args.worker_memory, limit),
+        "allprintings": lambda: part_allprintings(work, 400, 50, limit),
+    }
+    try:
+        for part in args.parts:
+            if part == "reader":
+                plan = [(size, 3) for size in args.sizes or ()] or READER_RUNS
+                record("allprintings_memory", part_reader(work, plan), reader_markdown)
+                continue
+            described = machine() | {"code_tree": os.environ.get("PYTHONPATH") or str(ROOT)}
+            record_part(part, {"machine": described, "limit_gb": args.limit_gb, **measure[part]()})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if not args.parts:
+        record_part(None, {})
+    print(f"wrote {RESULTS / 'scale.md'}")
+    return 0
 
 
 if __name__ == "__main__":

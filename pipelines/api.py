@@ -17,6 +17,9 @@ DataFrames with typed columns:
 
 Text columns are pandas ``string``, line numbers nullable ``Int64``, scores ``Float64``;
 lists and objects (spans, evidence, marks) stay Python values.
+
+pandas is imported when a DataFrame is made, not with the module: the report writers share
+the review table's columns (``REVIEW_COLUMNS``) and the command line does not use pandas.
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from . import tables
 from .model import CATEGORIES, Alignment, Finding, Ruling, column_names
 from .vocabulary import SEVERITY_ORDER
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 INTEGER_COLUMNS = {"line", "end_line", "position"}
 FLOAT_COLUMNS = {"score", "similarity"}
@@ -82,6 +86,8 @@ def frames(run: tables.RunTables) -> Tables:
 
 def records_frame(records: list[Any], record_type: type) -> pd.DataFrame:
     """A DataFrame of records, one column per field, typed by what the field holds."""
+    import pandas as pd
+
     names = list(column_names(record_type))
     frame = pd.DataFrame(
         [[getattr(record, name) for name in names] for record in records], columns=names
@@ -106,6 +112,8 @@ def records_frame(records: list[Any], record_type: type) -> pd.DataFrame:
 def review_frame(findings: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
     """Each finding with its unit's text, its source's text, and what was expected and found
     (most severe first, then by file and line)."""
+    import pandas as pd
+
     texts = corpus["text"] if len(corpus) else pd.Series(dtype="string")
     review = findings.copy()
     review["translation"] = review["ruling_id"].map(texts).astype("string")
@@ -113,20 +121,23 @@ def review_frame(findings: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
     same = review["source_id"] == review["ruling_id"]
     review["source_text"] = source.mask(same.fillna(False).astype(bool), pd.NA)
     review["expected"] = (
-        review["evidence"].map(lambda e: _plain(e.get("expected"))).astype("string")
+        review["evidence"].map(lambda e: evidence_text(e.get("expected"))).astype("string")
     )
-    review["found"] = review["evidence"].map(lambda e: _plain(e.get("found"))).astype("string")
+    review["found"] = (
+        review["evidence"].map(lambda e: evidence_text(e.get("found"))).astype("string")
+    )
     review = review.sort_values(
         ["severity", "file", "line", "code", "fingerprint"], na_position="first", kind="stable"
     )
     return review[REVIEW_COLUMNS].reset_index(drop=True)
 
 
-def _plain(value: Any) -> str | None:
+def evidence_text(value: Any) -> str | None:
+    """An evidence value (``expected``, ``found``) as the text a table shows."""
     if value is None:
         return None
     if isinstance(value, list | tuple):
-        return "; ".join(str(_plain(v)) for v in value)
+        return "; ".join(str(evidence_text(v)) for v in value)
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
     return str(value)

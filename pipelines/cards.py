@@ -35,7 +35,11 @@ INDEX_FORMAT = 2
 @lru_cache(maxsize=500_000)
 def name_key(name: str) -> str:
     """Case-, accent-, punctuation- and Chinese-script-insensitive form of a name."""
-    text = zhconv.convert(name, "zh-hans") if _has_han(name) else name
+    return _unscripted_key(zhconv.convert(name, "zh-hans") if _has_han(name) else name)
+
+
+def _unscripted_key(text: str) -> str:
+    """``name_key`` but for the Chinese script conversion."""
     text = unicodedata.normalize("NFKD", text.casefold())
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = text.replace("’", "'").replace("‘", "'")
@@ -138,16 +142,23 @@ class CardIndex:
     def mentions(self, text: str, langs: Iterable[str] | None = None) -> list[Mention]:
         """Card names written in the text (longest first, not overlapping)."""
         found = self._mentions_of(text)
+        if not found:
+            return []
         if langs is None:
             return list(found)
         wanted = set(langs)
         return [m for m in found if m.lang in wanted]
 
     def _mentions_of(self, text: str) -> tuple[Mention, ...]:
-        cache = self.__dict__.setdefault("_mention_cache", {})
-        if text not in cache:
-            cache[text] = self._find_mentions(text)
-        return cache[text]
+        """``_find_mentions`` once per text: the same text recurs in many checks."""
+        try:
+            cache = self.__dict__["_mention_cache"]
+        except KeyError:
+            cache = self.__dict__["_mention_cache"] = {}
+        found = cache.get(text)
+        if found is None:
+            found = cache[text] = self._find_mentions(text)
+        return found
 
     def _find_mentions(self, text: str) -> tuple[Mention, ...]:
         spans = [*self._word_spans(text), *self._han_spans(text)]
@@ -375,34 +386,39 @@ def _starts_word(text: str, start: int) -> bool:
 
 
 @cache
-def _conversions() -> tuple[frozenset[str], dict[str, tuple[int, ...]], re.Pattern[str]]:
-    """The pieces zhconv's simplified-Chinese table changes, their lengths by first
-    character, and a pattern of those first characters."""
-    changed = frozenset(k for k, v in getdict("zh-hans").items() if k != v)
-    lengths: dict[str, set[int]] = defaultdict(set)
-    for piece in changed:
-        lengths[piece[0]].add(len(piece))
-    firsts = re.compile("[" + "".join(re.escape(char) for char in sorted(lengths)) + "]")
-    return changed, {first: tuple(sorted(found)) for first, found in lengths.items()}, firsts
+def _conversions() -> ahocorasick.Automaton:
+    """The pieces zhconv's simplified-Chinese table changes, in an automaton over their
+    UTF-8 bytes (one str character per byte, as the Han name keys: few branches at the
+    root)."""
+    automaton = ahocorasick.Automaton()
+    for key, value in getdict("zh-hans").items():
+        if key != value:
+            automaton.add_word(key.encode().decode("latin-1"), len(key))
+    automaton.make_automaton()
+    return automaton
 
 
 @lru_cache(maxsize=100_000)
 def _is_own_key(chars: str) -> bool:
     """Whether every piece of a run of Han is its own name key: ``name_key`` leaves the run
     as it is, and the script conversion changes no piece of it (else a piece may convert
-    otherwise than the whole: "乾坤" stays, "乾" alone becomes "干")."""
-    return name_key(chars) == chars and not _converted(chars)
+    otherwise than the whole: "乾坤" stays, "乾" alone becomes "干"). When the conversion
+    changes no piece, it leaves the run as it is (it writes each piece it matches as the
+    table says, others as they are), so the rest of ``name_key`` tells: a run of letters
+    without case, in their decomposed form, is its own key (no letter is a combining
+    mark), else the key is worked out."""
+    if _converted(chars):
+        return False
+    if chars.isalnum() and chars.casefold() == chars and unicodedata.is_normalized("NFKD", chars):
+        return True
+    return _unscripted_key(chars) == chars
 
 
 def _converted(chars: str) -> bool:
-    """Whether the script conversion changes some piece of ``chars``."""
-    changed, lengths, firsts = _conversions()
-    for found in firsts.finditer(chars):
-        offset = found.start()
-        for length in lengths[found.group()]:
-            if chars[offset : offset + length] in changed:
-                return True
-    return False
+    """Whether the script conversion changes some piece of ``chars``: an occurrence of a
+    piece's bytes in the text's (UTF-8 finds characters only where they start and end)."""
+    automaton = _conversions()
+    return next(automaton.iter(chars.encode().decode("latin-1")), None) is not None
 
 
 WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)

@@ -48,7 +48,7 @@ from .align.embed import EmbedderError, build_embedder, known_specs
 from .cachedir import cache_root
 from .catalogue import TABLE, explanation
 from .check.baseline import BaselineError
-from .engine import ENGINES, build_engine
+from .engine import ENGINES, EngineError, build_engine
 from .ingest import InputError
 from .ingest.langid import IDENTIFIERS, supported_languages
 from .model import Finding
@@ -74,6 +74,7 @@ from .vocabulary import (
 DEFAULT_INPUT = Path("corpus")
 DEFAULT_OUT = Path("reports")
 USER_ERRORS = (
+    EngineError,
     InputError,
     TableError,
     TermbaseError,
@@ -216,6 +217,16 @@ SCHEDULER = click.option(
     metavar="ADDRESS",
     help="Dask scheduler address (with --engine dask); none starts a LocalCluster.",
 )
+WORKERS = click.option(
+    "--workers",
+    type=int,
+    help="Worker processes of the LocalCluster (with --engine dask; default: one per core).",
+)
+WORKER_MEMORY = click.option(
+    "--worker-memory",
+    metavar="SIZE",
+    help="Memory limit of each LocalCluster worker, e.g. 2GB (with --engine dask).",
+)
 EMBEDDER = click.option(
     "--embedder",
     default=DEFAULT_EMBEDDER,
@@ -294,7 +305,7 @@ def out_option(required: bool) -> Callable:
 INGEST_OPTIONS = _with(SOURCE_LANG, LANGUAGES, LANG_ID)
 ALIGN_OPTIONS = _with(EMBEDDER, CACHE_DIR)
 CHECK_OPTIONS = _with(TERMBASE, SELECT, IGNORE, BASELINE, FAIL_ON)
-ENGINE_OPTIONS = _with(ENGINE, SCHEDULER)
+ENGINE_OPTIONS = _with(ENGINE, SCHEDULER, WORKERS, WORKER_MEMORY)
 
 
 def build_settings(
@@ -311,6 +322,8 @@ def build_settings(
     fail_on: str = "error",
     engine: str = "local",
     scheduler: str | None = None,
+    workers: int | None = None,
+    worker_memory: str | None = None,
     formats: tuple[str, ...] = (),
     masters: tuple[str, ...] = (),
 ) -> Settings:
@@ -321,7 +334,7 @@ def build_settings(
         raise SettingsError(
             f"--format: unknown format {', '.join(unknown)} (known: {', '.join(WRITERS.names())})"
         )
-    validate_engine(engine, scheduler)
+    validate_engine(engine, scheduler, workers, worker_memory)
     return Settings(
         source_lang=source_lang,
         languages=validate_languages(
@@ -337,6 +350,8 @@ def build_settings(
         fail_on=fail_on,
         engine=engine,
         scheduler=scheduler,
+        workers=workers,
+        worker_memory=worker_memory,
         formats=tuple(formats),
         masters=tuple(spec.strip() for spec in masters),
     )
@@ -435,6 +450,8 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
         raise Interrupted(left) from None
     if result.reused:
         console.reused(out)
+    else:
+        console.work_reused(result.work)
     console.findings_summary(result.findings, result.suppressed)
     console.reports_written(result.written)
     return exit_status(result.findings, settings.fail_on)
@@ -449,7 +466,12 @@ def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
     """Read INPUT files or folders into OUT/corpus.jsonl."""
     settings = build_settings(**options)
     outputs.check_writable(out)
-    engine = build_engine(settings.engine, settings.scheduler)
+    engine = build_engine(
+        settings.engine,
+        settings.scheduler,
+        workers=settings.workers,
+        memory_limit=settings.worker_memory,
+    )
     try:
         result = stages.ingest_stage(existing_inputs(inputs), out, settings, engine)
     finally:
@@ -466,7 +488,12 @@ def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
 def align(out: Path, **options: Any) -> int:
     """Pair every translated ruling in OUT/corpus.jsonl with its source: OUT/alignment.jsonl."""
     settings = build_settings(**options)
-    engine = build_engine(settings.engine, settings.scheduler)
+    engine = build_engine(
+        settings.engine,
+        settings.scheduler,
+        workers=settings.workers,
+        memory_limit=settings.worker_memory,
+    )
     try:
         with console.progress() as progress:
             rows = stages.align_stage(out, settings, progress.update, engine)
@@ -486,7 +513,12 @@ def check(out: Path, **options: Any) -> int:
     """Run the checks on OUT's corpus and alignment: OUT/findings.jsonl."""
     settings = build_settings(**options)
     resources = load_resources(settings)
-    engine = build_engine(settings.engine, settings.scheduler)
+    engine = build_engine(
+        settings.engine,
+        settings.scheduler,
+        workers=settings.workers,
+        memory_limit=settings.worker_memory,
+    )
     try:
         checked = stages.check_stage(out, settings, resources, engine)
     finally:

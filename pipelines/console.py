@@ -22,6 +22,7 @@ from rich.table import Table
 
 from .cards import CardIndex
 from .ingest import IngestResult
+from .memo import Reuse
 from .model import CATEGORIES, SEVERITIES, Alignment, Finding
 from .resources import language_name
 
@@ -221,3 +222,17 @@ def reused(out: Path) -> None:
         f"Nothing changed since the last run into {out}/ (same inputs, options and version): "
         "its outputs stand. Use --force to recompute."
     )
+
+
+WORK_NAMES = {"ingest": "files read", "align": "documents aligned", "check": "documents checked"}
+
+
+def work_reused(reuse: Reuse) -> None:
+    """What a run took from the cache instead of computing (said only when it took some)."""
+    parts = [
+        f"{reuse.reused(kind):,} of {reuse.total(kind):,} {name}"
+        for kind, name in WORK_NAMES.items()
+        if reuse.total(kind)
+    ]
+    if any(reuse.reused(kind) for kind in WORK_NAMES):
+        stdout.print(f"Unchanged since an earlier run, from the cache: {', '.join(parts)}.")

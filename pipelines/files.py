@@ -27,8 +27,12 @@ def temporary_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
 
 
-def write_atomic(path: Path, write: Callable[[IO[bytes]], None] | bytes) -> Path:
-    """Write ``path`` in one step (``write`` gets a binary file, or is the bytes)."""
+def write_atomic(
+    path: Path, write: Callable[[IO[bytes]], None] | bytes, *, sync: bool = True
+) -> Path:
+    """Write ``path`` in one step (``write`` gets a binary file, or is the bytes). ``sync``
+    False skips flushing to disk: for files that prove they are whole when read (a cache
+    entry), the rename alone is enough."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = temporary_path(path)
@@ -38,8 +42,9 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], None] | bytes) -> Path
                 handle.write(write)
             else:
                 write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(temporary, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -51,11 +56,11 @@ def write_text_atomic(path: Path, text: str) -> Path:
     return write_atomic(path, text.encode("utf-8"))
 
 
-def write_checked(path: Path, value: Any) -> Path:
+def write_checked(path: Path, value: Any, *, sync: bool = True) -> Path:
     """A cache file: JSON with the SHA-256 of its bytes in front, written atomically."""
     body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     digest = hashlib.sha256(body).hexdigest().encode("ascii")
-    return write_atomic(path, CHECKED_MAGIC + digest + b"\n" + body)
+    return write_atomic(path, CHECKED_MAGIC + digest + b"\n" + body, sync=sync)
 
 
 def read_checked(path: Path) -> Any | None:

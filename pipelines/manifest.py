@@ -18,11 +18,11 @@ from typing import Any
 from . import __version__
 from .files import write_text_atomic
 from .ingest.source import RUN_MANIFEST, discover
+from .memo import code_digest
 from .settings import Settings
 
 MANIFEST = RUN_MANIFEST
-PACKAGE = Path(__file__).resolve().parent
-VOLATILE = {"engine", "scheduler", "cache_dir", "fail_on"}
+VOLATILE = {"engine", "scheduler", "workers", "worker_memory", "cache_dir", "fail_on"}
 """Options that change how a run is computed or how it exits, never what it writes."""
 
 
@@ -36,7 +36,7 @@ def run_key(inputs: list[Path], settings: Settings, skip: list[Path] = ()) -> di
     files = [*settings.termbases, *([settings.baseline] if settings.baseline else [])]
     return {
         "version": __version__,
-        "code": _code_digest(),
+        "code": code_digest(),
         "options": options,
         "option_files": {str(path): _file_digest(path) for path in files},
         "inputs": {doc.rel: _file_digest(doc.path) for doc in discover(inputs, skip=skip)},
@@ -68,14 +68,4 @@ def _file_digest(path: Path) -> str:
                 digest.update(chunk)
     except OSError as error:
         return f"unreadable: {error.strerror or error}"
-    return digest.hexdigest()
-
-
-def _code_digest() -> str:
-    """The package's own code and shipped data: a new version of either recomputes."""
-    digest = hashlib.blake2b(digest_size=16)
-    for path in sorted(PACKAGE.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(PACKAGE).as_posix().encode())
-            digest.update(path.read_bytes())
     return digest.hexdigest()

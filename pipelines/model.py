@@ -200,6 +200,12 @@ def column_names(record_type: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(record_type))
 
 
+def as_dict(record: Any) -> dict[str, Any]:
+    """A record's fields in declaration order (records hold only JSON values, so a shallow
+    dict is enough: ``dataclasses.asdict`` would deep-copy)."""
+    return {name: getattr(record, name) for name in column_names(type(record))}
+
+
 _NUMBER = re.compile(r"(\d+)")
 
 

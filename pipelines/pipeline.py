@@ -3,7 +3,9 @@
 ``run`` is what ``rulings run`` does. It reads the option files first (a malformed termbase
 stops it before any work), reuses the outputs of an identical earlier run (same inputs,
 options, termbase and code: ``run-manifest.json``), and otherwise runs ingest, align, check
-and report into a staging folder that replaces OUT only when everything is written.
+and report into a staging folder that replaces OUT only when everything is written. Within a
+run, what did not change since an earlier one (a file's ingest, a document's alignment and
+checks) comes from the cache folder (``memo.WorkCache``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from . import manifest, outputs, stages, tables
 from .engine import build_engine
 from .ingest import IngestResult
+from .memo import Reuse
 from .model import Finding
 from .report import WRITERS
 from .settings import Settings
@@ -37,6 +40,9 @@ class RunResult:
     findings: list[Finding]
     suppressed: list[Finding]
     reused: bool = False
+    """The whole run was reused (nothing changed)."""
+    work: Reuse = field(default_factory=Reuse)
+    """How many files, documents' alignments and documents' checks came from the cache."""
     ingested: IngestResult | None = None
     written: list[Path] = field(default_factory=list)
 
@@ -66,17 +72,25 @@ def run(
             tables.read_records(out / tables.SUPPRESSED, Finding),
             reused=True,
         )
-    engine = build_engine(settings.engine, settings.scheduler)
+    engine = build_engine(
+        settings.engine,
+        settings.scheduler,
+        workers=settings.workers,
+        memory_limit=settings.worker_memory,
+    )
+    work = Reuse()
     try:
         with outputs.staged(out, OUTPUT_FILES) as staging:
             try:
-                ingested = stages.ingest_stage(inputs, staging, settings, engine, skip=[out])
+                ingested = stages.ingest_stage(
+                    inputs, staging, settings, engine, skip=[out], reuse=work
+                )
             except stages.NoRulingsError:
                 raise stages.NoRulingsError(nothing_read(inputs, staging)) from None
             if on_ingested:
                 on_ingested(ingested)
-            stages.align_stage(staging, settings, on_progress, engine)
-            checked = stages.check_stage(staging, settings, resources, engine)
+            stages.align_stage(staging, settings, on_progress, engine, reuse=work)
+            checked = stages.check_stage(staging, settings, resources, engine, reuse=work)
             written = stages.report_stage(staging, settings, resources)
             manifest.record(staging, key)
     finally:
@@ -84,6 +98,7 @@ def run(
     return RunResult(
         checked.findings,
         checked.suppressed,
+        work=work,
         ingested=ingested,
         written=[out / path.name for path in written],
     )

@@ -33,6 +33,11 @@ class Settings:
     """Where partitioned work runs: local, or dask."""
     scheduler: str | None = None
     """A Dask scheduler address; none starts a LocalCluster."""
+    workers: int | None = None
+    """Worker processes of the LocalCluster (default: one per core)."""
+    worker_memory: str | None = None
+    """Memory limit of each LocalCluster worker ("2GB"): Dask spills, pauses and at worst
+    restarts a worker that goes above it."""
     masters: tuple[str, ...] = ()
     """English masters to add to the inputs: fetched kinds (``mtgjson:TSP,PLC``) or paths."""
 
@@ -103,6 +108,29 @@ def _likely(written: str, known: frozenset[str]) -> str:
     return ", ".join(dict.fromkeys([*close, *(c for c in common if c in known)]).keys()) + " …"
 
 
-def validate_engine(engine: str, scheduler: str | None) -> None:
+def validate_engine(
+    engine: str,
+    scheduler: str | None,
+    workers: int | None = None,
+    worker_memory: str | None = None,
+) -> None:
     if scheduler and engine != "dask":
         raise SettingsError("--scheduler goes with --engine dask")
+    if (workers or worker_memory) and (engine != "dask" or scheduler):
+        raise SettingsError(
+            "--workers and --worker-memory size the LocalCluster of --engine dask "
+            "(a --scheduler's cluster is sized where it is started)"
+        )
+    if workers is not None and workers < 1:
+        raise SettingsError("--workers must be at least 1")
+    if worker_memory:
+        try:
+            from dask.utils import parse_bytes
+        except ImportError:
+            raise SettingsError("the dask engine needs: pip install 'rulings[dask]'") from None
+        try:
+            parse_bytes(worker_memory)
+        except ValueError:
+            raise SettingsError(
+                f"--worker-memory: {worker_memory!r} is not a size (say 2GB or 1500MB)"
+            ) from None

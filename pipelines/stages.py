@@ -26,6 +26,7 @@ from .check.baseline import Baseline
 from .engine import Engine
 from .engine.local import LocalEngine
 from .ingest import IngestResult, InputError, finding_order, ingest
+from .memo import Reuse, WorkCache, digest
 from .model import Alignment, CardName, Finding, Ruling
 from .report import write_reports
 from .settings import Settings
@@ -68,6 +69,7 @@ def ingest_stage(
     settings: Settings,
     engine: Engine | None = None,
     skip: list[Path] = (),
+    reuse: Reuse | None = None,
 ) -> IngestResult:
     """Read the inputs; write corpus.jsonl, parse-findings.jsonl and cards.jsonl. Output
     folders (``out``, ``skip`` and any folder with a run manifest) are never read."""
@@ -82,6 +84,7 @@ def ingest_stage(
         cache_dir=cache_root(settings.cache_dir),
         engine=engine,
         skip=[out, *skip],
+        work=WorkCache(cache_root(settings.cache_dir), "ingest", reuse=reuse),
     )
     tables.write_jsonl(out / tables.CORPUS, result.rulings)
     tables.write_jsonl(out / tables.PARSE_FINDINGS, result.findings)
@@ -100,6 +103,7 @@ def align_stage(
     settings: Settings,
     on_progress: Progress | None = None,
     engine: Engine | None = None,
+    reuse: Reuse | None = None,
 ) -> list[Alignment]:
     """Read corpus.jsonl; write alignment.jsonl."""
     engine = engine or LocalEngine()
@@ -112,7 +116,12 @@ def align_stage(
         return embed_texts(texts, embedder, cache, on_progress=report, engine=engine)
 
     rows = align(
-        rulings, encode, source_lang=settings.source_lang, embedder=embedder.name, engine=engine
+        rulings,
+        encode,
+        source_lang=settings.source_lang,
+        embedder=embedder.name,
+        engine=engine,
+        work=WorkCache(cache_root(settings.cache_dir), "align", reuse=reuse),
     )
     tables.write_jsonl(out / tables.ALIGNMENT, rows)
     return rows
@@ -123,6 +132,7 @@ def check_stage(
     settings: Settings,
     resources: Resources,
     engine: Engine | None = None,
+    reuse: Reuse | None = None,
 ) -> CheckResult:
     """Read corpus, alignment and parse findings; write findings.jsonl (and suppressed.jsonl)."""
     run = tables.RunTables.load(out, findings=False)
@@ -133,7 +143,17 @@ def check_stage(
     )
     findings = tables.read_records(out / tables.PARSE_FINDINGS, Finding)
     findings = [f for f in findings if selected(f.code, settings.select, settings.ignore)]
-    findings += run_checks(context, settings.select, settings.ignore, engine=engine)
+    work = WorkCache(
+        cache_root(settings.cache_dir),
+        "check",
+        [
+            settings.source_lang,
+            *(_content_digest(path) for path in settings.termbases),
+            _content_digest(out / tables.CARD_NAMES),
+        ],
+        reuse=reuse,
+    )
+    findings += run_checks(context, settings.select, settings.ignore, engine=engine, work=work)
     findings = fold(_unique(findings))
     findings.sort(key=finding_order)
     suppressed: list[Finding] = []
@@ -142,6 +162,15 @@ def check_stage(
     tables.write_jsonl(out / tables.FINDINGS, findings)
     tables.write_jsonl(out / tables.SUPPRESSED, suppressed)
     return CheckResult(findings, suppressed)
+
+
+def _content_digest(path: Path) -> str:
+    """A file's bytes, wherever it is (the stage files are in a staging folder of a new
+    name each run)."""
+    try:
+        return digest([Path(path).read_bytes()])
+    except OSError as error:
+        return f"unreadable: {error}"
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

@@ -440,9 +440,16 @@ def test_miss001_for_a_no_translation_row(run):
 
 
 def test_check_tasks_never_split_a_card_or_rules_section():
-    from pipelines.check import chunk_bounds
+    from pipelines.check import doc_runs, task_bounds
+    from pipelines.vocabulary import Scope
 
     keys = ["Hypergenesis"] * 3 + ["708"] * 4 + ["Epochrasite"]
-    assert chunk_bounds(keys, size=2) == [(0, 3), (3, 7), (7, 8)]
-    assert chunk_bounds(keys, size=100) == [(0, 8)]
-    assert chunk_bounds([], size=2) == []
+    assert doc_runs(keys) == [(0, 3), (3, 7), (7, 8)]
+    assert doc_runs([]) == []
+    runs = [(Scope.PAIR, ("NUM001",), keys[start], start, end) for start, end in doc_runs(keys)]
+    assert task_bounds(runs, size=2) == [
+        (Scope.PAIR, ("NUM001",), [(0, 3)]),
+        (Scope.PAIR, ("NUM001",), [(3, 7)]),
+        (Scope.PAIR, ("NUM001",), [(7, 8)]),
+    ]
+    assert task_bounds(runs, size=100) == [(Scope.PAIR, ("NUM001",), [(0, 3), (3, 7), (7, 8)])]

@@ -101,6 +101,9 @@ def test_select_in_lower_case_reports_that_code(tmp_path):
         (("--embedder", "foo"), "rulings: error: --embedder: unknown embedder 'foo'"),
         (("--embedder", "st:no-such-model"), "rulings never downloads models"),
         (("--scheduler", "tcp://127.0.0.1:1"), "--scheduler goes with --engine dask"),
+        (("--workers", "2"), "--workers and --worker-memory size the LocalCluster"),
+        (("--engine", "dask", "--worker-memory", "lots"), "'lots' is not a size"),
+        (("--engine", "dask", "--workers", "0"), "--workers must be at least 1"),
         (("--source-lang", "fr"), "rulings: error: --source-lang fr: the termbase has no terms"),
     ],
 )

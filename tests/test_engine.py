@@ -33,7 +33,8 @@ def assert_same_files(local: Path, distributed: Path) -> None:
 
 def test_dask_engine_matches_local_engine_on_the_seeds(tmp_path: Path, corpus_dir: Path):
     run([corpus_dir], tmp_path / "local", tmp_path / "cache-local")
-    run([corpus_dir], tmp_path / "dask", tmp_path / "cache-dask", "--engine", "dask")
+    dask = ("--engine", "dask", "--workers", "2", "--worker-memory", "1GB")
+    run([corpus_dir], tmp_path / "dask", tmp_path / "cache-dask", *dask)
     assert_same_files(tmp_path / "local", tmp_path / "dask")
 
 
@@ -48,3 +49,18 @@ def test_dask_engine_matches_local_engine_on_the_cr_pair(tmp_path: Path):
     run([pair], tmp_path / "local", cache)
     run([pair], tmp_path / "dask", cache, "--engine", "dask")
     assert_same_files(tmp_path / "local", tmp_path / "dask")
+
+
+def _die(item: int) -> int:
+    os._exit(3)
+
+
+def test_lost_workers_stop_the_run_with_one_clear_error():
+    from pipelines.engine import EngineError, build_engine
+
+    engine = build_engine("dask", workers=1, memory_limit="1GB")
+    try:
+        with pytest.raises(EngineError, match=r"workers were lost while running _die.*1GB"):
+            engine.map(_die, [1])
+    finally:
+        engine.close()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
-from pipelines.ingest.foreign import foreign_language
+from pipelines.ingest import foreign
+from pipelines.ingest.foreign import ForeignLanguages, foreign_language
 from pipelines.model import Ruling
 
 FRENCH = "\n".join(
@@ -69,3 +71,20 @@ def test_a_french_file_is_reported_and_not_used_as_a_source(tmp_path):
     findings = [json.loads(line) for line in (out / "findings.jsonl").read_text().splitlines()]
     messages = {f["file"]: f["message"] for f in findings if f["code"] == "DOC002"}
     assert "French (fr)" in messages["fr.txt"] and "Japanese (ja)" in messages["ja.txt"]
+
+
+def test_answers_are_kept_between_runs(tmp_path, monkeypatch):
+    french, spanish = _units(*FRENCH.splitlines()[2:]), _units(*SPANISH_SHORT.splitlines())
+    first = ForeignLanguages(tmp_path, ("en", "es", "zh"))
+    assert (first.of(french), first.of(spanish)) == ("fr", None)
+    first.save()
+
+    def no_lingua(text, languages):
+        raise AssertionError("asked again")
+
+    monkeypatch.setattr(foreign, "_identify", no_lingua)
+    again = ForeignLanguages(tmp_path, ("en", "es", "zh"))
+    assert (again.of(french), again.of(spanish)) == ("fr", None)
+    other_candidates = ForeignLanguages(tmp_path, ("en", "fr"))
+    with pytest.raises(AssertionError, match="asked again"):
+        other_candidates.of(french)

@@ -13,7 +13,17 @@ from pathlib import Path
 from conftest import ROOT
 
 PACKAGE = ROOT / "pipelines"
-GROUND = {"vocabulary", "model", "catalogue", "termbase", "cards", "files", "text", "settings"}
+GROUND = {
+    "vocabulary",
+    "model",
+    "catalogue",
+    "termbase",
+    "cards",
+    "files",
+    "memo",
+    "text",
+    "settings",
+}
 """The lower layer: what every stage may use."""
 STAGES = {"ingest", "align", "check", "report"}
 RUNNING = {"stages", "pipeline", "outputs", "manifest", "masters", "api", "cli", "console"}

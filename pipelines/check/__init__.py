@@ -6,20 +6,29 @@ ruling of a translated document), ``document`` (all rulings of one translated do
 runner calls each selected check on the items of its scope, in tasks of about
 ``ITEMS_PER_TASK`` items cut where a card or rules document ends, and turns the problems the
 checks yield into findings of their codes.
+
+The findings of one translated document (every check but the corpus ones) are kept in the
+cache, keyed by the document, its alignment rows, the documents those rows point into and
+the corpus facts (``registry.corpus_fact``) checks read: a later run recomputes only the
+documents whose key changed. Corpus checks always run.
 """
 
 from __future__ import annotations
 
+import json
+from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
 from ..catalogue import CATALOGUE, make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
-from ..model import Finding
+from ..memo import WorkCache, digest
+from ..model import Finding, as_dict
+from ..tables import dumps
 from ..vocabulary import Scope
 from .context import AlignedPair, CheckContext
-from .registry import CHECKS, Problem
+from .registry import CHECKS, CORPUS_FACTS, Problem
 
 __all__ = ["AlignedPair", "CheckContext", "Problem", "run_checks", "selected"]
 
@@ -49,21 +58,29 @@ def run_checks(
     select: Iterable[str] = (),
     ignore: Iterable[str] = (),
     engine: Engine | None = None,
+    work: WorkCache | None = None,
 ) -> list[Finding]:
     """Every selected check, findings in registry order. ``ctx`` gives the tables; each
-    worker of the engine builds its own context from them once."""
+    worker of the engine builds its own context from them once. ``work`` keeps each
+    document's findings between runs."""
     engine = engine or LocalEngine()
+    work = work or WorkCache(None, "check")
     codes = [entry.name for entry in CHECKS if selected(entry.name, select, ignore)]
-    tasks: list[tuple[str, tuple[str, ...], int, int]] = []
+    runs: list[tuple[Scope, tuple[str, ...], str, int, int]] = []
+    corpus_codes: list[str] = []
     for scope in Scope:
         scoped = tuple(code for code in codes if CHECKS[code].meta["scope"] == scope)
-        if not scoped:
-            continue
         if scope == Scope.CORPUS:
-            tasks.extend((scope, (code,), 0, 1) for code in scoped)
-            continue
-        keys = [document_of(item) for item in scope_items(ctx, scope)]
-        tasks.extend((scope, scoped, start, end) for start, end in chunk_bounds(keys))
+            corpus_codes.extend(scoped)
+        elif scoped:
+            keys = [document_of(item) for item in scope_items(ctx, scope)]
+            runs.extend((scope, scoped, keys[start], start, end) for start, end in doc_runs(keys))
+    docs = list(dict.fromkeys(doc for _, _, doc, _, _ in runs))
+    keys = document_keys(ctx, docs, codes, work)
+    stored = {doc: _stored(work.get(keys[doc])) for doc in docs} if keys else {}
+    todo = [run for run in runs if stored.get(run[2]) is None]
+    tasks = [(Scope.CORPUS, (code,), [(0, 1)]) for code in corpus_codes]
+    tasks += [(scope, scoped, bounds) for scope, scoped, bounds in task_bounds(todo)]
     shared = {
         "rulings": ctx.rulings,
         "alignment": ctx.alignment,
@@ -71,11 +88,78 @@ def run_checks(
         "cards": ctx.cards,
         "source_lang": ctx.source_lang,
     }
+    results = list(engine.map(check_task, tasks, shared=shared, setup=CheckContext))
     by_code: dict[str, list[Finding]] = {code: [] for code in codes}
-    for found in engine.map(check_task, tasks, shared=shared, setup=CheckContext):
+    for code, found in zip(corpus_codes, results, strict=False):
+        by_code[code].extend(found[0][code])  # the corpus tasks come first
+    computed = iter(found for parts in results[len(corpus_codes) :] for found in parts)
+    fresh: dict[str, list[dict[str, list[Finding]]]] = defaultdict(list)
+    taken: dict[str, int] = defaultdict(int)
+    for _, _, doc, _, _ in runs:
+        if stored.get(doc) is None:
+            found = next(computed)
+            fresh[doc].append(found)
+        else:
+            found = stored[doc][taken[doc]]
+            taken[doc] += 1
         for code, findings in found.items():
             by_code[code].extend(findings)
+    for doc, parts in fresh.items():
+        if keys:
+            work.put(
+                keys[doc], [{c: [as_dict(f) for f in fs] for c, fs in p.items()} for p in parts]
+            )
     return [finding for code in codes for finding in by_code[code]]
+
+
+def document_keys(
+    ctx: CheckContext, docs: list[str], codes: list[str], work: WorkCache
+) -> dict[str, str]:
+    """The cache key of each document's findings: the checks run, the corpus facts, the
+    document's units and alignment rows, and every document those rows point into (the
+    English a translation is compared with). Empty when nothing is kept."""
+    if work.folder is None:
+        return {}
+    doc_digest = {doc: digest(dumps(r) for r in members) for doc, members in ctx.documents.items()}
+    rows_of: dict[str, list[str]] = defaultdict(list)
+    pointed: dict[str, set[str]] = defaultdict(set)
+    for row in ctx.alignment:
+        target = ctx.by_id.get(row.target_id) if row.target_id else None
+        doc = target.doc if target else row.group
+        rows_of[doc].append(dumps(row))
+        for unit_id in (row.source_id, row.superseded_by, row.better_source):
+            if unit_id in ctx.by_id:
+                pointed[doc].add(ctx.by_id[unit_id].doc)
+    facts = digest(
+        json.dumps(entry.target(ctx), sort_keys=True, default=sorted, ensure_ascii=False)
+        for entry in CORPUS_FACTS
+    )
+    salt = [",".join(codes), facts]
+    return {
+        doc: work.key(
+            [
+                *salt,
+                doc_digest[doc],
+                *rows_of[doc],
+                *(doc_digest[other] for other in sorted(pointed[doc])),
+            ]
+        )
+        for doc in docs
+    }
+
+
+def _stored(value: Any) -> list[dict[str, list[Finding]]] | None:
+    """A document's findings from the cache, per run of its items (None when absent or
+    not today's records)."""
+    if not isinstance(value, list):
+        return None
+    try:
+        return [
+            {code: [Finding(**row) for row in rows] for code, rows in part.items()}
+            for part in value
+        ]
+    except (TypeError, AttributeError):
+        return None
 
 
 def scope_items(ctx: CheckContext, scope: Scope) -> list:
@@ -96,34 +180,53 @@ def document_of(item: Any) -> str:
     return getattr(item, "target", item).doc
 
 
-def chunk_bounds(keys: list[str], size: int = ITEMS_PER_TASK) -> list[tuple[int, int]]:
-    """Slices of about ``size`` items that end where the document changes, so that the
-    items of one card or rules section go to one task."""
+def doc_runs(keys: list[str]) -> list[tuple[int, int]]:
+    """The slices of consecutive items of one document."""
     bounds, start = [], 0
-    while start < len(keys):
-        end = min(start + size, len(keys))
-        while end < len(keys) and keys[end] == keys[end - 1]:
-            end += 1
-        bounds.append((start, end))
-        start = end
+    for end in range(1, len(keys) + 1):
+        if end == len(keys) or keys[end] != keys[start]:
+            bounds.append((start, end))
+            start = end
     return bounds
 
 
-def check_task(task: tuple[str, tuple[str, ...], int, int], ctx: CheckContext) -> dict:
-    """Run the checks of one scope on a slice of its items (one task of ``run_checks``)."""
-    scope, codes, start, end = task
-    found: dict[str, list[Finding]] = {}
+def task_bounds(
+    runs: list[tuple[Scope, tuple[str, ...], str, int, int]], size: int = ITEMS_PER_TASK
+) -> list[tuple[Scope, tuple[str, ...], list[tuple[int, int]]]]:
+    """Runs of one scope gathered into tasks of about ``size`` items (a document's items
+    stay in one task)."""
+    tasks: list[tuple[Scope, tuple[str, ...], list[tuple[int, int]]]] = []
+    items = 0
+    for scope, codes, _, start, end in runs:
+        if not tasks or tasks[-1][0] != scope or items >= size:
+            tasks.append((scope, codes, []))
+            items = 0
+        tasks[-1][2].append((start, end))
+        items += end - start
+    return tasks
+
+
+def check_task(
+    task: tuple[str, tuple[str, ...], list[tuple[int, int]]], ctx: CheckContext
+) -> list[dict[str, list[Finding]]]:
+    """Run the checks of one scope on slices of its items (one task of ``run_checks``): the
+    findings of each slice, by code."""
+    scope, codes, bounds = task
     if scope == Scope.CORPUS:
         [code] = codes
-        problems = CHECKS[code].target(ctx)
-        found[code] = [to_finding(code, problem, ctx) for problem in problems]
-        return found
-    items = scope_items(ctx, Scope(scope))[start:end]
-    for code in codes:
-        check = CHECKS[code].target
-        found[code] = [
-            to_finding(code, problem, ctx) for item in items for problem in check(item, ctx)
-        ]
+        return [{code: [to_finding(code, problem, ctx) for problem in CHECKS[code].target(ctx)]}]
+    items = scope_items(ctx, Scope(scope))
+    found = []
+    for start, end in bounds:
+        part = {}
+        for code in codes:
+            check = CHECKS[code].target
+            part[code] = [
+                to_finding(code, problem, ctx)
+                for item in items[start:end]
+                for problem in check(item, ctx)
+            ]
+        found.append(part)
     return found
 
 

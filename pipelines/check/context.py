@@ -75,13 +75,23 @@ class CheckContext:
         subtype, a name kept in English in brackets); cached: the same text recurs on many
         cards."""
         key = (text, lang)
-        if key not in self._hits:
+        hits = self._hits.get(key)
+        if hits is None:
             hits = self.termbase.find(text, lang)
             if hits:
                 spans = self.name_spans(text, lang)
-                hits = [h for h in hits if not inside_a_name(h.start, h.end, spans)]
+                if spans:
+                    first = min(start for start, _ in spans)
+                    last = max(end for _, end in spans)
+                    hits = [
+                        h
+                        for h in hits  # a hit outside every name's stretch is in none
+                        if h.start < first
+                        or h.end > last
+                        or not inside_a_name(h.start, h.end, spans)
+                    ]
             self._hits[key] = hits
-        return self._hits[key]
+        return hits
 
     def name_spans(self, text: str, lang: str) -> list[tuple[int, int]]:
         key = ("names", text, lang)
@@ -105,14 +115,16 @@ class CheckContext:
         if key not in self._named:
             senses = other_senses(lang)
             named = set()
+            elsewhere: dict[str, list[tuple[int, int]]] = {}  # the other senses' stretches
             for hit in self.term_hits(text, lang):
                 if hit.status not in USABLE or hit.concept in named:
                     continue
                 pattern = senses.get(hit.concept)
-                if pattern and any(
-                    m.start() <= hit.start and hit.end <= m.end() for m in pattern.finditer(text)
-                ):
-                    continue
+                if pattern:
+                    if hit.concept not in elsewhere:
+                        elsewhere[hit.concept] = [m.span() for m in pattern.finditer(text)]
+                    if any(s <= hit.start and hit.end <= e for s, e in elsewhere[hit.concept]):
+                        continue
                 named.add(hit.concept)
             self._named[key] = frozenset(named)
         return self._named[key]
@@ -157,8 +169,11 @@ class CheckContext:
         """The numbers of those citations, by placeholder kind (a dotted reference such as
         702.62a) and as plain numbers (a section such as 726): neither side is told to
         change them by PH001 or NUM001."""
+        miscited = self.miscitations(pair)
+        if not miscited:
+            return NOTHING_MISCITED
         found: dict[str, Counter[str]] = {"rule-reference": Counter(), "number": Counter()}
-        for ours, theirs in self.miscitations(pair):
+        for ours, theirs in miscited:
             kind = "rule-reference" if "." in ours.number else "number"
             found[kind].update([ours.number, theirs.number])
         return found
@@ -187,6 +202,10 @@ class CheckContext:
 
     def is_card_name(self, text: str) -> bool:
         return bool(self.cards.lookup(text))
+
+
+NOTHING_MISCITED: dict[str, Counter[str]] = {"rule-reference": Counter(), "number": Counter()}
+"""``miscited_in_source`` of the pairs whose source cites no rule wrongly (to read only)."""
 
 
 def spans_of(ruling: Ruling, lang: str) -> Iterator[tuple[int, int, str]]:

@@ -7,16 +7,21 @@ code, category or severity.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalogue import CHECK, lookup
 from ..model import Mark, Ruling
 from ..registry import Registry
 from ..vocabulary import Scope
 
+if TYPE_CHECKING:
+    from .context import CheckContext
+
 CHECKS: Registry[Callable] = Registry("check", package="pipelines.check.checks")
+CORPUS_FACTS: Registry[Callable] = Registry("corpus fact", package="pipelines.check.checks")
 
 
 @dataclass(slots=True)
@@ -58,3 +63,20 @@ def check(
         return CHECKS.register(code, scope=scope)(function)
 
     return decorate
+
+
+def corpus_fact(function: Callable[[CheckContext], Any]) -> Callable[[CheckContext], Any]:
+    """A value computed once per run over the whole corpus that checks of one document read
+    (the median length ratio of a language's pairs). Declared, so that the runner puts
+    every fact in the cache key of every document's findings: a document's findings are
+    reused only while the facts they may have read are the same. Values must be JSON or
+    sets (of JSON values)."""
+    key = ("corpus fact", function.__module__, function.__name__)
+
+    @functools.wraps(function)
+    def fact(ctx: CheckContext) -> Any:
+        if key not in ctx.cache:
+            ctx.cache[key] = function(ctx)
+        return ctx.cache[key]
+
+    return CORPUS_FACTS.register(f"{function.__module__}.{function.__name__}")(fact)

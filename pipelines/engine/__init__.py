@@ -47,10 +47,16 @@ class Engine(Protocol):
 ENGINES: Registry[Callable[..., Engine]] = Registry("engine", package=__name__)
 
 
-def build_engine(name: str = "local", address: str | None = None) -> Engine:
+class EngineError(RuntimeError):
+    """The engine lost work it cannot redo (a Dask worker killed over its memory limit,
+    again and again): the run stops with one line saying so (exit 2)."""
+
+
+def build_engine(name: str = "local", address: str | None = None, **cluster: Any) -> Engine:
     """``local`` or ``dask`` (``address``: a scheduler to connect to; none starts a
-    LocalCluster on this machine)."""
-    return ENGINES[name].target(address)
+    LocalCluster on this machine, sized by ``cluster``: ``workers``, ``memory_limit``)."""
+    cluster = {key: value for key, value in cluster.items() if value is not None}
+    return ENGINES[name].target(address, **cluster)
 
 
 def partitions(items: Sequence[T], count: int) -> list[list[T]]:

@@ -12,20 +12,26 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import ENGINES
+from . import ENGINES, EngineError
 
 THREADS_PER_WORKER = 1
 
 
 @ENGINES.register("dask")
 class DaskEngine:
-    """Runs partitions on a Dask scheduler at ``address``, or on a LocalCluster of one
-    single-threaded worker process per core."""
+    """Runs partitions on a Dask scheduler at ``address``, or on a LocalCluster of
+    single-threaded worker processes (``workers``, default one per core), each held to
+    ``memory_limit`` ("2GB"; default: the machine's memory shared between them)."""
 
     name = "dask"
     threads_per_worker = THREADS_PER_WORKER
 
-    def __init__(self, address: str | None = None) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        workers: int | None = None,
+        memory_limit: str | None = None,
+    ) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError as missing:
@@ -35,12 +41,14 @@ class DaskEngine:
             self._client = Client(address)
         else:
             self._cluster = LocalCluster(
-                n_workers=os.cpu_count() or 1,
+                n_workers=workers or os.cpu_count() or 1,
                 threads_per_worker=THREADS_PER_WORKER,
                 processes=True,
                 dashboard_address=None,
+                memory_limit=memory_limit or "auto",
             )
             self._client = Client(self._cluster)
+        self.memory_limit = memory_limit
 
     @property
     def workers(self) -> int:
@@ -66,12 +74,30 @@ class DaskEngine:
             rulings_setup=setup,
             rulings_token=uuid.uuid4().hex,
         )
-        return self._client.gather(futures)
+        try:
+            return self._client.gather(futures)
+        except Exception as error:
+            if not _lost_worker(error):
+                raise
+            limit = f" (--worker-memory {self.memory_limit})" if self.memory_limit else ""
+            raise EngineError(
+                f"Dask workers were lost while running {function.__name__}: a worker went "
+                f"over its memory limit{limit} or died ({type(error).__name__}); give each "
+                "worker more memory or use fewer, larger workers"
+            ) from error
 
     def close(self) -> None:
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _lost_worker(error: Exception) -> bool:
+    """Whether a gather failed because workers died (not because a task raised)."""
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+
+    return isinstance(error, FutureCancelledError | KilledWorker)
 
 
 _CONTEXT: dict[str, Any] = {}

@@ -11,7 +11,8 @@ from ..cards import CardIndex
 from ..catalogue import make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
-from ..model import CardName, Finding, Ruling
+from ..memo import WorkCache, digest
+from ..model import CardName, Finding, Ruling, as_dict
 from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
 from .cards import identified_names, identify_cards
 from .dates import assign_dates
@@ -42,6 +43,7 @@ def ingest(
     cache_dir: Path | None = None,
     engine: Engine | None = None,
     skip: Iterable[Path] = (),
+    work: WorkCache | None = None,
 ) -> IngestResult:
     """Read every file under the inputs (but output folders: ``skip`` and any folder that
     holds a run manifest); a bad file becomes findings, never an exception."""
@@ -52,6 +54,7 @@ def ingest(
         source_lang=source_lang,
         cache_dir=cache_dir,
         engine=engine,
+        work=work,
     )
 
 
@@ -63,15 +66,19 @@ def ingest_sources(
     source_lang: str = DEFAULT_SOURCE_LANG,
     cache_dir: Path | None = None,
     engine: Engine | None = None,
+    work: WorkCache | None = None,
 ) -> IngestResult:
     """Read the sources (one task per file), identify languages (one task per group of
     documents), then date the rulings and identify cards over the whole corpus.
 
-    ``cache_dir`` keeps language identifications and the card-name index between runs.
+    ``cache_dir`` keeps what each file gave (in ``work``, by default a ``WorkCache`` there),
+    language identifications and the card-name index between runs: a file read before with
+    the same name and bytes is not read again.
     """
     engine = engine or LocalEngine()
     result = IngestResult()
-    for read in engine.map(read_file, list(sources)):
+    work = work or WorkCache(cache_dir, "ingest")
+    for read in read_files(list(sources), engine, work):
         result.files += 1
         result.rulings.extend(read.rulings)
         result.findings.extend(read.findings)
@@ -90,7 +97,7 @@ def ingest_sources(
     )
     result.findings.extend(assign_dates(result.rulings))
     result.findings.extend(
-        assign_documents(result.rulings, source_lang, tuple(dict.fromkeys(languages)))
+        assign_documents(result.rulings, source_lang, tuple(dict.fromkeys(languages)), cache_dir)
     )
     result.findings.extend(identify_cards(result.rulings, result.index))
     result.card_names.extend(
@@ -108,6 +115,55 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     card_names: list[CardName] = field(default_factory=list)
     format: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "rulings": [as_dict(r) for r in self.rulings],
+            "findings": [as_dict(f) for f in self.findings],
+            "card_names": [as_dict(c) for c in self.card_names],
+            "format": self.format,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> FileResult | None:
+        """The stored result, or None when it does not fit today's records."""
+        try:
+            return cls(
+                [Ruling(**row) for row in data["rulings"]],
+                [Finding(**row) for row in data["findings"]],
+                [CardName(**row) for row in data["card_names"]],
+                data["format"],
+            )
+        except (KeyError, TypeError):
+            return None
+
+
+def read_files(sources: list[SourceFile], engine: Engine, work: WorkCache) -> list[FileResult]:
+    """What each file gave, in order: from the cache for a file read before (same name and
+    bytes, same code), else read (one task per file) and kept."""
+    keys = [_file_key(doc, work) for doc in sources]
+    results: list[FileResult | None] = [
+        FileResult.from_json(stored) if key and (stored := work.get(key)) else None for key in keys
+    ]
+    missing = [i for i, found in enumerate(results) if found is None]
+    for i, read in zip(missing, engine.map(read_file, [sources[i] for i in missing]), strict=True):
+        results[i] = read
+        if keys[i] and not any(f.code == "PARSE010" for f in read.findings):
+            work.put(keys[i], read.to_json())
+    return results
+
+
+def _file_key(doc: SourceFile, work: WorkCache) -> str | None:
+    """The cache key of a file's ingest: its name and bytes (None when it cannot be read:
+    reading it again says why)."""
+    if work.folder is None:
+        return None
+    try:
+        with doc.open_binary() as handle:
+            content = handle.read()
+    except OSError:
+        return None
+    return work.key([doc.rel, digest([content])])
 
 
 def read_file(doc: SourceFile) -> FileResult:

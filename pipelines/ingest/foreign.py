@@ -9,9 +9,13 @@ those others is reported (DOC002) and left out of alignment and checks.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
+from pathlib import Path
 
+from ..files import read_checked, write_checked
+from ..memo import code_digest
 from ..model import Ruling
 from ..resources import read_tsv
 
@@ -37,7 +41,46 @@ SYMBOL = re.compile(r"\{[^{}]*\}")
 
 def foreign_language(members: list[Ruling], languages: tuple[str, ...]) -> str | None:
     """The language of a document when it is clearly none of ``languages``, else None."""
-    text = SYMBOL.sub(" ", _sample(members))
+    return _identify(document_sample(members), languages)
+
+
+def document_sample(members: list[Ruling]) -> str:
+    """What a document's language is told from: its first words, each once, no symbols."""
+    return SYMBOL.sub(" ", _sample(members))
+
+
+class ForeignLanguages:
+    """``foreign_language`` with the answers of earlier runs: one checked JSON file per
+    candidate languages and code version in the cache folder (a catalogue of 17,000
+    documents costs lingua about 10 s; a nightly run asks again only for new samples)."""
+
+    def __init__(self, cache_dir: Path | None, languages: tuple[str, ...]) -> None:
+        self.languages = languages
+        name = f"foreign-{'-'.join(sorted(languages))}-{code_digest()[:12]}.json"
+        self.path = cache_dir / "langid" / name if cache_dir is not None else None
+        stored = read_checked(self.path) if self.path else None
+        self.known: dict[str, str] = stored if isinstance(stored, dict) else {}
+        self.new: dict[str, str] = {}
+
+    def of(self, members: list[Ruling]) -> str | None:
+        text = document_sample(members)
+        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+        found = self.known.get(key, self.new.get(key))
+        if found is None:
+            found = self.new[key] = _identify(text, self.languages) or ""
+        return found or None
+
+    def save(self) -> None:
+        """Keep the new answers (a failure to write costs recomputing them next time)."""
+        if not self.new or self.path is None:
+            return
+        try:
+            write_checked(self.path, dict(sorted({**self.known, **self.new}.items())))
+        except OSError:
+            return
+
+
+def _identify(text: str, languages: tuple[str, ...]) -> str | None:
     own_script = len(OWN_SCRIPT.findall(text)) >= SCRIPT_LETTERS
     if not own_script and sum(character.isalpha() for character in text) < MIN_LETTERS:
         return None

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from pathlib import Path
 
 from ..catalogue import make_finding
 from ..model import Finding, Ruling
 from ..resources import language_name
 from ..vocabulary import DocKind
-from .foreign import foreign_language
+from .foreign import ForeignLanguages
 
 GLOSSARY_SHARE = 0.6
 """A document is a glossary when at least this share of its units are glossary entries."""
@@ -30,7 +31,10 @@ FILE_DATE = re.compile(r"(?<!\d)(20\d{2})[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]
 
 
 def assign_documents(
-    rulings: list[Ruling], source_lang: str, languages: tuple[str, ...]
+    rulings: list[Ruling],
+    source_lang: str,
+    languages: tuple[str, ...],
+    cache_dir: Path | None = None,
 ) -> list[Finding]:
     """Set ``doc_kind`` and ``doc_version`` on every ruling; report glossaries and documents
     that are not checked, once each."""
@@ -38,10 +42,11 @@ def assign_documents(
     for item in rulings:
         by_doc[item.doc].append(item)
     findings = []
+    foreign_languages = ForeignLanguages(cache_dir, languages)
     for members in by_doc.values():
         kind = document_kind(members, source_lang, languages)
         if kind != DocKind.GLOSSARY:
-            foreign = foreign_language(members, languages)
+            foreign = foreign_languages.of(members)
             if foreign:
                 kind = DocKind.OTHER
                 for item in members:
@@ -54,6 +59,7 @@ def assign_documents(
             findings.append(_glossary_finding(members))
         elif kind == DocKind.OTHER:
             findings.append(_other_finding(members, languages))
+    foreign_languages.save()
     return findings
 
 

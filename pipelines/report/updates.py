@@ -16,6 +16,7 @@ from ..model import id_order
 from ..tables import RunTables
 from ..text.diff import diff_text, word_diff
 from ..vocabulary import Method, Release
+from . import rulings_by_id, shared
 
 COLUMNS = (
     "document",
@@ -36,6 +37,7 @@ STATUS = {
     Release.REMOVED: "remove: no longer in the English",
 }
 PROBABLE = "check: probably changed in the English"
+Runs = tuple[tuple[str, str, str], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +62,14 @@ class UpdateRow:
 
 
 def update_rows(run: RunTables) -> list[UpdateRow]:
-    by_id = run.by_id
+    """The update list (shared by the writers of one report: the CSV, the workbook sheet and
+    the HTML section show the same rows)."""
+    return shared(run, _update_rows)
+
+
+def _update_rows(run: RunTables) -> list[UpdateRow]:
+    by_id = rulings_by_id(run)
+    diffs: dict[tuple[str, str], tuple[Runs, str]] = {}
     translations = {
         (row.group, row.lang): by_id[row.target_id].doc for row in run.alignment if row.target_id
     }
@@ -78,20 +87,20 @@ def update_rows(run: RunTables) -> list[UpdateRow]:
         else:
             continue
         document = target.doc if target else translations.get((row.group, row.lang), row.group)
-        update = _row(document, row.lang, status, old, new, target)
+        update = _row(document, row.lang, status, old, new, target, diffs)
         rows.append(((document, id_order(update.rule)), update))
     for finding in run.findings:
         if finding.code == "OUT004" and finding.ruling_id and finding.source_id:
             target, new = by_id[finding.ruling_id], by_id[finding.source_id]
-            row = _row(target.doc, finding.lang, PROBABLE, None, new, target)
+            row = _row(target.doc, finding.lang, PROBABLE, None, new, target, diffs)
             changes = "; ".join(finding.evidence.get("differences", []))
             rows.append(((target.doc, id_order(row.rule)), replace(row, changes=changes)))
     rows.sort(key=lambda item: item[0])
     return [row for _, row in rows]
 
 
-def _row(document, lang, status, old, new, target) -> UpdateRow:
-    runs = word_diff(old.text, new.text) if old and new else []
+def _row(document, lang, status, old, new, target, diffs) -> UpdateRow:
+    runs, changes = _word_diff(old.text, new.text, diffs) if old and new else ((), "")
     english = new or old
     return UpdateRow(
         document=document,
@@ -101,9 +110,22 @@ def _row(document, lang, status, old, new, target) -> UpdateRow:
         status=status,
         old_english=old.text if old else "",
         current_english=new.text if new else "",
-        changes=diff_text(runs) if runs else "",
+        changes=changes,
         translation=target.text if target else "",
         translation_id=target.id if target else "",
         english_id=english.id,
-        runs=tuple((run["op"], run["old"], run["new"]) for run in runs),
+        runs=runs,
     )
+
+
+def _word_diff(old: str, new: str, diffs: dict[tuple[str, str], tuple[Runs, str]]):
+    """``word_diff`` as (op, old, new) runs and as one line, once per pair of texts (a
+    reworded English unit has a row for each language it is translated into)."""
+    key = (old, new)
+    if key not in diffs:
+        runs = word_diff(old, new)
+        diffs[key] = (
+            tuple((run["op"], run["old"], run["new"]) for run in runs),
+            diff_text(runs) if runs else "",
+        )
+    return diffs[key]

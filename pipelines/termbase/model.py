@@ -12,6 +12,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 HEADER = ("concept", "lang", "term", "status", "enforce", "note")
 STATUSES = ("approved", "admitted", "forbidden", "obsolete")
@@ -49,9 +50,10 @@ class Term:
         return self.forms[0]
 
 
-@dataclass(frozen=True, slots=True)
-class TermHit:
-    """A form of a concept found in a text; ``form`` is the text as written there."""
+class TermHit(NamedTuple):
+    """A form of a concept found in a text; ``form`` is the text as written there. (A named
+    tuple rather than a frozen record: a text has dozens of hits, and tuples are made
+    several times faster.)"""
 
     concept: str
     lang: str

@@ -121,6 +121,7 @@ class Termbase:
                     raise TermbaseError(
                         term.origin, f"rows of concept {concept!r} disagree on enforce"
                     )
+        self._enforced = {concept: rows[0].enforce for concept, rows in by_concept.items()}
         self._matchers: dict[str, tuple[Matcher, ...]] = {}
 
     @classmethod
@@ -177,7 +178,10 @@ class Termbase:
 
     def is_enforced(self, concept: str) -> bool:
         """Whether a translation of a source naming the concept must use one of its terms."""
-        return self.terms(concept)[0].enforce
+        try:
+            return self._enforced[concept]
+        except KeyError:
+            raise KeyError(f"unknown concept {concept!r}") from None
 
     def concept_label(self, concept: str, lang: str) -> str | None:
         """The canonical approved form (else admitted form) of a concept, or None."""

@@ -7,6 +7,8 @@ and ``mask_card_names`` (the consistency check's notion of "the same translation
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,20 +30,27 @@ QUOTE_MARKS = str.maketrans(
         "’": "'",
     }
 )
+QUOTE_MARK = re.compile("[" + "".join(map(chr, QUOTE_MARKS)) + "]")
 CARD_PLACEHOLDER = "\u2063CARD\u2063"
 
 
 def plain_quotes(text: str) -> str:
     """Every quotation mark as a straight one, runs of white space as one space."""
-    return " ".join(text.translate(QUOTE_MARKS).split())
+    if QUOTE_MARK.search(text):  # most texts have none, and translate reads every character
+        text = text.translate(QUOTE_MARKS)
+    return " ".join(text.split())
 
 
 def template_text(ruling: Ruling) -> str:
     """The ruling's text with its own card's name replaced, quotes made plain and case
     folded: the same ruling on any card, whatever its typography."""
-    text = ruling.text
-    if ruling.card:
-        text = text.replace(ruling.card, CARD_PLACEHOLDER)
+    return _template(ruling.text, ruling.card)
+
+
+@lru_cache(maxsize=300_000)
+def _template(text: str, card: str | None) -> str:
+    if card:
+        text = text.replace(card, CARD_PLACEHOLDER)
     return plain_quotes(text).casefold()
 
 

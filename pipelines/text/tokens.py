@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from ..resources import read_tsv
 
@@ -27,14 +27,41 @@ def token_kinds() -> tuple[TokenKind, ...]:
     )
 
 
+REFERS_BACK = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")
+"""A backreference or a conditional: an expression that cannot stand in an alternation of
+others (its group numbers change there)."""
+
+
+def either(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str] | None:
+    """One expression that finds a match where any of ``patterns`` finds one (and nowhere
+    else): a text it finds nothing in is left as it is by all of them, at the cost of one
+    search. None when they cannot be put together (a backreference, clashing flags or
+    group names)."""
+    if not patterns or any(REFERS_BACK.search(p.pattern) for p in patterns):
+        return None
+    if len({p.flags for p in patterns}) != 1:
+        return None
+    try:
+        return re.compile("|".join(f"(?:{p.pattern})" for p in patterns), patterns[0].flags)
+    except re.error:
+        return None
+
+
 def tokens(text: str) -> dict[str, Counter[str]]:
     """Placeholder tokens by kind ({X}, +1/+1, 702.62a), each kind's matches counted."""
+    return {name: Counter(counts) for name, counts in token_counts(text).items()}
+
+
+@lru_cache(maxsize=300_000)
+def token_counts(text: str) -> dict[str, Counter[str]]:
+    """``tokens`` once per text, to read and not to change (the same value for every
+    caller)."""
     found: dict[str, Counter[str]] = {}
     taken: list[tuple[int, int]] = []
     for kind in token_kinds():
         counts: Counter[str] = Counter()
         for match in kind.pattern.finditer(text):
-            if any(match.start() < end and start < match.end() for start, end in taken):
+            if taken and any(match.start() < end and start < match.end() for start, end in taken):
                 continue
             taken.append(match.span())
             counts[_normal_token(match.group())] += 1
@@ -51,9 +78,21 @@ def _notations(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     )
 
 
+@cache
+def _any_notation(lang: str) -> re.Pattern[str] | None:
+    """The notation of a language in one expression (``either``), when it has several: one
+    search tells most texts apart that have none."""
+    patterns = tuple(pattern for pattern, _ in _notations(lang))
+    return either(patterns) if len(patterns) > 1 else None
+
+
+@lru_cache(maxsize=300_000)
 def in_source_notation(text: str, lang: str) -> str:
     """The text with the notation its language writes its own way rewritten as the source
     writes it ({等级N1-N2} as {LEVEL N1-N2}, 903.6-11 as 903.6–903.11; notation.tsv)."""
+    anything = _any_notation(lang)
+    if anything is not None and anything.search(text) is None:
+        return text
     for pattern, replacement in _notations(lang):
         text = pattern.sub(replacement, text)
     return text

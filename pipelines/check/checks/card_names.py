@@ -94,10 +94,13 @@ def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
     for the card, nor is one that is part of a longer name ("Grapeshot" in "Grapeshot
     Catapult", a card the index does not know)."""
     lang = pair.lang
+    mentions = ctx.cards.mentions(pair.source.text, [ctx.source_lang])
+    if not mentions:
+        return
     terms = {(h.start, h.end) for h in ctx.term_hits(pair.source.text, ctx.source_lang)}
     mentions = [
         m
-        for m in ctx.cards.mentions(pair.source.text, [ctx.source_lang])
+        for m in mentions
         if (m.start, m.end) not in terms and _inside_longer_name(pair.source.text, m) is None
     ]
     if not mentions:

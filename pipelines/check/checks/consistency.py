@@ -13,10 +13,10 @@ from ...model import Ruling
 from ...resources import read_tsv
 from ...termbase import USABLE
 from ...text import CARD_PLACEHOLDER, mask_card_names
-from ...text.tokens import tokens
+from ...text.tokens import token_counts
 from ...vocabulary import Method, Scope, is_unspaced
 from ..context import CheckContext
-from ..lexicon import numbers, words
+from ..lexicon import number_counts, words
 from ..registry import Problem, check
 from .terminology import PARAPHRASED, wrong_spans
 
@@ -43,8 +43,9 @@ def variant_key(ruling: Ruling, ctx: CheckContext) -> str:
     reported against its own source by NUM001 and PH001.)"""
     lang = ruling.lang or ""
     text = mask_card_names(ruling.text, lang, ctx.cards, own=ruling.card)
-    for pattern, replacement in _name_agreement(lang):
-        text = pattern.sub(replacement + CARD_PLACEHOLDER, text)
+    if CARD_PLACEHOLDER in text:  # the agreement patterns all end with a name
+        for pattern, replacement in _name_agreement(lang):
+            text = pattern.sub(replacement + CARD_PLACEHOLDER, text)
     return PARAMETER.sub("#", text).casefold()
 
 
@@ -92,10 +93,11 @@ def defects(ruling: Ruling, ctx: CheckContext) -> int:
     if pair:
         count += sum(len(found) for found in wrong_spans(ctx, pair).values())
         count += len(_unnamed_concepts(ctx, pair))
-        source_tokens, target_tokens = tokens(pair.source.text), tokens(ruling.text)
+        source_tokens = token_counts(pair.source.text)
+        target_tokens = token_counts(ruling.text)
         count += sum(len(source_tokens[kind] - target_tokens[kind]) for kind in source_tokens)
-        source_lang, lang = ctx.source_lang, ruling.lang or ""
-        count += len(numbers(pair.source.text, source_lang) - numbers(ruling.text, lang))
+        source_numbers = number_counts(pair.source.text, ctx.source_lang)
+        count += len(source_numbers - number_counts(ruling.text, ruling.lang or ""))
     return count
 
 
@@ -117,7 +119,7 @@ def _unnamed_concepts(ctx: CheckContext, pair) -> set[str]:
 def _lost_tokens(variants: list[Variant], lang: str) -> None:
     """Symbols and numbers are copied, never invented: a version that lacks a symbol or a
     number that another version of the same ruling has lost it (a defect)."""
-    found = [(tokens(v.text), numbers(v.text, lang)) for v in variants]
+    found = [(token_counts(v.text), number_counts(v.text, lang)) for v in variants]
     for variant, (mine, my_numbers) in zip(variants, found, strict=True):
         if any(
             any(theirs[kind] - mine[kind] for kind in theirs) or their_numbers - my_numbers

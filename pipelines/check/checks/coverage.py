@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ...vocabulary import DocKind, Method, Release, Scope
 from ..context import CheckContext
-from ..registry import Problem, check
+from ..registry import Problem, check, corpus_fact
 
 
 @check("MISS001", scope=Scope.CORPUS)
@@ -76,18 +76,17 @@ def document_without_source(ctx: CheckContext) -> Iterator[Problem]:
         )
 
 
+@corpus_fact
 def _documents_with_sources(ctx: CheckContext) -> set[str]:
     """Documents aligned with their own English source (a card's own rulings or a rules
     document), as opposed to ones only matched ruling by ruling with other cards' rulings,
     and documents of a card whose own English is in the input (even if nothing in them
     matched it)."""
-    if "sourced_docs" not in ctx.cache:
-        english_cards = {r.card for r in ctx.rulings if r.card and r.doc_kind == DocKind.SOURCE}
-        ctx.cache["sourced_docs"] = {
-            ctx.by_id[row.target_id].doc
-            for row in ctx.alignment
-            if row.source_id
-            and row.target_id
-            and row.method not in (Method.UNTRANSLATED, Method.TEMPLATE)
-        } | {r.doc for r in ctx.translations if r.card in english_cards}
-    return ctx.cache["sourced_docs"]
+    english_cards = {r.card for r in ctx.rulings if r.card and r.doc_kind == DocKind.SOURCE}
+    return {
+        ctx.by_id[row.target_id].doc
+        for row in ctx.alignment
+        if row.source_id
+        and row.target_id
+        and row.method not in (Method.UNTRANSLATED, Method.TEMPLATE)
+    } | {r.doc for r in ctx.translations if r.card in english_cards}

@@ -9,7 +9,7 @@ from ...model import Ruling
 from ...text import template_text
 from ...vocabulary import Method, Scope
 from ..context import AlignedPair, CheckContext
-from ..registry import Problem, check
+from ..registry import Problem, check, corpus_fact
 
 
 def _swapped(date: str) -> str | None:
@@ -79,13 +79,16 @@ def _dated_differently(pair: AlignedPair, ctx: CheckContext) -> bool:
 
 def english_dates(ctx: CheckContext, source: Ruling) -> set[str]:
     """Every date the English text of this ruling carries in the input (any card)."""
-    if "english_dates" not in ctx.cache:
-        dates: dict[str, set[str]] = defaultdict(set)
-        for ruling in ctx.rulings:
-            if ruling.lang == ctx.source_lang and ruling.date and not ruling.section:
-                dates[template_text(ruling)].add(ruling.date)
-        ctx.cache["english_dates"] = dates
-    return ctx.cache["english_dates"].get(template_text(source), set()) | {source.date}
+    return _english_dates(ctx).get(template_text(source), set()) | {source.date}
+
+
+@corpus_fact
+def _english_dates(ctx: CheckContext) -> dict[str, set[str]]:
+    dates: dict[str, set[str]] = defaultdict(set)
+    for ruling in ctx.rulings:
+        if ruling.lang == ctx.source_lang and ruling.date and not ruling.section:
+            dates[template_text(ruling)].add(ruling.date)
+    return dict(dates)
 
 
 @check("DATE002", scope=Scope.CORPUS)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...model import Mark
 from ...text.inline import inline_codes
@@ -36,8 +37,9 @@ class Placeholder:
     """For a paired code: what pairs its opening and closing tokens."""
 
 
-def placeholders(text: str) -> list[Placeholder]:
-    """Inline-code tokens and format placeholders of a text, in order."""
+@lru_cache(maxsize=300_000)
+def placeholders(text: str) -> tuple[Placeholder, ...]:
+    """Inline-code tokens and format placeholders of a text, in order (once per text)."""
     found = [
         Placeholder(code.token, code.start, code.end, False, code.role, code.kind + code.ident)
         for code in inline_codes(text)
@@ -47,10 +49,10 @@ def placeholders(text: str) -> list[Placeholder]:
         found.append(Placeholder(match.group(), match.start(), match.end(), not positional, "text"))
     for match in NAMED_BRACE.finditer(text):
         found.append(Placeholder(match.group(), match.start(), match.end(), False, "text"))
-    return sorted(found, key=lambda p: p.start)
+    return tuple(sorted(found, key=lambda p: p.start))
 
 
-def nesting_problem(codes: list[Placeholder]) -> str | None:
+def nesting_problem(codes: Sequence[Placeholder]) -> str | None:
     """What is wrong with how paired codes open and close, or None."""
     stack: list[str] = []
     for code in codes:
@@ -128,7 +130,7 @@ def inline_code_changed(pair: AlignedPair, ctx: CheckContext) -> Iterator[Proble
     )
 
 
-def _marks(items: list[Placeholder], wanted: Counter[str], make, role: Role) -> list[Mark]:
+def _marks(items: Sequence[Placeholder], wanted: Counter[str], make, role: Role) -> list[Mark]:
     left = Counter(wanted)
     marks = []
     for item in items:

@@ -156,9 +156,9 @@ def is_kept_name(ruling: Ruling, source: Ruling | None, ctx: CheckContext) -> bo
     language, in a list of names), not a game term ("Flying", "Enchant creature")."""
     return (
         source is not None
+        and len(ruling.text) <= NAME_MAX_CHARS
         and _comparable(ruling.text) == _comparable(source.text)
         and _name_like(ruling.text)
-        and len(ruling.text) <= NAME_MAX_CHARS
         and not ctx.term_hits(ruling.text, ctx.source_lang)
     )
 
@@ -205,10 +205,7 @@ def copy_of_the_source(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     pair = ctx.pairs_by_target.get(ruling.id)
     if pair is not None and (is_kept_name(ruling, pair.source, ctx) or is_legal(pair.source.text)):
         return
-    if (
-        pair is not None
-        and _bare(ruling.text, ruling, ctx) == _bare(pair.source.text, pair.source, ctx) != ""
-    ):
+    if pair is not None and _same_words(ruling, pair.source, ctx):
         how = "is its English source, unchanged"
     elif english_terms_only(ruling, ctx):
         how = "is made of English game terms only"
@@ -226,11 +223,28 @@ def copy_of_the_source(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
 NOT_WORDS = re.compile(r"\{[^{}]*\}|[\d+\-−/]+|[^\w\s]|_")
 
 
+def _same_words(ruling: Ruling, source: Ruling, ctx: CheckContext) -> bool:
+    """Whether a unit's words (``_bare``) are its source's, and there are some. Each word of
+    a text's ``_bare`` stands in the text (in lower case): a unit that lacks one of its
+    source's words says others, and its own need not be worked out."""
+    words = _bare(source.text, source, ctx)
+    if not words:
+        return False
+    text = ruling.text.casefold()
+    if any(word not in text for word in words.split(" ")):
+        return False
+    return _bare(ruling.text, ruling, ctx) == words
+
+
 def _bare(text: str, ruling: Ruling, ctx: CheckContext) -> str:
     """The words of a text, card names and symbols and numbers aside, in lower case."""
-    text = mask_card_names(text, ruling.lang or "", ctx.cards, own=ruling.card)
-    text = text.replace(CARD_PLACEHOLDER, " ")
-    return " ".join(NOT_WORDS.sub(" ", text).casefold().split())
+    key = ("bare", text, ruling.lang or "", ruling.card)
+    found = ctx.cache.get(key)
+    if found is None:
+        masked = mask_card_names(text, ruling.lang or "", ctx.cards, own=ruling.card)
+        masked = masked.replace(CARD_PLACEHOLDER, " ")
+        found = ctx.cache[key] = " ".join(NOT_WORDS.sub(" ", masked).casefold().split())
+    return found
 
 
 def english_terms_only(ruling: Ruling, ctx: CheckContext) -> bool:
@@ -246,6 +260,15 @@ def english_terms_only(ruling: Ruling, ctx: CheckContext) -> bool:
     return all(
         i in covered for m in re.finditer(r"[^\W\d_]+", ruling.text) for i in range(*m.span())
     )
+
+
+def _copied(ctx: CheckContext, text: str, source: str) -> list[tuple[int, int]]:
+    """``copied_stretches`` once per translation and source (to read, not to change)."""
+    key = ("copied", text, source)
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = copied_stretches(text, source)
+    return found
 
 
 MIN_SAME_SCRIPT_WORDS = 4
@@ -288,7 +311,7 @@ def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     source = pair.source.text if pair else None
     if is_legal(source or ruling.text):
         return
-    copied = copied_stretches(ruling.text, source) if source is not None else []
+    copied = _copied(ctx, ruling.text, source) if source is not None else []
     found = [
         dict(span)
         for span in ruling.spans

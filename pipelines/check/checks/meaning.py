@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from ...vocabulary import Scope
 from ..context import AlignedPair, CheckContext
-from ..registry import Problem, check
+from ..registry import Problem, check, corpus_fact
 
 ROBUST_Z = -3.5
 MIN_PAIRS = 20
@@ -16,21 +16,20 @@ MIN_WORDS = 10
 FALLBACK_THRESHOLD = 0.35
 
 
+@corpus_fact
 def _statistics(ctx: CheckContext) -> dict[str, tuple[float, float]]:
     """Median and scaled median absolute deviation of similarity, per language."""
-    if "similarity_stats" not in ctx.cache:
-        values = defaultdict(list)
-        for pair in ctx.pairs:
-            if pair.alignment.similarity is not None:
-                values[pair.lang].append(pair.alignment.similarity)
-        stats = {}
-        for lang, sims in values.items():
-            if len(sims) >= MIN_PAIRS:
-                median = statistics.median(sims)
-                mad = statistics.median(abs(s - median) for s in sims) * 1.4826
-                stats[lang] = (median, max(mad, 0.02))
-        ctx.cache["similarity_stats"] = stats
-    return ctx.cache["similarity_stats"]
+    values = defaultdict(list)
+    for pair in ctx.pairs:
+        if pair.alignment.similarity is not None:
+            values[pair.lang].append(pair.alignment.similarity)
+    stats = {}
+    for lang, sims in values.items():
+        if len(sims) >= MIN_PAIRS:
+            median = statistics.median(sims)
+            mad = statistics.median(abs(s - median) for s in sims) * 1.4826
+            stats[lang] = (median, max(mad, 0.02))
+    return stats
 
 
 @check("MEAN001", scope=Scope.PAIR)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...model import Ruling
-from ...text.tokens import tokens
+from ...text.tokens import token_counts
 from ...vocabulary import TRANSLATION_METHODS, Method, Scope
 from ..context import REMINDER_TEXT, CheckContext, is_card_text
 from ..lexicon import numbers, stated_values
@@ -143,7 +143,7 @@ def _features(ctx: CheckContext, text: str, lang: str, *, loose: bool = False) -
     """What a text says that survives translation: game terms (in current or old wording),
     symbols, numbers (read loosely for a translation when asked: 六对)."""
     found = {f"term:{c}" for c in ctx.concept_counts(text, lang)}
-    found |= {f"{kind}:{t}" for kind, counts in tokens(text).items() for t in counts}
+    found |= {f"{kind}:{t}" for kind, counts in token_counts(text).items() for t in counts}
     if loose:
         found |= {f"n:{v}" for v in stated_values(text, lang) if v not in ("0", "1")}
     else:

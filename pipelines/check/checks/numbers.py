@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 
 from ...model import Mark
@@ -17,6 +18,7 @@ from ..lexicon import (
     digit_values,
     first_words,
     is_legal,
+    number_counts,
     numbers,
     stated_values,
     translator_notes,
@@ -89,6 +91,34 @@ def _comparable(ctx: CheckContext, text: str, lang: str) -> str:
     return text
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The numbers of one text as NUM001 compares them (read once per text and language;
+    values to read, not to change)."""
+
+    text: str
+    """The text as numbers are compared (``_comparable``)."""
+    numbers: Counter[str]
+    digits: Counter[str]
+    strict_words: frozenset[str]
+    """Cardinal words of three or more stated strictly, counts that spell out a list aside."""
+
+
+def _reading(ctx: CheckContext, text: str, lang: str) -> Reading:
+    key = ("NUM001 reading", text, lang)
+    found = ctx.cache.get(key)
+    if found is None:
+        comparable = _comparable(ctx, text, lang)
+        counts = number_counts(comparable, lang)
+        uncounted = _without_explicit_counts(comparable, lang)
+        counted = counts if uncounted == comparable else number_counts(uncounted, lang)
+        strict = {_value(v) for v in counted if v.startswith("cardinal")} - ARTICLE_LIKE
+        found = ctx.cache[key] = Reading(
+            comparable, counts, digit_counts(comparable), frozenset(strict)
+        )
+    return found
+
+
 def _where(text: str, value: str) -> list[tuple[int, int]]:
     """Where a number stands in the source, when it is written in digits."""
     return [m.span() for m in re.finditer(rf"(?<![\d.]){re.escape(value)}(?![\d])", text)]
@@ -119,12 +149,14 @@ def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     for "another effect")."""
     if is_legal(pair.source.text):
         return
-    source_text = _comparable(ctx, pair.source_text, ctx.source_lang)
-    target_text = _comparable(ctx, pair.target.text, pair.lang)
-    source = numbers(source_text, ctx.source_lang)
+    ours = _reading(ctx, pair.source_text, ctx.source_lang)
+    theirs = _reading(ctx, pair.target.text, pair.lang)
+    source, target, strict_words = ours.numbers, theirs.numbers, theirs.strict_words
+    if not source and not theirs.digits and not strict_words:
+        return  # nothing the source states can be missing, nothing can be made up
+    source_text, target_text = ours.text, theirs.text
     stated = stated_values(target_text, pair.lang)
     miscited = ctx.miscited_in_source(pair)["number"]
-    target = numbers(target_text, pair.lang)
     digits = digit_values(target_text)
     source_values = {_value(v) for v in source}
     missing = sorted(
@@ -138,7 +170,7 @@ def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     )
     extra = [v for v in target if _value(v) not in source_values and _value(v) not in miscited]
     source_by_value, target_by_value = _by_value(source), _by_value(target)
-    source_digits, target_digits = digit_counts(source_text), digit_counts(target_text)
+    source_digits, target_digits = ours.digits, theirs.digits
     surplus = {
         value
         for value, count in target_by_value.items()
@@ -160,8 +192,6 @@ def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
         }
         missing = sorted(set(missing) | {v for v in source if _value(v) in short})
     source_states = stated_values(source_text, ctx.source_lang)
-    counted = numbers(_without_explicit_counts(target_text, pair.lang), pair.lang)
-    strict_words = {_value(v) for v in counted if v.startswith("cardinal")} - ARTICLE_LIKE
     invented = sorted(
         v for v in digits | strict_words if v not in source_states and v not in miscited
     )

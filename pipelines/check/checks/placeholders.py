@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from ...model import Mark, Ruling
-from ...text.tokens import in_source_notation, token_kinds, token_spans, tokens
+from ...text.tokens import in_source_notation, token_counts, token_kinds, token_spans
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
 from ..lexicon import words
@@ -16,6 +16,12 @@ from ..registry import Problem, check
 OPENERS = {"(": ")", "（": "）", "[": "]", "［": "］"}
 QUOTES_OPEN = "“«「『‘"
 QUOTES_CLOSE = "”»」』’"
+PAIRED_MARK = re.compile(
+    "["
+    + re.escape("".join(OPENERS) + "".join(OPENERS.values()) + QUOTES_OPEN + QUOTES_CLOSE + '"')
+    + "]"
+)
+"""The characters PH003 counts (counting only them is faster than counting every one)."""
 
 
 @check("PH001", scope=Scope.PAIR)
@@ -26,11 +32,14 @@ def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Proble
     translation may say one the source has once more, where the source refers back to it
     ("gets this bonus": 得到+1/+1); the notation a language writes its own way ({等级N3+}
     for {LEVEL N3+}) is read as the source's."""
-    source = tokens(in_source_notation(pair.source_text, ctx.source_lang))
-    target = tokens(in_source_notation(pair.target.text, pair.lang))
+    source = token_counts(in_source_notation(pair.source_text, ctx.source_lang))
+    target = token_counts(in_source_notation(pair.target.text, pair.lang))
+    if source == target:  # what a miscited reference takes away, it takes from both
+        return
     miscited = ctx.miscited_in_source(pair)["rule-reference"]
-    source["rule-reference"] -= miscited
-    target["rule-reference"] -= miscited
+    if miscited:
+        source = {**source, "rule-reference": source["rule-reference"] - miscited}
+        target = {**target, "rule-reference": target["rule-reference"] - miscited}
     for kind in token_kinds():
         missing = source[kind.name] - target[kind.name]
         extra = Counter(
@@ -141,7 +150,7 @@ def dropped_brackets(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
 def unbalanced_brackets(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """Brackets or quotation marks that open and never close (or close without opening)
     in a translated ruling."""
-    counts = Counter(ruling.text)
+    counts = Counter(PAIRED_MARK.findall(ruling.text))
     problems = {}
     for opener, closer in OPENERS.items():
         if counts[opener] != counts[closer]:

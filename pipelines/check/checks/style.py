@@ -10,6 +10,7 @@ from functools import cache
 from ...model import Mark, Ruling
 from ...resources import read_tsv
 from ...termbase import TermHit
+from ...text.tokens import either
 from ...vocabulary import Scope, is_cjk
 from ..context import AlignedPair, CheckContext
 from ..lexicon import address_forms, regional_variants
@@ -119,9 +120,15 @@ def mixed_regional_variants(document: list[Ruling], ctx: CheckContext) -> Iterat
     """One document mixes regional variants of the same word ("coste" and "costo",
     "quitar" and "remover"). The evidence counts each variant; the less used one is reported
     where it first appears."""
-    for group, variants in sorted(regional_variants(document[0].doc_lang or "").items()):
+    lang = document[0].doc_lang or ""
+    groups = regional_variants(lang)
+    if not groups:
+        return
+    anything = _any_variant(lang)
+    using = [r for r in document if anything is None or anything.search(r.text) is not None]
+    for group, variants in sorted(groups.items()):
         uses: dict[str, list[tuple[Ruling, re.Match[str]]]] = defaultdict(list)
-        for ruling in document:
+        for ruling in using:
             for variant in variants:
                 for match in variant.pattern.finditer(ruling.text):
                     uses[variant.region].append((ruling, match))
@@ -147,6 +154,13 @@ def mixed_regional_variants(document: list[Ruling], ctx: CheckContext) -> Iterat
                 },
                 marks=[Mark.target(match.start(), match.end())],
             )
+
+
+@cache
+def _any_variant(lang: str) -> re.Pattern[str] | None:
+    """Every regional variant of a language in one expression: a ruling it finds none in
+    uses none (``either``)."""
+    return either(tuple(v.pattern for found in regional_variants(lang).values() for v in found))
 
 
 @check("STYLE003", scope=Scope.RULING)

@@ -68,7 +68,8 @@ def _source_marks(ctx: CheckContext, pair: AlignedPair, concept: str, role: Role
 
 
 def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]]:
-    """Forbidden forms of concepts the source names, not explained by another concept.
+    """Forbidden forms of concepts the source names, not explained by another concept
+    (once per source text, translation and language: a value to read, not to change).
 
     A span can be forbidden for one concept and approved for another ("habilidad activada":
     wrong for triggered, right for activated). It is only wrong when the source names the
@@ -79,8 +80,20 @@ def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]
     repeating the noun where English has a pronoun) while keeping every mention of the
     first has not swapped anything.
     """
-    source_counts = ctx.concept_counts(pair.source_text, ctx.source_lang)
-    hits = ctx.term_hits(pair.target.text, pair.lang)
+    key = ("wrong_spans", pair.source_text, pair.target.text, pair.lang)
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = _wrong_spans(ctx, pair.source_text, pair.target.text, pair.lang)
+    return found
+
+
+def _wrong_spans(
+    ctx: CheckContext, source_text: str, text: str, lang: str
+) -> dict[str, list[TermHit]]:
+    hits = ctx.term_hits(text, lang)
+    if not any(hit.status == "forbidden" for hit in hits):
+        return {}  # only a forbidden form is wrong
+    source_counts = ctx.concept_counts(source_text, ctx.source_lang)
     approved_at: dict[tuple[int, int], set[str]] = defaultdict(set)
     for hit in hits:
         if hit.status in USABLE:
@@ -99,7 +112,7 @@ def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]
         if other and target_counts[hit.concept] >= source_counts[hit.concept]:
             continue
         wrong[hit.concept].append(hit)
-    return wrong
+    return dict(wrong)
 
 
 @check("TERM001", scope=Scope.PAIR)
@@ -364,32 +377,64 @@ def replaced_phrases(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext
     now (resources/replaced_wording.tsv)."""
     if pair is None:
         return []
+    lang = ruling.lang or ""
+    key = ("replaced_phrases", pair.source_text, ruling.text, lang)
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = _replaced_phrases(ctx, pair.source_text, ruling.text, lang)
+    return found
+
+
+def _said(
+    ctx: CheckContext, source_text: str, lang: str
+) -> list[tuple[re.Pattern[str], str, str, str]]:
+    """(pattern, concept, suggestion, what the source says) of the rows of replaced
+    wording whose new wording the source uses."""
+    key = ("replaced wording said", source_text, lang)
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = [
+            (pattern, concept, suggestion, said.group())
+            for source, pattern, concept, suggestion in _replaced_wording(lang)
+            if (said := source.search(source_text)) is not None
+        ]
+    return found
+
+
+def _replaced_phrases(ctx: CheckContext, source_text: str, text: str, lang: str) -> list[Replaced]:
     found = []
-    for source, pattern, concept, suggestion in _replaced_wording(ruling.lang or ""):
-        said = source.search(pair.source_text)
-        if said is None:
-            continue
-        for match in pattern.finditer(ruling.text):
+    for pattern, concept, suggestion, said in _said(ctx, source_text, lang):
+        for match in pattern.finditer(text):
             found.append(
-                Replaced(
-                    match.start(), match.end(), match.group(), concept, said.group(), suggestion
-                )
+                Replaced(match.start(), match.end(), match.group(), concept, said, suggestion)
             )
     return sorted(found, key=lambda p: (p.start, p.end))
 
 
 def old_wording(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext) -> dict:
-    """Obsolete forms in a translation, by concept (see TERM003 for which count)."""
+    """Obsolete forms in a translation, by concept (see TERM003 for which count); once per
+    translation, language and source text: a value to read, not to change."""
+    source_text = pair.source_text if pair else None
+    key = ("old_wording", ruling.text, ruling.lang or "", source_text)
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = _old_wording(ctx, ruling.text, ruling.lang or "", source_text)
+    return found
+
+
+def _old_wording(
+    ctx: CheckContext, text: str, lang: str, source_text: str | None
+) -> dict[str, list[TermHit]]:
+    hits = ctx.term_hits(text, lang)
+    if not any(hit.status == "obsolete" for hit in hits):
+        return {}  # only an obsolete form is old wording
     source_counts: Counter[str] = Counter()
     source_old: set[str] = set()
-    if pair:
-        source_counts = ctx.concept_counts(pair.source_text, ctx.source_lang)
+    if source_text is not None:
+        source_counts = ctx.concept_counts(source_text, ctx.source_lang)
         source_old = {
-            h.concept
-            for h in ctx.term_hits(pair.source_text, ctx.source_lang)
-            if h.status == "obsolete"
+            h.concept for h in ctx.term_hits(source_text, ctx.source_lang) if h.status == "obsolete"
         }
-    hits = ctx.term_hits(ruling.text, ruling.lang or "")
     current_at: dict[tuple[int, int], set[str]] = defaultdict(set)
     for hit in hits:
         if hit.status in USABLE:
@@ -401,14 +446,14 @@ def old_wording(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext) -> 
             continue
         others = current_at[hit.start, hit.end] - {hit.concept}
         if others and (
-            pair is None
+            source_text is None
             or not source_counts[hit.concept]
             or usable[hit.concept] >= source_counts[hit.concept]
             or any(source_counts[other] for other in others)
         ):
             continue
         found[hit.concept].append(hit)
-    return found
+    return dict(found)
 
 
 @check("TERM004", scope=Scope.RULING)

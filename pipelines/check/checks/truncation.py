@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from ...model import Mark, Ruling
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
-from ..registry import Problem, check
+from ..registry import Problem, check, corpus_fact
 
 CUT = re.compile(r"(?:…|\.\.\.|\. \. \.)\s*$")
 SENTENCE_END = re.compile(r"[.!?。！？][\"'”»」)）]*\s*(?:…|\.\.\.)$")
@@ -38,18 +38,17 @@ def cut_off(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     )
 
 
+@corpus_fact
 def _length_ratios(ctx: CheckContext) -> dict[str, float]:
     """The median target/source length ratio per language over this run's pairs."""
-    if "length_ratios" not in ctx.cache:
-        ratios = defaultdict(list)
-        for pair in ctx.pairs:
-            if len(pair.source.text) >= MIN_SOURCE_CHARS:
-                ratios[pair.lang].append(len(pair.target.text) / len(pair.source.text))
-        ctx.cache["length_ratios"] = {
-            lang: statistics.median(values) if len(values) >= 20 else DEFAULT_RATIOS.get(lang, 1.0)
-            for lang, values in ratios.items()
-        }
-    return ctx.cache["length_ratios"]
+    ratios = defaultdict(list)
+    for pair in ctx.pairs:
+        if len(pair.source.text) >= MIN_SOURCE_CHARS:
+            ratios[pair.lang].append(len(pair.target.text) / len(pair.source.text))
+    return {
+        lang: statistics.median(values) if len(values) >= 20 else DEFAULT_RATIOS.get(lang, 1.0)
+        for lang, values in ratios.items()
+    }
 
 
 @check("TRUNC002", scope=Scope.PAIR)

@@ -10,7 +10,7 @@ from ...model import Alignment, Ruling
 from ...text.diff import diff_text, word_diff
 from ...vocabulary import Method, Release, Scope
 from ..context import AlignedPair, CheckContext
-from ..registry import Problem, check
+from ..registry import Problem, check, corpus_fact
 from .meaning import meaning_differs
 from .numbers import changed_number
 from .placeholders import dropped_brackets, dropped_placeholder
@@ -169,15 +169,18 @@ def _rows_by_document(ctx: CheckContext) -> dict[tuple[str, str], list[Alignment
 
 def _current_release(ctx: CheckContext, group: str | None) -> str | None:
     """The newest release of the English the rows of ``group`` were read against."""
-    if "current_release" not in ctx.cache:
-        newest: dict[str, str] = {}
-        for row in ctx.alignment:
-            for unit_id in filter(None, (row.source_id, row.superseded_by)):
-                version = ctx.by_id[unit_id].doc_version
-                if row.group and version:
-                    newest[row.group] = max(newest.get(row.group, version), version)
-        ctx.cache["current_release"] = newest
-    return ctx.cache["current_release"].get(group)
+    return _newest_releases(ctx).get(group)
+
+
+@corpus_fact
+def _newest_releases(ctx: CheckContext) -> dict[str, str]:
+    newest: dict[str, str] = {}
+    for row in ctx.alignment:
+        for unit_id in filter(None, (row.source_id, row.superseded_by)):
+            version = ctx.by_id[unit_id].doc_version
+            if row.group and version:
+                newest[row.group] = max(newest.get(row.group, version), version)
+    return newest
 
 
 def _state(row: Alignment) -> str:

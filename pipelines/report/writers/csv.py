@@ -23,11 +23,9 @@ def write_csv(run: RunTables, out: Path) -> Path:
     text exactly."""
     path = out / "findings.csv"
     with open(path, "w", encoding="utf-8-sig", newline="") as handle:
-        table = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
-        table.writeheader()
-        table.writerows(
-            {name: as_text_cell(value) for name, value in row.items()} for row in finding_rows(run)
-        )
+        table = csv.writer(handle, lineterminator="\n")
+        table.writerow(COLUMNS)
+        table.writerows([as_text_cell(row[name]) for name in COLUMNS] for row in finding_rows(run))
     return path
 
 

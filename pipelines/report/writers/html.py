@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import base64
 import difflib
+import functools
 import hashlib
 import html
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -252,13 +254,14 @@ def page_data(run: RunTables) -> dict[str, Any]:
         group["titles"].sort()
         group["files"].sort()
     langs = sorted({r["lang"] for r in rows if r["lang"]})
+    found_categories = {r["category"] for r in rows}
     return {
         "meta": {
             "open": len(run.findings),
             "baseline": len(run.suppressed),
             "source_lang": run.source_lang,
             "langs": langs,
-            "categories": [c for c in CATEGORIES if any(r["category"] == c for r in rows)],
+            "categories": [c for c in CATEGORIES if c in found_categories],
             "severities": list(SEVERITIES),
         },
         "languages": {code: language_name(code) for code in {*langs, run.source_lang}},
@@ -353,14 +356,18 @@ def _finding_row(
 # --- highlights: Python offsets (code points) -> JS offsets (UTF-16 units) -----------------
 
 
+ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+"""A character outside the Basic Multilingual Plane: two UTF-16 units in JavaScript."""
+
+
 def _utf16(text: str, offset: int) -> int:
-    return offset + sum(1 for char in text[:offset] if ord(char) > 0xFFFF)
+    return offset + len(ASTRAL.findall(text, 0, offset))
 
 
-def _clean(text: str, ranges: list[tuple[int, int]]) -> list[list[int]]:
+def _clean(text: str, ranges: Iterable[tuple[int, int]]) -> list[list[int]]:
     """Sorted, merged, in-range ranges, in UTF-16 units."""
     valid = sorted(
-        (start, end)
+        (int(start), int(end))
         for start, end in ranges
         if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)
     )
@@ -370,6 +377,8 @@ def _clean(text: str, ranges: list[tuple[int, int]]) -> list[list[int]]:
             merged[-1][1] = max(merged[-1][1], end)
         else:
             merged.append([start, end])
+    if not merged or text.isascii() or not ASTRAL.search(text):
+        return merged
     return [[_utf16(text, start), _utf16(text, end)] for start, end in merged]
 
 
@@ -399,7 +408,7 @@ def variant_panes(evidence: dict[str, Any], ruling_id: str | None) -> list[dict[
                 other = next((i for i in range(len(texts)) if i != preferred), None)
         else:
             other = preferred
-        ranges = _word_diff(texts[index], texts[other]) if other is not None else []
+        ranges = _word_diff(texts[index], texts[other]) if other is not None else ()
         panes.append(
             {
                 "text": texts[index],
@@ -407,23 +416,26 @@ def variant_panes(evidence: dict[str, Any], ruling_id: str | None) -> list[dict[
                 "preferred": bool(variant.get("preferred")),
                 "count": variant.get("count"),
                 "wrong_terms": variant.get("wrong_terms"),
-                "rulings": [str(r) for r in variant.get("rulings") or []],
+                "rulings": list(map(str, variant.get("rulings") or [])),
                 "this": index == own,
             }
         )
     return panes
 
 
-def _word_diff(text: str, other: str) -> list[tuple[int, int]]:
-    """Ranges of ``text``'s words (and signs) that ``other`` does not have in that place."""
+@functools.lru_cache(maxsize=4096)
+def _word_diff(text: str, other: str) -> tuple[tuple[int, int], ...]:
+    """Ranges of ``text``'s words (and signs) that ``other`` does not have in that place
+    (kept for the next findings: every finding about an inconsistent translation shows
+    the same versions)."""
     mine = [m for m in TOKEN.finditer(text) if m.group() not in QUOTES]
     theirs = [m.group() for m in TOKEN.finditer(other) if m.group() not in QUOTES]
     matcher = difflib.SequenceMatcher(None, [m.group() for m in mine], theirs, autojunk=False)
-    return [
+    return tuple(
         (mine[i1].start(), mine[i2 - 1].end())
         for tag, i1, i2, _, _ in matcher.get_opcodes()
         if tag in ("replace", "delete") and i2 > i1
-    ]
+    )
 
 
 # --- evidence as text -------------------------------------------------------------------------

@@ -23,11 +23,14 @@ def write_sarif(run: RunTables, out: Path) -> Path:
     rules = sorted(TABLE, key=lambda row: row.code)
     index = {rule.code: number for number, rule in enumerate(rules)}
     results = []
+    uris: dict[str, str] = {}
     for finding in run.findings:
         location: dict = {}
         if finding.file:
             path = finding.file.partition("#")[0]
-            physical: dict = {"artifactLocation": {"uri": quote(path), "uriBaseId": "INPUT"}}
+            if path not in uris:
+                uris[path] = quote(path)
+            physical: dict = {"artifactLocation": {"uri": uris[path], "uriBaseId": "INPUT"}}
             if finding.line is not None:
                 physical["region"] = {"startLine": finding.line}
             location["physicalLocation"] = physical

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
-import pandas as pd
-
 from ... import __version__
-from ...api import frames
+from ...model import Ruling
 from ...tables import RunTables
 from .. import writer
 
@@ -17,39 +17,40 @@ from .. import writer
 def write_summary(run: RunTables, out: Path) -> Path:
     """Counts of documents, rulings per language, alignment methods and findings by
     severity, category, code and language."""
-    tables = frames(run)
-    corpus, alignment, findings = tables.corpus, tables.alignment, tables.findings
-    documents = corpus.drop_duplicates("doc")
-    findings = findings.assign(
-        lang=findings["lang"].fillna("none"),
-        severity=findings["severity"].astype(str),
-        category=findings["category"].astype(str),
-    )
+    corpus, alignment, findings = run.rulings, run.alignment, run.findings
+    firsts: dict[str, Ruling] = {}
+    for ruling in corpus:
+        firsts.setdefault(ruling.doc, ruling)
+    documents = list(firsts.values())
+    finding_langs = [_or(f.lang, "none") for f in findings]
+    by_lang_and_category: dict[str, list[str]] = {}
+    for lang, finding in zip(finding_langs, findings, strict=True):
+        by_lang_and_category.setdefault(lang, []).append(str(finding.category))
     summary = {
         "tool": {"name": "rulings", "version": __version__},
         "corpus": {
-            "files": int(corpus["file"].nunique()),
+            "files": len({r.file for r in corpus if r.file is not None}),
             "documents": len(documents),
             "rulings": len(corpus),
-            "rulings_by_lang": _counts(corpus["lang"].fillna("unknown")),
-            "documents_by_lang": _counts(documents["doc_lang"].fillna("unknown")),
-            "documents_by_kind": _counts(documents["doc_kind"].fillna("unknown")),
+            "rulings_by_lang": _counts(_or(r.lang, "unknown") for r in corpus),
+            "documents_by_lang": _counts(_or(d.doc_lang, "unknown") for d in documents),
+            "documents_by_kind": _counts(_or(d.doc_kind, "unknown") for d in documents),
         },
         "alignment": {
             "rows": len(alignment),
-            "by_method": _counts(alignment["method"]),
-            "by_lang": _counts(alignment["lang"].fillna("unknown")),
+            "by_method": _counts(row.method for row in alignment),
+            "by_lang": _counts(_or(row.lang, "unknown") for row in alignment),
         },
         "findings": {
             "total": len(findings),
             "suppressed_by_baseline": len(run.suppressed),
-            "by_severity": _counts(findings["severity"]),
-            "by_category": _counts(findings["category"]),
-            "by_code": _counts(findings["code"]),
-            "by_lang": _counts(findings["lang"]),
+            "by_severity": _counts(str(f.severity) for f in findings),
+            "by_category": _counts(str(f.category) for f in findings),
+            "by_code": _counts(f.code for f in findings),
+            "by_lang": _counts(finding_langs),
             "by_lang_and_category": {
-                str(lang): _counts(group["category"])
-                for lang, group in sorted(findings.groupby("lang"), key=lambda item: item[0])
+                str(lang): _counts(categories)
+                for lang, categories in sorted(by_lang_and_category.items())
             },
         },
     }
@@ -60,5 +61,16 @@ def write_summary(run: RunTables, out: Path) -> Path:
     return path
 
 
-def _counts(values: pd.Series) -> dict[str, int]:
-    return {str(key): int(count) for key, count in sorted(values.value_counts().items())}
+def _or(value: object, missing: str) -> str:
+    """A text column's value, ``missing`` for none (what ``fillna`` gave)."""
+    if value is None:
+        return missing
+    return value if isinstance(value, str) else str(value)
+
+
+def _counts(values: Iterable[object]) -> dict[str, int]:
+    """How often each value occurs (a missing one is not counted), sorted by value."""
+    counts = Counter(
+        value if isinstance(value, str) else str(value) for value in values if value is not None
+    )
+    return {key: count for key, count in sorted(counts.items())}

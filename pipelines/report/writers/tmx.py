@@ -12,12 +12,15 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
 from translate.storage import tmx
+from translate.storage.lisa import DEFAULT_LANGUAGE_VARIANTS, normalize_language
 
 from ...tables import RunTables
 from ...vocabulary import TRANSLATION_METHODS, Severity
-from .. import writer
+from .. import rulings_by_id, writer
+from ..markup import attribute, text, xml_safe
 
 NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 WARNINGS_PROPERTY = "x-rulings-warnings"
@@ -29,12 +32,32 @@ def write_tmx(run: RunTables, out: Path) -> Path:
     error finding (untranslated and unmatched rulings are left out too), written with
     translate-toolkit; each unit's id is the translation's ruling id, its note says how it
     was aligned, and a pair with warnings carries their codes in a property."""
-    memory = tmx.tmxfile(sourcelanguage=run.source_lang)
-    by_id = run.by_id
+    units = _units(run)
+    path = out / "aligned.tmx"
+    if _plain(units, run.source_lang):
+        path.write_bytes(_as_text(units, run.source_lang))
+    else:
+        path.write_bytes(_with_translate_toolkit(units, run.source_lang))
+    return path
+
+
+class _Unit(NamedTuple):
+    tuid: str
+    source: str
+    target: str
+    lang: str
+    note: str
+    warnings: str
+    """The codes of the translation's warnings, or empty."""
+
+
+def _units(run: RunTables) -> list[_Unit]:
+    by_id = rulings_by_id(run)
     severities: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for finding in run.findings:
         if finding.ruling_id:
             severities[finding.ruling_id][finding.severity].add(finding.code)
+    units = []
     for row in run.alignment:
         if row.method not in TRANSLATION_METHODS or not row.source_id or not row.target_id:
             continue
@@ -42,21 +65,81 @@ def write_tmx(run: RunTables, out: Path) -> Path:
         if found.get(Severity.ERROR) or row.superseded_by or row.release:
             continue
         source, target = by_id[row.source_id], by_id[row.target_id]
-        memory.addtranslation(
-            _xml_text(source.text), run.source_lang, _xml_text(target.text), row.lang or ""
+        warnings = found.get(Severity.WARNING)
+        units.append(
+            _Unit(
+                target.id,
+                _xml_text(source.text),
+                _xml_text(target.text),
+                row.lang or "",
+                f"{row.method} score={row.score:.4f} source={source.id}",
+                " ".join(sorted(warnings)) if warnings else "",
+            )
         )
-        unit = memory.units[-1]
-        unit.xmlelement.set("tuid", target.id)
-        unit.addnote(f"{row.method} score={row.score:.4f} source={source.id}")
-        if found.get(Severity.WARNING):
-            prop = unit.xmlelement.makeelement("prop", {"type": WARNINGS_PROPERTY})
-            prop.text = " ".join(sorted(found[Severity.WARNING]))
-            unit.xmlelement.insert(0, prop)
-    path = out / "aligned.tmx"
-    path.write_bytes(bytes(memory))
-    return path
+    return units
 
 
-def _xml_text(text: str) -> str:
+def _with_translate_toolkit(units: list[_Unit], source_lang: str) -> bytes:
+    """The memory built unit by unit with translate-toolkit."""
+    memory = tmx.tmxfile(sourcelanguage=source_lang)
+    for unit in units:
+        memory.addtranslation(unit.source, source_lang, unit.target, unit.lang)
+        element = memory.units[-1].xmlelement
+        element.set("tuid", unit.tuid)
+        memory.units[-1].addnote(unit.note)
+        if unit.warnings:
+            prop = element.makeelement("prop", {"type": WARNINGS_PROPERTY})
+            prop.text = unit.warnings
+            element.insert(0, prop)
+    return bytes(memory)
+
+
+# --- the memory as text ----------------------------------------------------------------------
+#
+# Building a translate-toolkit unit (an lxml element with language lookups) per pair took
+# most of the writer's time on a large run. When every pair has two distinct languages and
+# nothing XML cannot hold, the memory is written as text (``report/markup.py``):
+# translate-toolkit's empty memory (its header) with the units as translate-toolkit builds
+# them and lxml's pretty printer lays them out (``tests/test_report_equivalence.py``
+# compares the bytes). Anything else goes through translate-toolkit.
+
+
+def _plain(units: list[_Unit], source_lang: str) -> bool:
+    """Whether translate-toolkit gives each pair a variant per language, in this order (both
+    languages named, and the translation's neither the source's, as it compares them, nor
+    its default regional variant), and lxml takes every value as it is."""
+    langs = {unit.lang for unit in units}
+    if not source_lang or not all(langs) or not xml_safe(source_lang + "".join(langs)):
+        return False
+    source = normalize_language(source_lang)
+    for lang in langs:
+        target = normalize_language(lang)
+        if target == source or DEFAULT_LANGUAGE_VARIANTS.get(target) == source:
+            return False
+    return all(xml_safe(unit.tuid + unit.note + unit.warnings) for unit in units)
+
+
+def _as_text(units: list[_Unit], source_lang: str) -> bytes:
+    empty = bytes(tmx.tmxfile(sourcelanguage=source_lang))
+    if not units:
+        return empty
+    head, body, tail = empty.partition(b"<body/>")
+    if not body:
+        raise ValueError("translate-toolkit's empty memory has no <body/>")
+    unit_start = f'    <tu srclang="{attribute(source_lang)}" tuid="'
+    source_start = f'\n      <tuv xml:lang="{attribute(source_lang)}">\n        <seg>'
+    parts = []
+    for unit in units:
+        parts.append(unit_start + attribute(unit.tuid) + '">')
+        if unit.warnings:
+            parts.append(f'\n      <prop type="{WARNINGS_PROPERTY}">{text(unit.warnings)}</prop>')
+        parts.append(f"\n      <note>{text(unit.note.strip())}</note>")
+        parts.append(source_start + text(unit.source))
+        parts.append(f'</seg>\n      </tuv>\n      <tuv xml:lang="{attribute(unit.lang)}">')
+        parts.append(f"\n        <seg>{text(unit.target)}</seg>\n      </tuv>\n    </tu>\n")
+    return head + b"<body>\n" + "".join(parts).encode("utf-8") + b"  </body>" + tail
+
+
+def _xml_text(value: str) -> str:
     """Text without the characters XML 1.0 cannot hold (control characters)."""
-    return NOT_XML.sub("\ufffd", text)
+    return NOT_XML.sub("\ufffd", value)

@@ -13,6 +13,7 @@ files are never modified; the same tables give the same bytes.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -24,7 +25,9 @@ from ...tables import RunTables
 from ...text.inline import inline_codes
 from ...vocabulary import BILINGUAL_SOURCE_SUFFIX as SOURCE_SUFFIX
 from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Severity
-from .. import writer
+from .. import rulings_by_id, writer
+from ..markup import attribute, text, xml_safe
+from ..markup import attributes as markup_attributes
 
 NAMESPACE = "urn:oasis:names:tc:xliff:document:1.2"
 XLIFF = f"{{{NAMESPACE}}}"
@@ -41,15 +44,14 @@ def write_xliff(run: RunTables, out: Path) -> Path:
     """XLIFF 1.2 for CAT tools: every translated document's units with the findings as
     notes on them, units with errors marked needs-review-translation."""
     tables = _Tables(run)
-    root = etree.Element(f"{XLIFF}xliff", nsmap={None: NAMESPACE}, version="1.2")
+    files = []
     for doc in sorted(tables.translated, key=id_order):
         members = tables.translated[doc]
         bilingual = any(m.counterpart for m in members)
         units = tables.bilingual_units(members) if bilingual else tables.plain_units(members)
-        root.append(_file_element(doc, members, units, tables, run.source_lang))
-    _indent(root)
+        files.append(_file_element(doc, members, units, tables, run.source_lang))
     path = out / "findings.xlf"
-    path.write_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8") + b"\n")
+    path.write_bytes(DECLARATION + _element("xliff", ROOT_ATTRIBUTES, files, 0).encode() + b"\n")
     return path
 
 
@@ -62,7 +64,8 @@ class _Tables:
     """The run's tables indexed for the writer: documents, pairs, findings by unit."""
 
     def __init__(self, run: RunTables) -> None:
-        self.by_id = run.by_id
+        self.by_id = rulings_by_id(run)
+        doc_order = functools.cache(id_order)
         self.documents: dict[str, list[Ruling]] = defaultdict(list)
         for item in run.rulings:
             self.documents[item.doc].append(item)
@@ -78,6 +81,7 @@ class _Tables:
         self.groups: dict[str, set] = defaultdict(set)
         self.missing: dict[tuple, list[str]] = defaultdict(list)
         owners: dict[tuple, str] = {}
+        paired = TRANSLATION_METHODS | {Method.UNTRANSLATED}
         for row in run.alignment:
             target = self.by_id.get(row.target_id or "")
             if row.method == Method.NO_TRANSLATION and row.source_id:
@@ -85,11 +89,11 @@ class _Tables:
             if target is None:
                 continue
             self.groups[target.doc].add(row.group)
-            if row.source_id and row.method in TRANSLATION_METHODS | {Method.UNTRANSLATED}:
+            if row.source_id and row.method in paired:
                 self.source_of[target.id] = self.by_id[row.source_id]
             key = (row.lang, row.group)
             if not target.counterpart and (
-                key not in owners or id_order(target.doc) < id_order(owners[key])
+                key not in owners or doc_order(target.doc) < doc_order(owners[key])
             ):
                 owners[key] = target.doc
         self.owners = owners
@@ -141,48 +145,47 @@ def _unit_id(source: Ruling) -> str:
     return head + form
 
 
-def _file_element(doc, members, units, tables: _Tables, source_lang: str):
+def _file_element(doc, members, units, tables: _Tables, source_lang: str) -> str:
     first = members[0]
     bilingual = any(m.counterpart for m in members)
     original = first.file if bilingual and tables.targets_per_file[first.file] == 1 else doc
-    element = etree.Element(
-        f"{XLIFF}file",
-        original=_xml(original),
-        datatype="plaintext",
-    )
-    element.set("source-language", source_lang)
+    attributes = [
+        ("original", _xml(original)),
+        ("datatype", "plaintext"),
+        ("source-language", _checked(source_lang)),
+    ]
     if first.doc_lang:
-        element.set("target-language", first.doc_lang)
-    header = etree.SubElement(element, f"{XLIFF}header")
-    tool = etree.SubElement(header, f"{XLIFF}tool")
-    tool.set("tool-id", "rulings")
-    tool.set("tool-name", "rulings")
-    for finding in _ordered(tables.by_document.get(doc, [])):
-        _note(header, finding, "general")
-    body = etree.SubElement(element, f"{XLIFF}body")
-    for unit in units:
-        body.append(_unit_element(unit, tables, first.doc_lang))
-    return element
+        attributes.append(("target-language", _checked(first.doc_lang)))
+    header = [TOOL] + [
+        _note(finding, "general") for finding in _ordered(tables.by_document.get(doc, []))
+    ]
+    body = [_unit_element(unit, tables, first.doc_lang) for unit in units]
+    parts = [_element("header", (), header, 2), _element("body", (), body, 2)]
+    return _element("file", attributes, parts, 1)
 
 
-def _unit_element(unit: _Unit, tables: _Tables, lang: str | None):
-    element = etree.Element(f"{XLIFF}trans-unit", id=_xml(unit.ident))
-    source = etree.SubElement(element, f"{XLIFF}source")
-    _fill(source, unit.source.text if unit.source else "")
+def _unit_element(unit: _Unit, tables: _Tables, lang: str | None) -> str:
+    children = [_text_element("source", (), unit.source.text if unit.source else "")]
     notes: list[tuple[Finding, str]] = []
     if unit.source is not None:
-        notes += [(f, "general") for f in tables.by_source.get((unit.source.id, lang), [])]
+        notes += [(f, "general") for f in tables.by_source.get((unit.source.id, lang), ())]
     if unit.target is not None:
-        target = etree.SubElement(element, f"{XLIFF}target")
-        _fill(target, unit.target.text)
-        notes += [(f, "target") for f in tables.by_target.get(unit.target.id, [])]
-        if any(f.severity == Severity.ERROR for f, _ in notes):
-            target.set("state", NEEDS_REVIEW)
-        elif (state := _recorded_state(unit.target)) is not None:
-            target.set("state", state)
-    for finding, annotates in sorted(notes, key=lambda n: _finding_order(n[0])):
-        _note(element, finding, annotates)
-    return element
+        notes += [(f, "target") for f in tables.by_target.get(unit.target.id, ())]
+        state = (
+            NEEDS_REVIEW
+            if any(f.severity == Severity.ERROR for f, _ in notes)
+            else _recorded_state(unit.target)
+        )
+        attributes = [("state", state)] if state is not None else ()
+        children.append(_text_element("target", attributes, unit.target.text))
+    if len(notes) > 1:
+        notes.sort(key=lambda n: _finding_order(n[0]))
+    children += [_note(finding, annotates) for finding, annotates in notes]
+    inner = INDENTS[UNIT_LEVEL + 1]
+    return (
+        f'<trans-unit id="{attribute(_xml(unit.ident))}">{inner}{inner.join(children)}'
+        f"{INDENTS[UNIT_LEVEL]}</trans-unit>"
+    )
 
 
 def _recorded_state(target: Ruling) -> str | None:
@@ -207,12 +210,12 @@ def _ordered(items: list[Finding]) -> list[Finding]:
     return sorted(items, key=_finding_order)
 
 
-def _note(parent, finding: Finding, annotates: str) -> None:
-    note = etree.SubElement(parent, f"{XLIFF}note")
-    note.set("from", "rulings")
-    note.set("priority", PRIORITY[finding.severity])
-    note.set("annotates", annotates)
-    note.text = _xml(note_text(finding))
+def _note(finding: Finding, annotates: str) -> str:
+    priority = PRIORITY[finding.severity]
+    return (
+        f'<note from="rulings" priority="{priority}" annotates="{annotates}">'
+        f"{text(_xml(note_text(finding)))}</note>"
+    )
 
 
 def note_text(finding: Finding) -> str:
@@ -230,6 +233,10 @@ def _fill(element, text: str) -> None:
     """Text with inline-code tokens as XLIFF 1.2 inline elements; a paired code that does
     not nest in this text is written as an isolated begin (``bx``) or end (``ex``)."""
     text = _xml(text)
+    if "<" not in text:  # no inline code (each token starts with "<")
+        if text:
+            element.text = (element.text or "") + text
+        return
     codes = inline_codes(text)
     matched = _matched_pairs(codes)
     stack = [element]
@@ -290,21 +297,55 @@ def _xml(text: str) -> str:
     return NOT_XML.sub("\ufffd", text)
 
 
-def _indent(root, level: int = 0) -> None:
-    """Line breaks and indentation between structural elements only (mixed content of
-    source, target and note is left exactly as it is)."""
-    if local(root) in ("source", "target", "note"):
-        return
-    children = list(root)
+# --- the markup, as lxml writes it ------------------------------------------------------------
+#
+# The file is written as text (``report/markup.py``): building an lxml tree of a large run
+# (an element per unit, source, target and note) took most of the writer's time. The text is
+# what lxml wrote for that tree: an XML declaration in single quotes, the namespace declared
+# on the root, an element without content closed in place (``<source/>``), and line breaks
+# and indentation between structural elements only (the mixed content of source, target and
+# note is left exactly as it is). A text with inline codes is still built with lxml
+# (``_fill``) and serialized on its own.
+
+UNIT_LEVEL = 3
+"""The depth of a ``<trans-unit>``: xliff > file > body > trans-unit."""
+INDENTS = ["\n" + "  " * level for level in range(UNIT_LEVEL + 2)]
+DECLARATION = b"<?xml version='1.0' encoding='UTF-8'?>\n"
+ROOT_ATTRIBUTES = (("xmlns", NAMESPACE), ("version", "1.2"))
+TOOL = '<tool tool-id="rulings" tool-name="rulings"/>'
+XMLNS = f' xmlns="{NAMESPACE}"'
+
+
+def _element(tag: str, attributes, children: list[str], level: int) -> str:
+    """An element whose children are elements, each on its own line one level deeper than
+    the element (at ``level``); without children it is closed in place."""
+    start = f"<{tag}{markup_attributes(attributes)}"
     if not children:
-        return
-    inner = "\n" + "  " * (level + 1)
-    root.text = inner
-    for child in children:
-        _indent(child, level + 1)
-        child.tail = inner
-    children[-1].tail = "\n" + "  " * level
+        return start + "/>"
+    inner = INDENTS[level + 1]
+    return f"{start}>{inner}{inner.join(children)}{INDENTS[level]}</{tag}>"
 
 
-def local(element) -> str:
-    return element.tag.rsplit("}", 1)[-1]
+def _text_element(tag: str, attributes, content: str) -> str:
+    """An element with a unit's text, its inline codes as elements (``_fill``); without
+    text it is closed in place."""
+    content = _xml(content)
+    if "<" in content:  # perhaps inline codes: lxml builds and writes them
+        element = etree.Element(f"{XLIFF}{tag}", nsmap={None: NAMESPACE})
+        for name, value in attributes:
+            element.set(name, value)
+        _fill(element, content)
+        markup = etree.tostring(element, encoding="unicode", with_tail=False)
+        return markup.replace(XMLNS, "", 1)
+    start = f"<{tag}{markup_attributes(attributes)}" if attributes else f"<{tag}"
+    if not content:
+        return start + "/>"
+    return f"{start}>{text(content)}</{tag}>"
+
+
+def _checked(value: str) -> str:
+    """A value from the options or the input that did not go through ``_xml``: lxml
+    refused a character XML cannot hold, and so does this writer."""
+    if not xml_safe(value):
+        raise ValueError(f"not a character XML can hold: {value!r}")
+    return value

@@ -9,13 +9,21 @@ of saving into the file (benchmarks/results/xlsx_writers.md).
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from pathlib import Path
 
 import xlsxwriter
+from xlsxwriter.utility import xl_rowcol_to_cell_fast
+from xlsxwriter.worksheet import (
+    CellBlankTuple,
+    CellNumberTuple,
+    CellStringTuple,
+    Worksheet,
+)
 
 from ...tables import RunTables
 from .. import writer
-from ..rows import COLUMNS, review_table
+from ..rows import COLUMNS, finding_rows
 from ..updates import COLUMNS as UPDATE_COLUMNS
 from ..updates import update_rows
 
@@ -37,7 +45,7 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
     text, severity colours; and, when the English changed, an ``updates`` sheet with the
     update list."""
     path = out / "findings.xlsx"
-    review = review_table(run)
+    rows = finding_rows(run)
     workbook = xlsxwriter.Workbook(str(path), TEXT_ONLY)
     workbook.set_properties({"title": "rulings findings", "created": FIXED_DATE})
     header = workbook.add_format({"bold": True, "bg_color": "#E7E6E6", "border": 1})
@@ -46,17 +54,20 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
         severity: workbook.add_format({"bg_color": colour, "valign": "top"})
         for severity, colour in SEVERITY_COLOURS.items()
     }
-    counts = review["lang"].value_counts()
-    languages = sorted(counts.index, key=lambda lang: (lang == "", -counts[lang], lang)) or [""]
+    by_lang: dict[str, list[dict[str, object]]] = {}
+    for row in rows:
+        by_lang.setdefault(row["lang"], []).append(row)
+    counts = Counter({lang: len(members) for lang, members in by_lang.items()})
+    languages = sorted(counts, key=lambda lang: (lang == "", -counts[lang], lang)) or [""]
     for lang in languages:
-        sheet = workbook.add_worksheet((lang or NO_LANGUAGE)[:31])
+        sheet = workbook.add_worksheet((lang or NO_LANGUAGE)[:31], worksheet_class=Sheet)
         sheet.write_row(0, 0, COLUMNS, header)
         for number, name in enumerate(COLUMNS):
             sheet.set_column(number, number, WIDTHS.get(name, 14), cell)
-        selected = review[review["lang"] == lang]
-        for index, row in enumerate(selected.itertuples(index=False), 1):
-            sheet.write_row(index, 0, list(row), cell)
-            sheet.write(index, 0, row.severity, shades[row.severity])
+        selected = by_lang.get(lang, [])
+        for index, row in enumerate(selected, 1):
+            sheet.write_values(index, [row[name] for name in COLUMNS], cell)
+            sheet.write(index, 0, row["severity"], shades[row["severity"]])
         sheet.freeze_panes(1, 0)
         sheet.autofilter(0, 0, max(len(selected), 1), len(COLUMNS) - 1)
     _updates_sheet(workbook, run, header, cell)
@@ -69,11 +80,63 @@ def _updates_sheet(workbook, run: RunTables, header, cell) -> None:
     rows = update_rows(run)
     if not rows:
         return
-    sheet = workbook.add_worksheet(UPDATES_SHEET)
+    sheet = workbook.add_worksheet(UPDATES_SHEET, worksheet_class=Sheet)
     sheet.write_row(0, 0, UPDATE_COLUMNS, header)
     for number, name in enumerate(UPDATE_COLUMNS):
         sheet.set_column(number, number, UPDATE_WIDTHS.get(name, 14), cell)
     for index, row in enumerate(rows, 1):
-        sheet.write_row(index, 0, row.cells(), cell)
+        sheet.write_values(index, row.cells(), cell)
     sheet.freeze_panes(1, 0)
     sheet.autofilter(0, 0, len(rows), len(UPDATE_COLUMNS) - 1)
+
+
+class Sheet(Worksheet):
+    """XlsxWriter's worksheet with shorter paths for the cells this workbook has: text,
+    whole numbers and blanks, each with a format. The same calls and the same XML as the
+    general ones (``tests/test_report_equivalence.py`` compares the bytes), without the
+    dispatch on every type and option per cell, which took most of the writer's time on a
+    large run. Anything else takes XlsxWriter's own way."""
+
+    def write_values(self, row: int, values: list, cell_format) -> int:
+        """``write_row(row, 0, values, cell_format)``: stops at the first cell that is
+        not written whole (a string cut to Excel's limit), as ``write_row`` does."""
+        if (
+            self.write_handlers
+            or self.strings_to_formulas
+            or self.strings_to_urls
+            or self.strings_to_numbers
+            or self.constant_memory
+        ):
+            return self.write_row(row, 0, values, cell_format)
+        for col, value in enumerate(values):
+            kind = value.__class__
+            if kind is str:
+                if value == "":
+                    error = self._write_blank(row, col, value, cell_format)
+                else:
+                    error = self._write_string(row, col, value, cell_format)
+            elif kind is int:
+                error = self._write_number(row, col, value, cell_format)
+            else:
+                error = self._write(row, col, value, cell_format)
+            if error:
+                return error
+        return 0
+
+    def _write_cell(self, row: int, col: int, cell) -> None:
+        kind = cell.__class__
+        cell_format = cell.format
+        if cell_format is None or self.constant_memory or kind not in _SHORT_CELLS:
+            super()._write_cell(row, col, cell)
+            return
+        reference = xl_rowcol_to_cell_fast(row, col)
+        index = cell_format._get_xf_index()
+        if kind is CellStringTuple:
+            self.fh.write(f'<c r="{reference}" s="{index}" t="s"><v>{cell.string}</v></c>')
+        elif kind is CellNumberTuple:
+            self.fh.write(f'<c r="{reference}" s="{index}"><v>{cell.number:.16G}</v></c>')
+        else:
+            self.fh.write(f'<c r="{reference}" s="{index}"/>')
+
+
+_SHORT_CELLS = (CellStringTuple, CellNumberTuple, CellBlankTuple)

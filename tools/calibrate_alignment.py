@@ -1,7 +1,7 @@
 """Fit the alignment score calibration, ``pipelines/resources/alignment_calibration.json``.
 
-    python benchmarks/calibrate_alignment.py            # fit, write the JSON and the results
-    python benchmarks/calibrate_alignment.py --dry-run  # fit and report only (what run.py does)
+    python tools/calibrate_alignment.py            # fit, write the JSON and the results
+    python tools/calibrate_alignment.py --dry-run  # fit and report only (benchmarks/run.py --all)
 
 A row's score is ``1 / (1 + exp(-(bias + w_similarity * similarity + w_margin * margin)))``
 with one (bias, w_similarity, w_margin) per embedder family and method
@@ -21,7 +21,9 @@ the gold of ``align_cr.py``:
 
 Fitted on ``FIT_SEEDS``, measured on ``TEST_SEEDS`` against the hand-set parameters before
 (``HAND_SET``). Families in ``KEEP_PREVIOUS`` are fitted and reported but not shipped.
-Writes ``results/calibrate_alignment.{json,md}`` (and the calibration unless ``--dry-run``).
+A tool, not a benchmark: it makes data the package ships. Its report goes with the
+benchmarks' results, ``benchmarks/results/calibrate_alignment.{json,md}``, and it reuses
+``benchmarks/align_cr.py`` (variants, gold, reliability) and ``benchmarks/common.py``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import align_cr
 from common import CR, CR_EN, CR_ZH, page, parser, read_lines, record, shared_or_exit
 
@@ -394,7 +396,7 @@ def markdown(report: dict) -> str:
     columns = ["n", "brier", *(b["bin"] for b in pooled["fitted"]["bins"])]
     return page(
         "Alignment score calibration",
-        "`python benchmarks/calibrate_alignment.py` (method in its docstring; every number in "
+        "`python tools/calibrate_alignment.py` (method in its docstring; every number in "
         f"`calibrate_alignment.json`). Measured on test seeds {report['seeds']['test']}, fitted "
         f"on {report['seeds']['fit']}.",
         report["machine"],
@@ -417,15 +419,14 @@ def main(argv: list[str] | None = None) -> int:
     cli.add_argument("--cache", type=Path, help="embedding cache to reuse")
     args = cli.parse_args(argv)
     shared_or_exit()
-    from pipelines.align.calibration import _parameters
     from pipelines.resources import resource_path
 
-    before = json.loads(json.dumps(_parameters()))
+    path = resource_path("alignment_calibration.json")
+    before = json.loads(path.read_text(encoding="utf-8"))
     report, shipped = measure(args.cache)
     if not args.dry_run:
         untranslated = before[EMBEDDER]["untranslated"]
         calibration = {**before, EMBEDDER: {**shipped, "untranslated": untranslated}}
-        path = resource_path("alignment_calibration.json")
         path.write_text(format_calibration(calibration), encoding="utf-8")
         print(f"wrote {path}")
     record("calibrate_alignment", report, markdown)

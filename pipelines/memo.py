@@ -1,0 +1,105 @@
+"""Results of units of work kept between runs, keyed by everything they were computed from.
+
+A nightly run over a whole catalogue usually differs from the last one in a few documents.
+Each stage asks a ``WorkCache`` for the result of one unit of work (a file's ingest, a
+document's alignment, a document's checks) under a key made of the unit's own content and
+of everything else it reads (the English source, the termbase, the options); the package's
+code and data are part of every key, so a new version recomputes everything. A hit is
+returned as the JSON it was stored as; a miss, a damaged file or an unwritable cache folder
+only means computing again (a cache never fails a run).
+
+Entries are JSON with a digest in front (``files.write_checked``), never pickles. Nothing is
+removed automatically: deleting ``CACHE/work`` at any time is safe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .files import read_checked, write_checked
+
+PACKAGE = Path(__file__).resolve().parent
+WORK_FOLDER = "work"
+
+
+@functools.cache
+def code_digest() -> str:
+    """The package's own code and shipped data: a new version of either recomputes."""
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(PACKAGE).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def digest(parts: Iterable[str | bytes]) -> str:
+    """A digest of strings or bytes in order (each part delimited, so that ("ab", "c") and
+    ("a", "bc") differ)."""
+    hasher = hashlib.blake2b(digest_size=20)
+    for part in parts:
+        data = part.encode("utf-8") if isinstance(part, str) else part
+        hasher.update(len(data).to_bytes(8, "little"))
+        hasher.update(data)
+    return hasher.hexdigest()
+
+
+@dataclass
+class Reuse:
+    """How many units of work of each kind a run took from the cache, and computed."""
+
+    counts: dict[str, list[int]] = field(default_factory=dict)
+
+    def count(self, kind: str, hit: bool) -> None:
+        self.counts.setdefault(kind, [0, 0])[0 if hit else 1] += 1
+
+    def reused(self, kind: str) -> int:
+        return self.counts.get(kind, [0, 0])[0]
+
+    def total(self, kind: str) -> int:
+        return sum(self.counts.get(kind, [0, 0]))
+
+
+class WorkCache:
+    """One kind of unit of work (``kind``: "ingest", "align", "check") in the cache folder.
+
+    ``context`` is what every unit of this run's work of that kind depends on besides its
+    own content (options, digests of the termbase); ``root`` None keeps nothing. Each look-up
+    is counted in ``reuse``.
+    """
+
+    def __init__(
+        self,
+        root: Path | None,
+        kind: str,
+        context: Iterable[str] = (),
+        reuse: Reuse | None = None,
+    ) -> None:
+        self.folder = root / WORK_FOLDER / kind if root is not None else None
+        self.kind = kind
+        self.salt = digest([code_digest(), kind, *context])
+        self.reuse = reuse if reuse is not None else Reuse()
+
+    def key(self, parts: Iterable[str | bytes]) -> str:
+        return digest([self.salt, *parts])
+
+    def get(self, key: str) -> Any | None:
+        value = read_checked(self._path(key)) if self.folder is not None else None
+        self.reuse.count(self.kind, value is not None)
+        return value
+
+    def put(self, key: str, value: Any) -> None:
+        if self.folder is None:
+            return
+        # a full disk or a read-only cache folder costs the next run time, no more
+        with contextlib.suppress(OSError):
+            write_checked(self._path(key), value, sync=False)
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"

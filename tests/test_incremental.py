@@ -1,0 +1,83 @@
+"""Incremental runs: after one document changed, a run reads, aligns and checks that document
+(and what depends on it) and takes the rest from the cache, with outputs byte-identical to
+a cold run on the same input."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from pipelines.cli import main
+from pipelines.pipeline import OUTPUT_FILES
+
+SPANISH = "000_40e512ac1ae253c1.txt"
+RULES_EXCERPT = "004_a602d6d99571243f.txt"
+"""English rules (502.81 Retrace) and their Spanish translation in one file."""
+
+
+def run(corpus: Path, out: Path, cache: Path) -> dict[str, tuple[int, int]]:
+    """Run into ``out``; what came from the cache, per kind of work: (reused, total)."""
+    done = CliRunner().invoke(
+        main, ["run", str(corpus), "--out", str(out), "--cache-dir", str(cache)]
+    )
+    assert done.exit_code in (0, 1), done.output
+    said = " ".join(done.output.split())
+    return {
+        kind: (int(reused.replace(",", "")), int(total.replace(",", "")))
+        for reused, total, kind in re.findall(r"([\d,]+) of ([\d,]+) (files|documents \w+)", said)
+    }
+
+
+def edit(path: Path, line: int) -> None:
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[line - 1] += " (editado)"
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def same_outputs(one: Path, other: Path) -> list[str]:
+    return [
+        name
+        for name in OUTPUT_FILES
+        if (one / name).is_file() and (one / name).read_bytes() != (other / name).read_bytes()
+    ]
+
+
+def test_an_edited_translation_is_the_only_document_recomputed(tmp_path: Path, corpus_dir):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    cache = tmp_path / "cache"
+    run(corpus, tmp_path / "out", cache)
+
+    edit(corpus / SPANISH, 3)
+    reused = run(corpus, tmp_path / "out", cache)
+    files, aligned, checked = (
+        reused["files"],
+        reused["documents aligned"],
+        reused["documents checked"],
+    )
+    assert files == (4, 5)
+    assert aligned[0] == aligned[1] - 1 and checked[0] == checked[1] - 1
+
+    cold = run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert cold == {}
+    assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
+
+
+def test_an_edited_english_source_recomputes_what_is_aligned_with_it(tmp_path: Path, corpus_dir):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    cache = tmp_path / "cache"
+    run(corpus, tmp_path / "out", cache)
+
+    text = (corpus / RULES_EXCERPT).read_text(encoding="utf-8").split("\n")
+    english = next(n for n, line in enumerate(text, 1) if line.startswith("502.81a Retrace"))
+    edit(corpus / RULES_EXCERPT, english)
+    reused = run(corpus, tmp_path / "out", cache)
+    assert reused["files"] == (4, 5)
+    assert reused.get("documents aligned", (0, 0))[0] == 0
+
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert same_outputs(tmp_path / "out", tmp_path / "cold") == []

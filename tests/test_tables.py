@@ -1,0 +1,164 @@
+"""The stage files: JSON Lines read and written exactly as ``json`` reads and writes them.
+
+``pipelines.tables`` reads a line with the JSON decoder's own scanner and builds a record
+from its values in order when the line holds every field in order (what ``write_jsonl``
+writes); these tests hold it to what ``json.loads`` and keyword construction give, errors
+included.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pipelines.model import Alignment, CardName, Finding, Ruling, column_names
+from pipelines.tables import TableError, dumps, iter_jsonl, read_records, write_jsonl
+
+
+def _ruling(number: int, text: str) -> Ruling:
+    return Ruling(f"a.txt:{number}", "a.txt", number, "plain", None, None, None, "en", "en",
+                  [{"start": 0, "end": 1}], None, None, text, doc="a.txt")  # fmt: skip
+
+
+RECORDS = [
+    _ruling(1, "Plain text."),
+    _ruling(2, "Ünïcödé “quotes” 😀 \u2028 \x00 \\ \"'"),
+    _ruling(3, ""),
+]
+
+
+def test_written_lines_are_json_dumps_of_the_fields_in_order(tmp_path: Path):
+    path = write_jsonl(tmp_path / "corpus.jsonl", RECORDS)
+    lines = path.read_bytes().split(b"\n")
+    assert lines[-1] == b""
+    expected = [
+        json.dumps(
+            {name: getattr(record, name) for name in column_names(Ruling)},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        for record in RECORDS
+    ]
+    assert [line.decode("utf-8") for line in lines[:-1]] == expected
+    assert [dumps(record) for record in RECORDS] == expected
+    assert dumps({"b": 1, "a": [1.5, None]}) == '{"b":1,"a":[1.5,null]}'
+    assert read_records(path, Ruling) == RECORDS
+
+
+def test_large_and_empty_tables_round_trip(tmp_path: Path):
+    many = [_ruling(n, "x" * (n % 7)) for n in range(1, 500)]
+    path = write_jsonl(tmp_path / "many.jsonl", iter(many))
+    assert path.read_text(encoding="utf-8").count("\n") == len(many)
+    assert read_records(path, Ruling) == many
+    empty = write_jsonl(tmp_path / "empty.jsonl", [])
+    assert empty.read_bytes() == b""
+    assert read_records(empty, Ruling) == []
+
+
+def test_frozen_records_and_plain_dicts_are_written(tmp_path: Path):
+    names = [CardName("Opt", "en", "Opt", "cards.json")]
+    path = write_jsonl(tmp_path / "cards.jsonl", names)
+    assert path.read_text(encoding="utf-8") == (
+        '{"name":"Opt","lang":"en","card":"Opt","source":"cards.json"}\n'
+    )
+    assert read_records(path, CardName) == names
+    rows = write_jsonl(tmp_path / "rows.jsonl", [{"b": 2, "a": "é"}, [1, 2]])
+    assert rows.read_text(encoding="utf-8") == '{"b":2,"a":"é"}\n[1,2]\n'
+
+
+def test_nan_is_refused(tmp_path: Path):
+    with pytest.raises(ValueError):
+        write_jsonl(tmp_path / "bad.jsonl", [{"score": float("nan")}])
+
+
+def test_lines_read_as_json_loads_reads_them(tmp_path: Path):
+    lines = [
+        '{"a": 1}',
+        "",
+        "   ",
+        ' \t{"b" : [1, 2.5, -0.0, 1e400, true, null]}  \t',
+        '{"c": "\\ud83d\\ude00 \\u00e9 \\n"}',
+        '{"d": "\\ud800"}',
+        '{"e": NaN, "f": Infinity, "g": 123456789012345678901234567890}',
+        '"just a string"',
+        "[]",
+        '{"dup": 1, "dup": 2}',
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    expected = [json.loads(line) for line in lines if line.strip()]
+    got = list(iter_jsonl(path))
+    assert json.dumps(got) == json.dumps(expected)
+    crlf = tmp_path / "crlf.jsonl"
+    crlf.write_bytes(b'{"a": 1}\r\n\r\n{"b": 2}\r{"c": 3}')
+    assert list(iter_jsonl(crlf)) == [{"a": 1}, {"b": 2}, {"c": 3}]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ['{"a": 1', '{"a": 1} x', '{"a": 1}{"b": 2}', "{'a': 1}", "\ufeff{}", "nul", '{"a": 1},'],
+)
+def test_malformed_lines_name_the_line_and_the_error(tmp_path: Path, bad: str):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"a": 0}\n\n' + bad + "\n", encoding="utf-8")
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(bad)
+    with pytest.raises(TableError) as error:
+        list(iter_jsonl(path))
+    assert str(error.value) == f"{path}:3: not valid JSON ({expected.value.msg})"
+
+
+def test_missing_file(tmp_path: Path):
+    with pytest.raises(TableError, match="is missing"):
+        read_records(tmp_path / "none.jsonl", Ruling)
+
+
+def test_records_from_lines_in_any_field_order_with_extra_or_missing_fields(tmp_path: Path):
+    full = {name: getattr(RECORDS[0], name) for name in column_names(Ruling)}
+    shuffled = dict(reversed(list(full.items())))
+    extra = {**full, "future_field": 1}
+    minimal = {k: full[k] for k in list(full)[:13]}
+    path = tmp_path / "corpus.jsonl"
+    path.write_text(
+        "\n".join(json.dumps(row) for row in (full, shuffled, extra, minimal)), encoding="utf-8"
+    )
+    assert read_records(path, Ruling) == [RECORDS[0]] * 3 + [Ruling(**minimal)]
+    assert Ruling(**minimal).doc == ""
+
+
+def test_a_row_that_is_no_record_names_its_number(tmp_path: Path):
+    path = tmp_path / "alignment.jsonl"
+    path.write_text('{"source_id": "a", "target_id": "b", "lang": "es"}\n', encoding="utf-8")
+    with pytest.raises(TableError, match=r"alignment.jsonl:1: not a Alignment \("):
+        read_records(path, Alignment)
+    wrong_count = tmp_path / "findings.jsonl"
+    wrong_count.write_text('\n{"code": "X"}\n', encoding="utf-8")
+    with pytest.raises(TableError, match=r"findings.jsonl:1: not a Finding"):
+        read_records(wrong_count, Finding)
+
+
+def test_finding_checks_still_run(tmp_path: Path):
+    finding = Finding("TERM001", "terminology", "error", "es", "a", 1, "a:1", None, None, None,
+                      "m", {})  # fmt: skip
+    row = {name: getattr(finding, name) for name in column_names(Finding)}
+    path = tmp_path / "findings.jsonl"
+    path.write_text(json.dumps({**row, "fingerprint": ""}), encoding="utf-8")
+    assert read_records(path, Finding)[0].fingerprint == finding.fingerprint
+    path.write_text(json.dumps({**row, "severity": "fatal"}), encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown severity"):
+        read_records(path, Finding)
+
+
+def test_records_with_keyword_only_fields(tmp_path: Path):
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class Row:
+        a: int
+        b: int = field(default=0, kw_only=True)
+
+    path = write_jsonl(tmp_path / "rows.jsonl", [Row(1, b=2)])
+    assert path.read_text(encoding="utf-8") == '{"a":1,"b":2}\n'
+    assert read_records(path, Row) == [Row(1, b=2)]
