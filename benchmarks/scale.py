@@ -512,7 +512,8 @@ def markdown(results: dict) -> str:
         lines += [
             f"Code measured: the source tree at `{tree}`; limit {record.get('limit_gb', 16)} GB."
         ]
-        lines += ["", *MARKDOWN.get(part, md_retired)(record), ""]
+        render = MARKDOWN.get(part) or MARKDOWN.get(part.split("-")[0], md_retired)
+        lines += ["", *render(record), ""]
     return "\n".join(lines)
 
 
@@ -581,7 +582,8 @@ def md_run(record: dict) -> list[str]:
 def md_dask(record: dict) -> list[str]:
     run = record["run"]
     return [
-        f"`rulings run` on {record['units'] or 0:,} generated rulings, `--engine dask --workers "
+        f"`rulings run` on {record['rulings_asked']:,} generated rulings asked "
+        f"({record['units'] or 0:,} in corpus.jsonl), `--engine dask --workers "
         f"{record['workers']} --worker-memory {record['worker_memory']}`, empty cache: "
         f"exit {run['exit_code']}, wall {run['wall_seconds']:,} s, {record['findings'] or 0:,} "
         f"findings.",

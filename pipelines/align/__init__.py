@@ -68,8 +68,9 @@ def align(
 
     A document's own alignment depends on its units and on the source documents only:
     ``work`` keeps it, and a later run with the same document and the same sources takes
-    it from there. The passes across documents (families, better sources,
-    releases) always run on all rows."""
+    it from there. The passes across documents (families, releases) always run
+    on all rows; a translation's better source reads only its own document and the English,
+    so it is found with the document and kept with it."""
     ctx = AlignContext(rulings, encode, source_lang)
     engine = engine or LocalEngine()
     ordered = [doc for group in _document_groups(ctx, ctx.documents) for doc in group]
@@ -96,7 +97,6 @@ def align(
     rows = [row for doc in ordered for row in per_document[doc]]
     world = _world(rulings, ctx.vectors, source_lang)
     assign_families(world.ctx, rows, world.versions)
-    find_better_sources(world.ctx, rows, world.pool, world.own_by_card)
     update_to_current(world.ctx, rows, Releases.build(world.ctx))
     rows = outdated_not_missing(rows)
     _WORLDS.clear()
@@ -199,7 +199,10 @@ def align_documents(
     ctx = world.ctx
     world.pool.prepare(ctx, [r for doc in docs for r in ctx.documents[doc] if r.lang])
     with threadpool_limits(1):
-        return [_align_document(world, doc, embedder) for doc in docs]
+        parts = [_align_document(world, doc, embedder) for doc in docs]
+    for rows in parts:
+        find_better_sources(ctx, rows, world.pool, world.own_by_card)
+    return parts
 
 
 def _align_document(world: _World, doc: str, embedder: str) -> list[Alignment]:

@@ -10,8 +10,9 @@ assignment makes the pairs 1-1, so near-duplicate rulings cannot swap.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from itertools import pairwise
 
 import numpy as np
@@ -23,7 +24,7 @@ from ..text import CARD_PLACEHOLDER, plain_quotes, template_text
 from ..text.tokens import tokens
 from ..vocabulary import Method
 from .calibration import calibrated
-from .context import AlignContext, is_rules_unit
+from .context import AlignContext, is_rules_unit, products
 from .margin import margin_scores
 from .versions import Versions, shared_words
 
@@ -54,9 +55,12 @@ UNTRANSLATED_CANDIDATES = 5
 UNTRANSLATED_REWORDED = (0.60, 0.60)
 """An older wording of the same English ruling ("enter" for "enter the battlefield") is
 less similar in meaning (0.76) but shares most words: (similarity, shared words) minima."""
-CHUNK = 2048
+CHUNK = 1024
+"""Query rows per similarity block of the neighbour search (CHUNK x pool texts floats)."""
 PREPARED_SPARE = 8
 """Extra neighbours prepared per target, in case some are in the target's own document."""
+SELECT_GROUP = 64
+"""Pool texts per group when selecting the nearest ones (see ``_smallest``)."""
 
 
 @dataclass
@@ -76,41 +80,104 @@ class SourcePool:
     """Prepared nearest pool rulings of target rulings, by target id (best first)."""
     cards_by_text: dict[str, int] = field(default_factory=dict)
     """How many cards carry each template text (counted before the de-duplication)."""
+    english_by_card: dict[str, list[Ruling]] = field(default_factory=dict)
+    """The English rulings of each card (whose neighbours the alignment of the card's
+    translations reads: see ``prepare``)."""
+    _cards_prepared: set[str] = field(default_factory=set)
+    """The cards whose English rulings were prepared."""
+    _by_vector: dict[int, tuple[int, list[int]]] = field(default_factory=dict)
+    """Prepared neighbours by the hash of a query vector: (a row of ``ctx.vectors`` with
+    that vector, its neighbours)."""
+
+    @cached_property
+    def _documents(self) -> set[str]:
+        return {r.doc for r in self.rulings}
 
     @classmethod
     def build(cls, ctx: AlignContext, english: list[Ruling]) -> SourcePool:
         chosen: dict[tuple[str, str | None], Ruling] = {}
-        for item in english:
-            chosen.setdefault((template_text(item), item.date), item)
+        templates = [template_text(item) for item in english]
+        for item, text in zip(english, templates, strict=True):
+            chosen.setdefault((text, item.date), item)
         rulings = list(chosen.values())
         by_text: dict[str, list[int]] = {}
-        for index, ruling in enumerate(rulings):
-            by_text.setdefault(template_text(ruling), []).append(index)
+        for index, ((text, _), _ruling) in enumerate(chosen.items()):
+            by_text.setdefault(text, []).append(index)
         members = list(by_text.values())
         rows = [ctx.row[rulings[group[0]].id] for group in members]
         dim = ctx.vectors.shape[1]
         vectors = ctx.vectors[rows] if rows else np.zeros((0, dim), np.float32)
         cards: dict[str, set[str | None]] = defaultdict(set)
-        for item in english:
-            cards[template_text(item)].add(item.card)
-        return cls(rulings, vectors, members, cards_by_text={t: len(c) for t, c in cards.items()})
+        by_card: dict[str, list[Ruling]] = defaultdict(list)
+        for item, text in zip(english, templates, strict=True):
+            cards[text].add(item.card)
+            if item.card:
+                by_card[item.card].append(item)
+        return cls(
+            rulings,
+            vectors,
+            members,
+            cards_by_text={t: len(c) for t, c in cards.items()},
+            english_by_card=dict(by_card),
+        )
 
     def prepare(self, ctx: AlignContext, targets: list[Ruling]) -> None:
-        """Find the nearest pool rulings of many targets at once: one large matrix product
-        in chunks instead of a small one per document (small products are slow in BLAS)."""
-        todo = [t for t in targets if t.id not in self._neighbours]
-        if not todo or not self.members:
+        """Find the nearest pool rulings of many targets at once, and of the dated English
+        rulings of their cards (``align_card_document`` looks for newer versions of those
+        among their neighbours): one large matrix product in chunks instead of a small one
+        per document, which would read the whole pool for a few rows.
+
+        A vector (a text) is searched once, whatever rulings carry it and whichever calls
+        ask for it. Every row is computed by the same matrix kernel whatever else is
+        computed with it, so a ruling's neighbours do not depend on the batch."""
+        if not self.members:
             return
+        todo: dict[str, None] = {}
+        for target in targets:
+            if target.id not in self._neighbours:
+                todo[target.id] = None
+            if target.card and target.card not in self._cards_prepared:
+                self._cards_prepared.add(target.card)
+                for item in self.english_by_card.get(target.card, []):
+                    if item.date and item.id not in self._neighbours:
+                        todo[item.id] = None
+        if not todo:
+            return
+        rows: list[int] = []
+        keys: list[bytes] = []
+        slot_of: dict[bytes, int] = {}
+        waiting: list[tuple[str, int]] = []
+        for target_id in todo:
+            row = ctx.row[target_id]
+            key = ctx.vectors[row].tobytes()
+            known = self._by_vector.get(hash(key))
+            if known is not None and ctx.vectors[known[0]].tobytes() == key:
+                self._neighbours[target_id] = known[1]
+                continue
+            slot = slot_of.setdefault(key, len(rows))
+            if slot == len(rows):
+                rows.append(row)
+                keys.append(key)
+            waiting.append((target_id, slot))
         wanted = min(TEMPLATE_NEIGHBOURS + PREPARED_SPARE, len(self.members))
-        queries = ctx.vectors[[ctx.row[t.id] for t in todo]]
-        for start in range(0, len(todo), CHUNK):
-            scores = queries[start : start + CHUNK] @ self.text_vectors.T
-            np.negative(scores, out=scores)
-            top = np.argpartition(scores, wanted - 1, axis=1)[:, :wanted]
-            chosen = np.round(np.take_along_axis(scores, top, axis=1), 5)
-            for target, texts, values in zip(todo[start : start + CHUNK], top, chosen, strict=True):
-                ranked = sorted(zip(values.tolist(), texts.tolist(), strict=True))
-                self._neighbours[target.id] = self._expand(text for _, text in ranked)
+        found: list[list[int]] = []
+        for start in range(0, len(rows), CHUNK):
+            found.extend(self._nearest_texts(ctx.vectors[rows[start : start + CHUNK]], wanted))
+        for row, key, neighbours in zip(rows, keys, found, strict=True):
+            self._by_vector.setdefault(hash(key), (row, neighbours))
+        for target_id, slot in waiting:
+            self._neighbours[target_id] = found[slot]
+
+    def _nearest_texts(self, queries: np.ndarray, wanted: int) -> list[list[int]]:
+        """The pool rulings of the ``wanted`` nearest texts of each query, best first (by
+        similarity rounded, then text)."""
+        scores = products(queries, self.text_vectors)
+        np.negative(scores, out=scores)
+        top = _smallest(scores, wanted)
+        chosen = np.round(np.take_along_axis(scores, top, axis=1), 5)
+        ranked = np.take_along_axis(top, np.lexsort((top, chosen), axis=1), axis=1)
+        members = self.members
+        return [[index for text in texts for index in members[text]] for texts in ranked.tolist()]
 
     def cards_with_text_of(self, ruling: Ruling) -> int:
         """How many cards carry this ruling's text (a shared ruling, or one card's own)."""
@@ -137,9 +204,12 @@ class SourcePool:
         documents), from the prepared neighbours when there are enough of them."""
         self.prepare(ctx, targets)
         found = []
+        excluded = not exclude_docs.isdisjoint(self._documents)
         for target in targets:
             prepared = self._neighbours.get(target.id, [])
-            usable = [c for c in prepared if self.rulings[c].doc not in exclude_docs]
+            usable = prepared
+            if excluded:
+                usable = [c for c in prepared if self.rulings[c].doc not in exclude_docs]
             if len(usable) < k and len(prepared) < len(self.rulings):
                 usable = self._search(ctx, target, exclude_docs)
             found.append(usable[:k])
@@ -150,6 +220,44 @@ class SourcePool:
         scores = np.round(self.text_vectors @ ctx.vectors[ctx.row[target.id]], 5)
         order = sorted(range(len(self.members)), key=lambda t: (-scores[t], t))
         return [c for c in self._expand(order) if self.rulings[c].doc not in exclude_docs]
+
+
+def _smallest(scores: np.ndarray, wanted: int) -> np.ndarray:
+    """The columns of each row's ``wanted`` smallest values, in no order: the ones
+    ``np.argpartition`` finds, without partitioning every row of the pool.
+
+    The columns are cut into groups (column g, g + groups, g + 2 groups, ...); the
+    ``wanted``-th smallest of the groups' minima bounds a row's ``wanted``-th smallest value
+    from above, so only the few groups whose minimum is within the bound hold candidates.
+    When the ``wanted``-th and the next candidate have the same value, the row is left to
+    ``np.argpartition``, which decides such a tie its own way."""
+    rows, size = scores.shape
+    groups = size // SELECT_GROUP
+    if groups < wanted or not rows:
+        return np.argpartition(scores, wanted - 1, axis=1)[:, :wanted]
+    body = scores[:, : groups * SELECT_GROUP].reshape(rows, SELECT_GROUP, groups)
+    lows = body.min(axis=1)
+    tail = scores[:, groups * SELECT_GROUP :]
+    bounds = np.concatenate([lows, tail], axis=1)
+    limit = np.partition(bounds, wanted - 1, axis=1)[:, wanted - 1]
+    group_rows, group = np.nonzero(lows <= limit[:, None])
+    values = body[group_rows, :, group]
+    keep = values <= limit[group_rows, None]
+    columns = group[:, None] + groups * np.arange(SELECT_GROUP)
+    tail_rows, tail_columns = np.nonzero(tail <= limit[:, None])
+    row = np.concatenate([np.broadcast_to(group_rows[:, None], values.shape)[keep], tail_rows])
+    column = np.concatenate([columns[keep], tail_columns + groups * SELECT_GROUP])
+    value = np.concatenate([values[keep], tail[tail_rows, tail_columns]])
+    order = np.lexsort((value, row))
+    column, value = column[order], value[order]
+    counts = np.bincount(row, minlength=rows)
+    starts = np.cumsum(counts) - counts
+    top = column[starts[:, None] + np.arange(wanted)]
+    more = np.flatnonzero(counts > wanted)
+    after = starts[more] + wanted
+    for index in more[value[after - 1] == value[after]]:
+        top[index] = np.argpartition(scores[index], wanted - 1)[:wanted]
+    return top
 
 
 def align_card_document(
@@ -195,6 +303,8 @@ def _same_face(members: list[Ruling], own: list[Ruling]) -> list[Ruling]:
     document titled with one face's name is that face's, and is aligned with that face's
     English (and with English documents of the whole card), not with the other face's."""
     faces = _faces(members[0].card)
+    if not faces:
+        return own
     title = name_key(members[0].doc_title or "")
     if title not in faces:
         return own
@@ -236,8 +346,9 @@ def _with_newer_versions(
     if not own:
         return own
     chosen = {r.id: r for r in own}
+    dated = [r for r in own if r.date]  # an undated ruling has no newer version
     for ruling, neighbours in zip(
-        own, pool.nearest(ctx, own, VERSION_NEIGHBOURS, exclude_docs), strict=True
+        dated, pool.nearest(ctx, dated, VERSION_NEIGHBOURS, exclude_docs), strict=True
     ):
         newer_id = versions.newer_among(ruling, [pool.rulings[i] for i in neighbours])
         if newer_id is not None and newer_id not in chosen:
@@ -427,11 +538,8 @@ def _assign(
     similarity = ctx.matrix(candidates, targets)
     margin = margin_scores(similarity)
     bonus = np.zeros_like(similarity)
-    for i, source in enumerate(candidates):
-        bonus[i] += OWN_CARD_BONUS if source.id in own else 0.0
-        for j, target in enumerate(targets):
-            if source.date and source.date == target.date:
-                bonus[i, j] += SAME_DATE_BONUS
+    bonus[[i for i, source in enumerate(candidates) if source.id in own]] += OWN_CARD_BONUS
+    bonus[_same_date(candidates, targets)] += SAME_DATE_BONUS
     if own_first:
         bonus += SAME_PLACE_BONUS * _same_place(candidates, targets)
         symbols = _same_symbols(candidates, targets)
@@ -445,7 +553,7 @@ def _assign(
         else:
             method = "template"
         score = calibrated(float(similarity[i, j]), float(margin[i, j]), method, embedder)
-        mutual = (
+        if (similarity[i, j] < MIN_SIMILARITY or score < ACCEPT_SCORE) and not (
             own_first
             and (
                 min(len(_head(source.text)), len(_head(target.text))) <= SHORT_TEXT_CHARS
@@ -454,8 +562,7 @@ def _assign(
             and similarity[i, j] >= OWN_MIN_SIMILARITY
             and combined[:, j].argmax() == i
             and combined[i, :].argmax() == j
-        )
-        if not mutual and (similarity[i, j] < MIN_SIMILARITY or score < ACCEPT_SCORE):
+        ):
             continue
         rows.append(
             Alignment(
@@ -471,6 +578,14 @@ def _assign(
     return rows
 
 
+def _same_date(sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
+    """Whether each source (rows) has a date and the target's (columns) is the same."""
+    code: dict[str | None, int] = {}
+    left = np.array([code.setdefault(s.date, len(code)) if s.date else -1 for s in sources])
+    right = np.array([code.get(t.date, -2) for t in targets])
+    return left[:, None] == right[None, :]
+
+
 REMINDER = re.compile(r"\s*[(（].*$")
 REMINDER_TEXT = re.compile(r"\s*[(（][^()（）]*[)）]")
 """Reminder text: a parenthesised explanation of a keyword on a card's text line."""
@@ -483,9 +598,14 @@ def _head(text: str) -> str:
 
 def head_template(ruling: Ruling) -> str:
     """A line's template text without its reminder text ("flash" for "Flash (You may…)")."""
-    text = REMINDER_TEXT.sub("", ruling.text).strip()
-    if ruling.card:
-        text = text.replace(ruling.card, CARD_PLACEHOLDER)
+    return _head_template(ruling.text, ruling.card)
+
+
+@lru_cache(maxsize=1 << 18)
+def _head_template(text: str, card: str | None) -> str:
+    text = REMINDER_TEXT.sub("", text).strip()
+    if card:
+        text = text.replace(card, CARD_PLACEHOLDER)
     return plain_quotes(text).casefold()
 
 
@@ -494,20 +614,32 @@ def _same_symbols(sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
     never translated): the share of the tokens either has that both have, 0.0 when neither
     has any. Symbols settle a line whose text embeds poorly (a suspend cost without its
     reminder text) and tell two cards' near-identical lines apart."""
-
-    def bag(text: str) -> Counter[str]:
-        return Counter(
-            f"{kind}:{t}" for kind, found in tokens(text).items() for t in found.elements()
-        )
-
-    left, right = [bag(s.text) for s in sources], [bag(t.text) for t in targets]
     found = np.zeros((len(sources), len(targets)))
-    for i, mine in enumerate(left):
-        for j, theirs in enumerate(right):
-            union = sum((mine | theirs).values())
-            if union:
-                found[i, j] = sum((mine & theirs).values()) / union
+    left = [_symbols(s.text) for s in sources]
+    if not any(total for _, total in left):
+        return found
+    right = [_symbols(t.text) for t in targets]
+    for i, (mine, mine_total) in enumerate(left):
+        if not mine_total:
+            continue
+        for j, (theirs, theirs_total) in enumerate(right):
+            common = mine.keys() & theirs.keys()
+            if common:
+                both = sum(min(mine[token], theirs[token]) for token in common)
+                found[i, j] = both / (mine_total + theirs_total - both)
     return found
+
+
+@lru_cache(maxsize=1 << 18)
+def _symbols(text: str) -> tuple[dict[str, int], int]:
+    """A text's tokens (``kind:token`` -> count) and how many there are."""
+    bag = {
+        f"{kind}:{token}": count
+        for kind, found in tokens(text).items()
+        for token, count in found.items()
+        if count > 0
+    }
+    return bag, sum(bag.values())
 
 
 def _same_place(sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
@@ -532,11 +664,11 @@ def _missing(
     """The card's English rulings the document has in no form: not translated, not left in
     English, not replaced by a newer version of the same ruling."""
     present = [ctx.rulings[ctx.row[row.source_id]] for row in rows if row.source_id] + strays
-    covered = {template_text(r) for r in present} | {head_template(r) for r in present}
+    covered = {versions.template(r) for r in present} | {head_template(r) for r in present}
     return [
         source
         for source in own_sources
-        if template_text(source) not in covered and not versions.newer_among(source, present)
+        if versions.template(source) not in covered and not versions.newer_among(source, present)
     ]
 
 

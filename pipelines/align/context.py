@@ -43,10 +43,10 @@ vectors), so that every cell has the bits it has in the whole matrix, however th
 is cut into blocks."""
 
 
-def similarity_block(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Cosine similarities of two sets of unit vectors (rows of ``left`` x rows of
-    ``right``), rounded as ``AlignContext.matrix`` rounds them and, for a block of a larger
-    matrix, bit for bit the cells of that matrix (see SMALL_PRODUCT)."""
+def products(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Dot products of two sets of vectors (rows of ``left`` x rows of ``right``), each
+    cell bit for bit the cell of any larger product of the same vectors (see
+    SMALL_PRODUCT): a result does not depend on what else was computed with it."""
     rows, columns = len(left), len(right)
     if not rows or not columns:
         return np.zeros((rows, columns), dtype=np.float32)
@@ -59,6 +59,14 @@ def similarity_block(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     block = left @ right.T
     if block.shape != (rows, columns):
         block = np.ascontiguousarray(block[:rows, :columns])
+    return block
+
+
+def similarity_block(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Cosine similarities of two sets of unit vectors (rows of ``left`` x rows of
+    ``right``), rounded as ``AlignContext.matrix`` rounds them and, for a block of a larger
+    matrix, bit for bit the cells of that matrix (see SMALL_PRODUCT)."""
+    block = products(left, right)
     np.clip(block, -1.0, 1.0, out=block)
     return np.round(block, SIMILARITY_DECIMALS, out=block)
 
@@ -92,9 +100,10 @@ class AlignContext:
         """Cosine similarities, sources as rows and targets as columns."""
         if not sources or not targets:
             return np.zeros((len(sources), len(targets)), dtype=np.float32)
-        left = self.vectors_of(sources)
-        right = self.vectors_of(targets)
-        return np.round(np.clip(left @ right.T, -1.0, 1.0), SIMILARITY_DECIMALS)
+        product = self.vectors_of(sources) @ self.vectors_of(targets).T
+        np.minimum(product, 1.0, out=product)
+        np.maximum(product, -1.0, out=product)
+        return product.round(SIMILARITY_DECIMALS, out=product)
 
     def pairwise(self, sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
         """The similarity of each source with the target at the same index (the diagonal of
@@ -116,6 +125,28 @@ class AlignContext:
         for members in by_doc.values():
             members.sort(key=lambda r: r.position)
         return dict(by_doc)
+
+    @cached_property
+    def by_id(self) -> dict[str, Ruling]:
+        return {r.id: r for r in self.rulings}
+
+    @cached_property
+    def sources_of(self) -> dict[str, list[Ruling]]:
+        """Each document's sources, in order (none for a translation)."""
+        return {
+            doc: [m for m in members if self.is_source(m)]
+            for doc, members in self.documents.items()
+        }
+
+    @cached_property
+    def source_position(self) -> dict[str, int]:
+        """Each source's place among its document's sources."""
+        return {m.id: i for members in self.sources_of.values() for i, m in enumerate(members)}
+
+    @cached_property
+    def largest_square_norm(self) -> float:
+        """The largest squared length of a vector (1.0 for unit vectors)."""
+        return float(np.max(np.einsum("ij,ij->i", self.vectors, self.vectors), initial=0.0))
 
     def is_source(self, ruling: Ruling) -> bool:
         """A source: a source-language unit of a source document (English left inside a

@@ -15,7 +15,6 @@ from collections import defaultdict
 import numpy as np
 
 from ..model import Alignment, id_order
-from ..text import template_text
 from ..vocabulary import Method
 from .context import AlignContext
 from .versions import Versions
@@ -27,14 +26,14 @@ CHUNK = 2048
 
 def assign_families(ctx: AlignContext, rows: list[Alignment], versions: Versions) -> None:
     """Set ``family`` on every row with a translation (and ``superseded_by`` on pairs)."""
-    representative = _english_representatives(ctx)
+    representative = _english_representatives(ctx, versions)
     orphans: list[Alignment] = []
     for row in rows:
         if row.target_id is None:
             continue
         if row.source_id is not None:
             source = ctx.rulings[ctx.row[row.source_id]]
-            row.family = representative.get(template_text(source), source.id)
+            row.family = representative.get(versions.template(source), source.id)
         else:
             orphans.append(row)
     _group_orphans(ctx, orphans)
@@ -43,12 +42,12 @@ def assign_families(ctx: AlignContext, rows: list[Alignment], versions: Versions
             row.superseded_by = _followed_old_version(ctx, row, versions)
 
 
-def _english_representatives(ctx: AlignContext) -> dict[str, str]:
+def _english_representatives(ctx: AlignContext, versions: Versions) -> dict[str, str]:
     """Template text -> the first English ruling with it (natural id order)."""
     chosen: dict[str, str] = {}
-    for item in sorted(ctx.rulings, key=lambda r: id_order(r.id)):
-        if ctx.is_source(item):
-            chosen.setdefault(template_text(item), item.id)
+    english = [item for item in ctx.rulings if ctx.is_source(item)]
+    for item in sorted(english, key=lambda r: id_order(r.id)):
+        chosen.setdefault(versions.template(item), item.id)
     return chosen
 
 

@@ -44,12 +44,11 @@ def find_better_sources(
     own_by_card: dict[str, list[Ruling]],
 ) -> None:
     """Set ``better_source`` and ``better_similarity`` on rows whose translation belongs
-    elsewhere."""
-    by_id = {r.id: r for r in ctx.rulings}
-    sources_of_doc = {
-        doc: [m for m in members if ctx.is_source(m)] for doc, members in ctx.documents.items()
-    }
-    position = {m.id: i for members in sources_of_doc.values() for i, m in enumerate(members)}
+    elsewhere. A row's answer reads only the rows of its own document and the sources: the
+    rows can be given a document at a time."""
+    by_id = ctx.by_id
+    sources_of_doc = ctx.sources_of
+    position = ctx.source_position
     card_targets = [
         by_id[row.target_id]
         for row in rows
@@ -57,6 +56,7 @@ def find_better_sources(
     ]
     pool.prepare(ctx, card_targets)
     copies = _paired_texts(rows, by_id)
+    slack = _slack(ctx)
     for row in rows:
         if not row.target_id or row.method == Method.UNTRANSLATED:
             continue
@@ -85,22 +85,55 @@ def find_better_sources(
             continue
         rivals = _rivals(ctx, target, own, row, by_id, sources_of_doc, position, pool, own_by_card)
         rivals = [r for r in rivals if own is None or r.id != own.id]
-        if own is not None and rivals:
-            same = ctx.matrix(rivals, [own])[:, 0]
-            rivals = [r for r, value in zip(rivals, same, strict=True) if value < SAME_MEANING]
-        if not rivals:
-            continue
-        similarity = ctx.matrix(rivals, [target])[:, 0]
-        best = int(np.argmax(similarity))
-        value = float(similarity[best])
-        if own is not None:
-            mine = float(ctx.matrix([own], [target])[0, 0])
-            better = value >= MIN_RIVAL_SIMILARITY and value >= mine + MARGIN
-        else:
-            better = value >= UNPAIRED_MIN_SIMILARITY
-        if better:
-            row.better_source = rivals[best].id
-            row.better_similarity = round(value, 4)
+        if rivals and _may_be_better(ctx, target, own, rivals, slack):
+            _better_rival(ctx, row, target, own, rivals)
+
+
+def _better_rival(
+    ctx: AlignContext, row: Alignment, target: Ruling, own: Ruling | None, rivals: list[Ruling]
+) -> None:
+    """Record the best rival of a translation, when it matches the translation clearly better
+    than its own source (or, unpaired, well enough)."""
+    if own is not None:
+        same = ctx.matrix(rivals, [own])[:, 0]
+        rivals = [r for r, value in zip(rivals, same, strict=True) if value < SAME_MEANING]
+    if not rivals:
+        return
+    similarity = ctx.matrix(rivals, [target])[:, 0]
+    best = int(np.argmax(similarity))
+    value = float(similarity[best])
+    if own is not None:
+        mine = float(ctx.matrix([own], [target])[0, 0])
+        better = value >= MIN_RIVAL_SIMILARITY and value >= mine + MARGIN
+    else:
+        better = value >= UNPAIRED_MIN_SIMILARITY
+    if better:
+        row.better_source = rivals[best].id
+        row.better_similarity = round(value, 4)
+
+
+SLACK = 1e-3
+"""Well above what two computations of one similarity can differ by (float32 sums of 512
+products of unit vectors differ by 1e-4 at worst, rounding to 5 decimals adds 1e-5);
+scaled by the squared norm of the longest vector when the vectors are not unit vectors."""
+
+
+def _slack(ctx: AlignContext) -> float:
+    return SLACK * max(1.0, ctx.largest_square_norm)
+
+
+def _may_be_better(
+    ctx: AlignContext, target: Ruling, own: Ruling | None, rivals: list[Ruling], slack: float
+) -> bool:
+    """Whether a rival could beat the translation's own source, by a quick look at the
+    similarities (one product, each within ``slack`` of the value ``_better_rival``
+    computes): nearly every translation has none, whatever their exact values."""
+    group = [own, *rivals] if own is not None else rivals
+    values = ctx.vectors[[ctx.row[r.id] for r in group]] @ ctx.vectors[ctx.row[target.id]]
+    if own is None:
+        return float(values.max()) >= UNPAIRED_MIN_SIMILARITY - slack
+    wanted = max(MIN_RIVAL_SIMILARITY, float(values[0]) + MARGIN)
+    return float(values[1:].max()) >= wanted - slack
 
 
 COPY_MARGIN = 0.05

@@ -31,11 +31,16 @@ class Versions:
         self.ctx = ctx
         self.english = [r for r in english if r.date]
         self._found: dict[str, str | None] = {}
+        self._among: dict[tuple[str, ...], str | None] = {}
         self._by_card: dict[str | None, list[int]] = {}
         self._by_id: dict[str, int] = {}
+        self._templates: dict[str, str] = {}
+        self._words: dict[str, list[str]] = {}
+        self._shared: dict[tuple[str, str], bool] = {}
         for index, item in enumerate(self.english):
             self._by_card.setdefault(item.card, []).append(index)
             self._by_id[item.id] = index
+            self._templates[item.id] = template_text(item)
 
     @cached_property
     def _vectors(self) -> np.ndarray:
@@ -49,23 +54,56 @@ class Versions:
 
     def newer_among(self, source: Ruling, candidates: list[Ruling]) -> str | None:
         """A later version of the ruling among the given English rulings (any card)."""
-        indices = sorted({self._by_id[r.id] for r in candidates if r.id in self._by_id})
-        return self._search(source, indices)
+        key = (source.id, *(r.id for r in candidates))
+        if key not in self._among:
+            indices = sorted({self._by_id[r.id] for r in candidates if r.id in self._by_id})
+            self._among[key] = self._search(source, indices)
+        return self._among[key]
+
+    def template(self, ruling: Ruling) -> str:
+        """``template_text`` of a ruling, computed once per ruling."""
+        found = self._templates.get(ruling.id)
+        if found is None:
+            found = self._templates[ruling.id] = template_text(ruling)
+        return found
+
+    def _words_of(self, ruling: Ruling) -> list[str]:
+        text = self.template(ruling)
+        found = self._words.get(text)
+        if found is None:
+            found = self._words[text] = WORD.findall(text)
+        return found
 
     def _search(self, source: Ruling, indices: list[int]) -> str | None:
         if not source.date or not indices:
             return None
         similarity = self._vectors[indices] @ self.ctx.vectors[self.ctx.row[source.id]]
-        text = template_text(source)
-        found = [
-            (float(similarity[k]), self.english[i].id)
-            for k, i in enumerate(indices)
-            if self.english[i].date > source.date
-            and similarity[k] >= NEWER_VERSION_SIMILARITY
-            and template_text(self.english[i]) != text
-            and shared_words(text, template_text(self.english[i])) >= NEWER_VERSION_WORDS
-        ]
-        return max(found)[1] if found else None
+        text = self.template(source)
+        found = sorted(
+            (
+                (float(similarity[k]), self.english[i].id, i)
+                for k, i in enumerate(indices)
+                if self.english[i].date > source.date
+                and similarity[k] >= NEWER_VERSION_SIMILARITY
+                and self.template(self.english[i]) != text
+            ),
+            reverse=True,
+        )
+        for _, found_id, i in found:
+            if self._shares_words(source, self.english[i]):
+                return found_id
+        return None
+
+    def _shares_words(self, old: Ruling, new: Ruling) -> bool:
+        """Whether two rulings share enough words in order (once per pair of texts: the
+        same rulings repeat on many cards)."""
+        key = (self.template(old), self.template(new))
+        found = self._shared.get(key)
+        if found is None:
+            found = self._shared[key] = shares_words(
+                self._words_of(old), self._words_of(new), NEWER_VERSION_WORDS
+            )
+        return found
 
 
 def shared_words(left: str, right: str) -> float:
@@ -73,6 +111,13 @@ def shared_words(left: str, right: str) -> float:
     return difflib.SequenceMatcher(
         a=WORD.findall(left), b=WORD.findall(right), autojunk=False
     ).ratio()
+
+
+def shares_words(left: list[str], right: list[str], minimum: float) -> bool:
+    """Whether ``shared_words`` of the texts of these words is at least ``minimum`` (a
+    text far shorter than the other cannot share enough: no matching needed)."""
+    matcher = difflib.SequenceMatcher(a=left, b=right, autojunk=False)
+    return matcher.real_quick_ratio() >= minimum and matcher.ratio() >= minimum
 
 
 def outdated_not_missing(rows: list[Alignment]) -> list[Alignment]:
