@@ -3,12 +3,12 @@
     python benchmarks/align_cr.py                        # everything, a few minutes on 2 cores
     python benchmarks/align_cr.py --variants numbered    # a quick look
 
-Variants of the Chinese file (``VARIANTS``; the English file is always the original):
-``numbered`` as published; ``numbered-perturbed`` with 3% of the rules deleted and 1% stray
-paragraphs inserted (seeded: a sentence copied from another rule, two rules spliced, or an
-unrelated made-up sentence); ``stripped`` the same without rule numbers (only order and
-meaning can pair the units); ``stripped-all`` without section and chapter numbers either.
-The perturbed variants run again with ``OTHER_SEEDS``.
+Variants of the Chinese file (``variants`` in ``data/align_cr.json``; the English file is
+always the original): ``numbered`` as published; ``numbered-perturbed`` with 3% of the rules
+deleted and 1% stray paragraphs inserted (seeded: a sentence copied from another rule, two
+rules spliced, or an unrelated made-up sentence); ``stripped`` the same without rule numbers
+(only order and meaning can pair the units); ``stripped-all`` without section and chapter
+numbers either. The perturbed variants run again with ``OTHER_SEEDS``.
 
 Gold: the files are line-aligned, so a Chinese unit's gold is the English unit on the same
 line, except in the glossary, where ``glossary_en_zh.md`` pairs the headwords (with
@@ -34,28 +34,25 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import CR, CR_EN, CR_ZH, md_table, page, parser, read_lines, record, shared_or_exit
+from common import (
+    CR,
+    CR_EN,
+    CR_ZH,
+    data,
+    md_table,
+    page,
+    parser,
+    read_lines,
+    record,
+    shared_or_exit,
+)
 
 GLOSSARY_MD = "glossary_en_zh.md"
 SEED = 20231013
 OTHER_SEEDS = (1, 2, 3)
-DELETE_SHARE, INSERT_SHARE = 0.03, 0.01
-GLOSSARY_CORRECTIONS = {"Keyword Action": "关键字动作", "Keyword Counter": "关键字指示物"}
-"""English headword -> Chinese headword where glossary_en_zh.md pairs them crosswise (its
-"Keyword Action / 关键字指示物" entry gives the definition of a keyword counter)."""
-DEFINITION_SWAPS = {"挑拨": "Prowess", "灵技": "Provoke"}
-"""Chinese headword -> the English entry its definition translates: the Chinese file gives
-挑拨 (Provoke) the definition of Prowess and 灵技 (Prowess) that of Provoke."""
-MADE_UP = [
-    "今天的天气非常好，我们下午一起去公园散步吧。",
-    "这家餐厅的面条很有名，每天中午都要排很久的队。",
-    "请在离开会议室之前关掉所有的灯和空调。",
-    "本段文字为测试而插入，与上下文的规则没有任何关系。",
-    "他在图书馆里读了一整天的历史书，直到闭馆才离开。",
-    "火车将在十分钟后到达终点站，请乘客带好随身物品。",
-    "我们的网站将于本周末进行系统维护，届时暂停服务。",
-    "春天到了，山上的花都开了，远远看去像一片彩色的海洋。",
-]
+DATA = data("align_cr")
+GLOSSARY_CORRECTIONS, DEFINITION_SWAPS = DATA["glossary_corrections"], DATA["definition_swaps"]
+"""Where glossary_en_zh.md, or the Chinese file, crosses two glossary entries (see the data)."""
 CREDITS = "版权信息"
 """The heading of the credits after the glossary: no edits from there on."""
 RULE_PREFIX = re.compile(r"^\d{3}\.\d+[a-z]?\.?\s+(?=\S)")
@@ -77,15 +74,7 @@ class Variant:
     staying: a translation numbered after another edition (calibration only)."""
 
 
-VARIANTS = [
-    Variant("numbered", False, False, "the Chinese file as published"),
-    Variant("numbered-perturbed", False, False, "rule numbers kept; 3 % of rules deleted, 1 % "
-            "stray paragraphs inserted", DELETE_SHARE, INSERT_SHARE),
-    Variant("stripped", True, False, "rule numbers removed; same deletions and insertions",
-            DELETE_SHARE, INSERT_SHARE),
-    Variant("stripped-all", True, True, "rule, section and chapter numbers removed; same "
-            "deletions and insertions", DELETE_SHARE, INSERT_SHARE),
-]  # fmt: skip
+VARIANTS = [Variant(**variant) for variant in DATA["variants"]]
 
 
 # --------------------------------------------------------------------------------------
@@ -113,7 +102,7 @@ def make_insertions(lines: list[str], count: int, rng: random.Random, deleted: s
         if RULE_PREFIX.match(x) and i not in deleted
     ]
     found: list[tuple[str, str]] = []
-    made_up = list(MADE_UP)
+    made_up = list(DATA["made_up"])
     rng.shuffle(made_up)
     while len(found) < count:
         kind = ("copy", "splice", "made-up")[len(found) % 3]
@@ -509,7 +498,7 @@ READER_COLUMNS += ["embed_cpu_s", "align_cpu_s"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    cli = parser(__doc__)
+    cli = parser(__doc__, {"align_cr": markdown})
     cli.add_argument("--variants", nargs="*", default=[v.name for v in VARIANTS])
     cli.add_argument("--cache", type=Path, help="embedding cache to reuse (default: a new one)")
     args = cli.parse_args(argv)

@@ -36,73 +36,44 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from common import SHARED, page, parser, per_100, read_jsonl, record, run_rulings, shared_or_exit
+from common import (
+    SHARED,
+    data,
+    mtgjson,
+    page,
+    parser,
+    per_100,
+    read_jsonl,
+    record,
+    run_rulings,
+    shared_or_exit,
+)
 
 LANGUAGES = {"es": "Spanish", "zh": "Chinese Simplified"}
 """Language code -> MTGJSON foreignData language."""
 DEFAULT_SETS = ("PLC", "FUT")
 """TSP is the tuning set: the default leaves it out."""
 SEED, PER_KIND, EXAMPLES = 20070504, 25, 8
-ENGLISH = ("untranslated", "mixed-language")
-KINDS: dict[str, tuple[str, ...]] = {
-    "obsolete-term": ("terminology",), "number-in-symbol": ("number", "placeholder"),
-    "number-word": ("number",), "number-digit": ("number",), "english-keyword": ENGLISH,
-    "drop-symbol": ("placeholder",), "swap-same-card": ("meaning",), "english-half": ENGLISH,
-    "swap-other-card": ("meaning",), "english-sentence": ENGLISH, "truncate": ("truncation",),
-}  # fmt: skip
+DATA, NUMBERS = data("card_documents"), data("number_words")
+KINDS = {kind: tuple(caught) for kind, caught in DATA["kinds"].items()}
 """Defect kinds, rarest first (the order of the round-robin), and the categories that catch them."""
-KEYWORD = (
-    r"flying|first strike|double strike|trample|haste|vigilance|reach|defender|flash|fear|"
-    r"shadow|flanking|shroud|deathtouch|lifelink|changeling|split second|convoke|delve|storm|"
-    r"gravestorm|vanishing|fading|echo|kicker|morph|suspend|madness|flashback|buyback|dredge|"
-    r"graft|bloodthirst|transfigure|transmute|fortify|equip|aura swap|\w*cycling|\w+walk|"
-    r"protection from \w+|enchant [a-z ]+|poisonous|rampage|frenzy|absorb|amplify|bushido|"
-    r"ninjutsu|horsemanship|phasing|wither|persist|evoke|recover|ripple|haunt|entwine|"
-    r"replicate|affinity for \w+|sunburst|modular"
-)
 COST = r"(?:\{[^{}]+\})+"
 KEYWORD_PART = re.compile(
-    rf"(?:{KEYWORD})(?:\s+(?:X|\d+)(?:—{COST})?|\s*{COST}(?: and/or {COST})?)?", re.IGNORECASE
+    rf"(?:{'|'.join(DATA['keywords'])})(?:\s+(?:X|\d+)(?:—{COST})?|\s*{COST}(?: and/or {COST})?)?",
+    re.IGNORECASE,
 )
 REMINDER = re.compile(r"\s*[(（][^()（）]*[)）]")
 SYMBOL = re.compile(r"\{[^{}]+\}")
 DROPPABLE = re.compile(r"\{[TXWUBRG]\}")
 DIGITS = re.compile(r"(?<![\d/+\-−{])\d+(?![\d/}])")
-EN_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
-EN_WORDS |= {"eight": 8, "nine": 9, "ten": 10}
-ES_WORDS = {"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8}
-ES_WORDS |= {"nueve": 9, "diez": 10}
-ES_OF = {v: k for k, v in ES_WORDS.items()} | {11: "once"}
-ZH_NUMERALS = {"两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-ZH_OF = {3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八", 9: "九", 10: "十"}
-ZH_NUMBER = re.compile(f"([{''.join(ZH_NUMERALS)}])(?=[个张点次位名只种项条回倍组份道枚堆])")
-OBSOLETE: dict[str, list[tuple[str, str]]] = {
-    "es": [
-        (r"\bal campo de batalla\b", "en juego"),
-        (r"\ben el campo de batalla\b", "en juego"),
-        (r"\bdel campo de batalla\b", "del juego"),
-        (r"\blanzar (?=(?:un|el|ese|este|esa|esta) hechizo)", "jugar "),
-        (r"\blanzas\b", "juegas"),
-        (r"\blanza (?=(?:un|el|ese|este) hechizo)", "juega "),
-        (r"\bvalor de maná\b", "coste de maná convertido"),
-        (r"\bexiliar\b", "remover del juego"),
-        (r"\b[Ee]xilia\b", "remueve del juego"),
-        (r"\bexiliad([ao]s?)\b", r"removid\1 del juego"),
-    ],
-    "zh": [
-        ("施放", "使用"),
-        ("放逐", "移出对战"),
-        ("堆叠", "栈"),
-        ("战场上", "场上"),
-        ("战场", "场上"),
-    ],
-}
+EN_WORDS, ES_OF = NUMBERS["en"], {value: word for word, value in NUMBERS["es"].items()}
+ES_WORDS = {word: value for word, value in NUMBERS["es"].items() if word != "once"}
+ZH_NUMERALS = NUMBERS["zh"]
+ZH_OF = {value: word for word, value in ZH_NUMERALS.items()} | {10: NUMBERS["zh_ten"]}
+ZH_NUMBER = re.compile(f"([{''.join(ZH_NUMERALS)}])(?=[{NUMBERS['zh_classifiers']}])")
+OBSOLETE: dict[str, list[list[str]]] = DATA["obsolete"]
 """Current term -> an older official one, only where the result stays grammatical."""
-CLAUSE = {
-    "es": re.compile(r"[,;:.] "),
-    "zh": re.compile(r"[，；：。]"),
-    "en": re.compile(r"[,;:.] "),
-}
+CLAUSE = {lang: re.compile(pattern) for lang, pattern in DATA["clause"].items()}
 WHOLE_LINE_ENGLISH = {"english-sentence", "english-keyword"}
 """Kinds that replace a whole line by English: in a one-line document (a split card's face)
 nothing translated would be left, and the file would be an English document."""
@@ -153,10 +124,10 @@ def load_cards(
     """Card documents per language (sorted by language, set, slug) and the skipped counts."""
     docs, skipped = [], {}
     for set_code in sorted(sets):
-        data = json.loads((shared / "data" / "mtgjson" / f"{set_code}.json").read_text("utf-8"))
+        cards = mtgjson(set_code, shared)["data"]["cards"]
         for lang in sorted(langs):
             counts = skipped.setdefault(f"{lang}/{set_code}", {"kept": 0, "line_count": 0})
-            for card in data["data"]["cards"]:
+            for card in cards:
                 name = card.get("faceName") or card["name"]
                 local = [f for f in card.get("foreignData", []) if f["language"] == LANGUAGES[lang]]
                 if not card.get("text") or not local or not local[0].get("text"):
@@ -623,7 +594,7 @@ def injection_markdown(r: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    cli = parser(__doc__)
+    cli = parser(__doc__, {"card_documents": pairing_markdown, "inject_cards": injection_markdown})
     cli.add_argument("--out", type=Path, default=Path("/tmp/card_documents"), help="emptied")
     cli.add_argument("--sets", default=",".join(DEFAULT_SETS))
     cli.add_argument("--langs", default=",".join(LANGUAGES))

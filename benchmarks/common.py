@@ -12,6 +12,7 @@ executable) or its stage functions, and read its JSONL outputs (``read_jsonl``).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -26,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = (ROOT / ".." / "shared").resolve()
 RESULTS = Path(os.environ.get("RULINGS_BENCH_RESULTS", ROOT / "benchmarks" / "results"))
 """Where results go; ``RULINGS_BENCH_RESULTS`` redirects a quick look away from the record."""
+DATA = ROOT / "benchmarks" / "data"
+"""The benchmarks' word lists, catalogues and parameters, one JSON file per script."""
 CR, MTGJSON, SEEDS = SHARED / "data" / "cr", SHARED / "data" / "mtgjson", ROOT / "corpus"
 CR_EN, CR_ZH = "MagicCompRules_20231013_en.txt", "MagicCompRules_20231013_zh.txt"
 """The line-aligned English and Chinese Comprehensive Rules (line N translates line N)."""
@@ -47,9 +50,34 @@ def shared_or_exit() -> Path:
     return SHARED
 
 
-def parser(doc: str) -> argparse.ArgumentParser:
-    """The command line of a benchmark, described by its docstring's first paragraph."""
-    return argparse.ArgumentParser(description=doc.split("\n\n")[0])
+@functools.cache
+def data(name: str):
+    """``data/NAME.json`` (read once; not to be changed by its readers)."""
+    return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+
+
+class _Parser(argparse.ArgumentParser):
+    pages: dict
+
+    def parse_args(self, args=None, namespace=None):
+        found = super().parse_args(args, namespace)
+        if getattr(found, "markdown", False):
+            for name, markdown in self.pages.items():
+                rerender(name, markdown)
+            raise SystemExit(0)
+        return found
+
+
+def parser(doc: str, pages: dict | None = None) -> argparse.ArgumentParser:
+    """The command line of a benchmark, described by its docstring's first paragraph. With
+    ``pages`` (results name -> its markdown function), ``--markdown`` measures nothing and
+    only writes each ``results/NAME.md`` again from its ``results/NAME.json``."""
+    cli = _Parser(description=doc.split("\n\n")[0])
+    cli.pages = pages or {}
+    if pages:
+        help_ = f"only rebuild results/{{{','.join(pages)}}}.md from the .json"
+        cli.add_argument("--markdown", action="store_true", help=help_)
+    return cli
 
 
 # --- the machine --------------------------------------------------------------------------
@@ -130,6 +158,15 @@ def write_results(name: str, data: dict, markdown: str) -> tuple[Path, Path]:
     return json_path, md_path
 
 
+def rerender(name: str, markdown) -> Path:
+    """Write ``results/NAME.md`` again from ``results/NAME.json`` (left as it is)."""
+    results = json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
+    path = RESULTS / f"{name}.md"
+    path.write_text(markdown(results).rstrip("\n") + "\n", encoding="utf-8")
+    print(f"wrote {path}", flush=True)
+    return path
+
+
 def md_table(header: list[str], rows: list[list]) -> str:
     """A markdown table; cells are str()-ed, with pipes and newlines escaped."""
 
@@ -166,9 +203,11 @@ def md_records(records: dict, columns: list[str], first: str = "") -> str:
 def page(title: str, lead: str, described: dict, *parts) -> str:
     """A results page: the title, a lead paragraph, the machine, then the parts: a string is a
     paragraph (or a ``## heading``), a tuple is an ``md_records(records, columns, first)``
-    table, None is left out."""
+    table, a list is a bulleted list of its strings, None is left out."""
     out = [f"# {title}", "", lead, "", machine_line(described), ""]
     for part in parts:
+        if isinstance(part, list):
+            part = "\n".join(f"- {item}" for item in part)
         if part is not None:
             out.append(md_records(*part) if isinstance(part, tuple) else part + "\n")
     return "\n".join(out)
@@ -180,6 +219,11 @@ def ratio(part: int, whole: int, digits: int = 4) -> float | None:
 
 def per_100(count: int, units: int) -> float | None:
     return round(100 * count / units, 2) if units else None
+
+
+def pct(share: float | None, digits: int = 0) -> str:
+    """A share (0.25) as a percentage (``25%``), or a dash when there is none."""
+    return "–" if share is None else f"{100 * share:.{digits}f}%"
 
 
 def percent(part: float, whole: float, digits: int = 1) -> str:
@@ -229,6 +273,11 @@ def write_jsonl(path: Path, rows) -> None:
     """One JSON object per line, keys sorted."""
     lines = (json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in rows)
     Path(path).write_text("".join(lines), encoding="utf-8")
+
+
+def mtgjson(code: str, shared: Path = SHARED) -> dict:
+    """The MTGJSON set file ``CODE.json`` of the shared data (``meta`` and ``data``)."""
+    return json.loads((shared / "data" / "mtgjson" / f"{code}.json").read_text("utf-8"))
 
 
 def read_lines(path) -> list[str]:

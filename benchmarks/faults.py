@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import ROOT, md_table, page
+from common import ROOT, md_table, page, parser, record
 
 CORPUS = ROOT / "corpus"
 CONFIGS = {"all": ("corpus", ()), "part": ("part", ("--ignore", "STYLE"))}
@@ -458,9 +458,7 @@ def markdown(f: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from common import parser, record
-
-    cli = parser(__doc__)
+    cli = parser(__doc__, {"faults": markdown})
     cli.add_argument("--faults", type=int, default=300)
     cli.add_argument("--seed", type=int, default=16)
     args = cli.parse_args(argv)

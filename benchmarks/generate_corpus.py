@@ -12,8 +12,9 @@ per ruling from a pool covering its languages; generic rulings are shared in Zip
 so that about 42% of the texts are distinct, as in the real TSP/PLC/FUT rulings (41%).
 Layout: ``OUT/en/G01.json`` MTGJSON set files, ``OUT/{es,zh}/NNNNN_<hash>.txt`` one document
 per card (title, then dated rulings in the ``plain-dated`` or ``plain-block`` layout).
-Drift (``DRIFT``) is injected into the translations at low seeded rates; ``--manifest`` lists
-it. The same seed, data, seeds and shipped termbase give the same bytes.
+Drift (``drift``) is injected into the translations at low seeded rates; ``--manifest`` lists
+it. The parameters are in ``data/generate_corpus.json``. The same seed, data, seeds and shipped
+termbase give the same bytes.
 """
 
 from __future__ import annotations
@@ -31,50 +32,22 @@ from hashlib import blake2b
 from pathlib import Path
 from random import Random
 
-from common import CR_EN, CR_ZH, SEEDS, SHARED, parser
+from common import CR_EN, CR_ZH, SEEDS, SHARED, data, mtgjson, parser
 
 MTGJSON_SETS = ("TSP", "PLC", "FUT")
 LANGS = ("en", "es", "zh")
 FOREIGN = {"Spanish": "es", "Chinese Simplified": "zh"}
-PLANS = (("es+zh", 0.80), ("es", 0.10), ("zh", 0.10))
-"""Which translations a card has: each language holds about a third of the rulings."""
-NO_RULINGS = 0.25
-GROUP_SHARE = 0.40
-"""Share of ruled cards that carry one group of generic rulings."""
-GROUPS_PER_PLAN = 24
-SPECIFIC_WEIGHTS = (30, 24, 16, 10, 7, 5, 3, 2, 1, 1, 0.6, 0.5, 0.4, 0.3, 0.2, 0.2, 0.1, 0.1)
-"""Relative frequency of 1, 2, 3, ... card-specific rulings on a card."""
-MAX_RULINGS = 20
-UNITS_PER_RULING = ((1, 0.15), (2, 0.60), (3, 0.25))
-LONG_UNIT = 220
-"""An English unit this long is a ruling on its own."""
-SET_SIZE = (180, 360)
-ZH_CR_SHARE = 0.6
-"""Chinese-only cards draw their specific rulings from the CR pairs this often."""
-LAYOUTS = ("plain-dated", "plain-block")
-DRIFT = {
-    "missing": 0.008,
-    "english-left": 0.004,
-    "term-swap": 0.012,
-    "symbol-dropped": 0.004,
-    "number-changed": 0.004,
-    "truncated": 0.004,
-    "quotes-mixed": 0.004,
-    "date-swapped": 0.004,
-}
-"""Rate per translated ruling; one text drift per ruling, only where it applies."""
-
+P = data("generate_corpus")
+"""The generator's parameters and word lists (``_comment`` in the file says what each is)."""
 CJK = re.compile(r"[\u3400-\u9fff]")
 WORD = re.compile(r"[A-Za-zÀ-ÿ]+")
 SYMBOL = re.compile(r"\{[^{}]{1,6}\}")
 REMINDER = re.compile(r"\s*\([^()]*\)")
-ES_RATIO, ZH_RATIO = (0.8, 2.2), (0.15, 0.9)
 NUMBER = re.compile(r"(?<![{\w])\d+(?![}\w])")
 RULE_LINE = re.compile(r"^(\d{3}\.\d+[a-z]?\.?)\s+(\S.*)$")
 EXAMPLE_EN, EXAMPLE_ZH = "Example:", ("例如：", "例如:")
 SEED_DATE = re.compile(r"^(\d{2})/(\d{2})/(\d{4})\s*(.*)$")
-EN_WORDS = frozenset("the is of and to a if it you card with that this".split())  # noqa: SIM905
-ES_WORDS = frozenset("el la los las de que y en una un se con si su".split())  # noqa: SIM905
+EN_WORDS, ES_WORDS = frozenset(P["en_words"].split()), frozenset(P["es_words"].split())
 SENTENCE_END = tuple('.!?)”"»。！？）')
 
 
@@ -160,15 +133,9 @@ def available(shared: Path = SHARED) -> bool:
     )
 
 
-ROMAN = (
-    (1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
-    (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"),
-)  # fmt: skip
-
-
 def roman(number: int) -> str:
     parts = []
-    for value, letters in ROMAN:
+    for value, letters in P["roman"]:
         count, number = divmod(number, value)
         parts.append(letters * count)
     return "".join(parts)
@@ -207,10 +174,10 @@ def load_material(shared: Path = SHARED, seeds: Path = SEEDS) -> Material:
     english_rulings: dict[str, list[tuple[str, str]]] = {}
     meta: dict = {}
     for code in MTGJSON_SETS:
-        data = json.loads((shared / "data" / "mtgjson" / f"{code}.json").read_text("utf-8"))
-        meta = data.get("meta", meta)
-        dates.add(data["data"].get("releaseDate", ""))
-        for card in data["data"]["cards"]:
+        document = mtgjson(code, shared)
+        meta = document.get("meta", meta)
+        dates.add(document["data"].get("releaseDate", ""))
+        for card in document["data"]["cards"]:
             name = card.get("name", "")
             foreign = {
                 entry["language"]: entry
@@ -230,8 +197,8 @@ def load_material(shared: Path = SHARED, seeds: Path = SEEDS) -> Material:
                 line = _without_reminder(line, [t for t in (es_line, zh_line) if t])
                 if len(line.split()) < 3:
                     continue  # a bare keyword line ("Flying") is no ruling
-                es_line = es_line if es_line and _parallel(line, es_line, ES_RATIO) else None
-                zh_line = zh_line if zh_line and _parallel(line, zh_line, ZH_RATIO) else None
+                es_line = es_line if es_line and _parallel(line, es_line, P["es_ratio"]) else None
+                zh_line = zh_line if zh_line and _parallel(line, zh_line, P["zh_ratio"]) else None
                 unit = Unit(line, es_line, zh_line, f"mtgjson:{code}:{name}:{index}")
                 if es_line and zh_line:
                     triples.append(unit)
@@ -455,10 +422,10 @@ class Builder:
         """English text -> its date: a text on several cards is one ruling, with one date."""
         self.used: set[str] = set()
         """English units already on the card being built (a card does not repeat itself)."""
-        self.groups = {plan: self._groups(plan) for plan, _ in PLANS}
+        self.groups = {plan: self._groups(plan) for plan, _ in P["plans"]}
 
     def _pool(self, plan: str) -> list[Unit]:
-        if plan == "zh" and self.rng.random() < ZH_CR_SHARE:
+        if plan == "zh" and self.rng.random() < P["zh_cr_share"]:
             return self.m.cr_units
         return self.pools[plan]
 
@@ -472,15 +439,15 @@ class Builder:
 
     def ruling(self, plan: str, date: str) -> Text:
         """1-3 units of a pool, joined (a unit without a sentence end stands alone)."""
-        count = self._weighted(UNITS_PER_RULING)
+        count = self._weighted(P["units_per_ruling"])
         pool = self._pool(plan)
         units = [self._unit(pool)]
         while len(units) < count:
             last = units[-1]
-            if len(last.en) >= LONG_UNIT or not last.en.endswith(SENTENCE_END):
+            if len(last.en) >= P["long_unit"] or not last.en.endswith(SENTENCE_END):
                 break
             following = self._unit(pool)
-            if len(following.en) >= LONG_UNIT:
+            if len(following.en) >= P["long_unit"]:
                 break
             units.append(following)
         english = " ".join(u.en for u in units)
@@ -499,11 +466,11 @@ class Builder:
                 groups.append([Text(date, u.en, u.es, None, (u,)) for u in units])
         if plan == "zh":
             sections = sorted(self.m.cr_sections)
-            for section in self.rng.sample(sections, min(GROUPS_PER_PLAN // 2, len(sections))):
+            for section in self.rng.sample(sections, min(P["groups_per_plan"] // 2, len(sections))):
                 date = self.rng.choice(self.m.dates)
                 units = self.m.cr_sections[section][:12]
                 groups.append([Text(date, u.en, None, u.zh, (u,)) for u in units])
-        while len(groups) < GROUPS_PER_PLAN:
+        while len(groups) < P["groups_per_plan"]:
             date = self.rng.choice(self.m.dates)
             size = min(3 + int(self.rng.expovariate(1 / 3)), 14)
             self.used = set()
@@ -514,19 +481,19 @@ class Builder:
         base = self.rng.choice(self.m.bases)
         variant = self.variants[base.name]
         self.variants[base.name] += 1
-        plan = self._weighted(PLANS)
-        if self.rng.random() < NO_RULINGS:
+        plan = self._weighted(P["plans"])
+        if self.rng.random() < P["no_rulings"]:
             return Card(number, base, variant, plan, [])
         rulings: list[Text] = []
         self.used = set()
-        if self.rng.random() < GROUP_SHARE:
+        if self.rng.random() < P["group_share"]:
             groups = self.groups[plan]
             group = self.rng.choices(groups, [1 / (rank + 1) for rank in range(len(groups))])[0]
             rulings.extend(group)
             self.used.update(unit.en for ruling in group for unit in ruling.units)
         specific = min(
-            self.rng.choices(range(1, len(SPECIFIC_WEIGHTS) + 1), SPECIFIC_WEIGHTS)[0],
-            MAX_RULINGS - len(rulings),
+            self.rng.choices(range(1, len(P["specific_weights"]) + 1), P["specific_weights"])[0],
+            P["max_rulings"] - len(rulings),
         )
         first = self.rng.choice(self.m.dates)
         later = [d for d in self.m.dates if d >= first]
@@ -557,8 +524,8 @@ class Drift:
     def apply(self, lang: str, text: str, english: str, date: str, where: str):
         """(text, date) as the translation writes them, or None when the ruling is missing."""
         roll, edge, chosen = self.rng.random(), 0.0, None
-        for kind in [k for k in DRIFT if k != "date-swapped"]:
-            edge += DRIFT[kind]
+        for kind in [k for k in P["drift"] if k != "date-swapped"]:
+            edge += P["drift"][kind]
             if roll < edge:
                 chosen = kind
                 break
@@ -573,7 +540,7 @@ class Drift:
         if chosen is not None and new != text:
             self._note(chosen, lang, where, text, new)
         day, month = date[8:10], date[5:7]
-        if self.rng.random() < DRIFT["date-swapped"] and day != month and int(day) <= 12:
+        if self.rng.random() < P["drift"]["date-swapped"] and day != month and int(day) <= 12:
             swapped = f"{date[:4]}-{day}-{month}"
             self._note("date-swapped", lang, where, date, swapped)
             date = swapped
@@ -700,7 +667,7 @@ def generate(
 def _write_sets(folder, cards, material, rng, summary, texts) -> None:
     start = set_number = 0
     while start < len(cards):
-        size = rng.randint(*SET_SIZE)
+        size = rng.randint(*P["set_size"])
         members = cards[start : start + size]
         start += size
         set_number += 1
@@ -763,7 +730,7 @@ def _write_translation(folder, card, lang, rng, drift, summary, texts) -> None:
     title = card.name("Spanish" if lang == "es" else "Chinese Simplified")
     digest = blake2b(f"{lang}\n{title}".encode(), digest_size=8).hexdigest()
     path = folder / f"{card.number:05d}_{digest}.txt"
-    layout = rng.choice(LAYOUTS)
+    layout = rng.choice(P["layouts"])
     entries = []
     for position, ruling in enumerate(card.rulings):
         text = ruling.es if lang == "es" else ruling.zh

@@ -44,9 +44,11 @@ from common import (
     CR,
     CR_EN,
     CR_ZH,
+    data,
     md_table,
     page,
     parser,
+    pct,
     per_100,
     ratio,
     read_jsonl,
@@ -60,29 +62,15 @@ EXAMPLES, FREQUENT = 10, 5
 """Examples kept per code found at least FREQUENT times (and per missed defect kind: half)."""
 EXCERPT = 240
 """Characters of rule text kept in the results: enough to judge, not a copy of the rules."""
-KINDS = {
-    "term-swap": ("wrong term", ("terminology",)),
-    "english-full": ("English left in", ("untranslated", "mixed-language")),
-    "english-half": ("English left in", ("untranslated", "mixed-language")),
-    "drop-symbol": ("dropped symbol", ("placeholder",)),
-    "drop-pt": ("dropped symbol", ("placeholder",)),
-    "drop-ref": ("dropped symbol", ("placeholder",)),
-    "number-digit": ("changed number", ("number",)),
-    "number-word": ("changed number", ("number",)),
-    "truncate": ("cut text", ("truncation",)),
-    "delete": ("deleted rule", ("missing-translation",)),
-}
+DATA = data("inject_defects")
+KINDS = {kind: (family, tuple(caught)) for kind, (family, caught) in DATA["kinds"].items()}
 """Defect kinds in injection order: (family, the finding categories that catch it)."""
 CODE_KIND, CODE_EXPECTED = "drop-code", ("placeholder",)
 POFILTER_EXCLUDED = ("spellcheck",)
 """spellcheck needs a dictionary for the language and would flag every game word."""
 POFILTER_SKIPPED = (*POFILTER_EXCLUDED, "isfuzzy")
 """isfuzzy reports a workflow state (every XLIFF unit without approved="yes"), not the text."""
-POFILTER_CATEGORIES = {
-    "untranslated": "missing-translation", "unchanged": "untranslated", "xmltags": "placeholder",
-    "printf": "placeholder", "pythonbraceformat": "placeholder", "numbers": "number",
-    "endpunc": "truncation",
-}  # fmt: skip
+POFILTER_CATEGORIES = DATA["pofilter_categories"]
 """pofilter tests that speak to a defect category: in the CAT forms a defect is caught by
 pofilter when one of these fails on its unit (and counted apart when any test fails)."""
 SPECIFIC_MAX = 5.0
@@ -99,18 +87,13 @@ RULE_REFERENCE = re.compile(r"(?<![\d.])\d{3}\.\d+[a-z]?(?:[-–][a-z])?(?![\d])
 PT_VALUE = re.compile(r"(?<![\d/+\-−.])\d+/\d+(?![\d/])")
 NOT_NUMBERS = (SYMBOL, PT_MODIFIER, PT_VALUE, RULE_REFERENCE)
 DIGITS = re.compile(r"(?<![\d.,/{}+\-−])\d+(?![\d.,/{}])")
-ZH_NUMERAL = {"两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-ZH_NUMERAL_OF = {3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八", 9: "九", 10: "十"}
-ZH_CLASSIFIERS = "个张点次位名只种项条回倍组份道枚堆"
-"""Measure words a changed Chinese number stands before (三张 -> 四张)."""
+NUMBERS = data("number_words")
+ZH_NUMERAL, EN_NUMBER_WORDS = NUMBERS["zh"], NUMBERS["en_rules"]
+ZH_NUMERAL_OF = {value: word for word, value in ZH_NUMERAL.items()} | {10: NUMBERS["zh_ten"]}
 ZH_NUMBER_WORD = re.compile(
-    rf"(?<![第零一二两三四五六七八九十百千万\d])([{''.join(ZH_NUMERAL)}])(?=[{ZH_CLASSIFIERS}])"
+    rf"(?<![第零一二两三四五六七八九十百千万\d])([{''.join(ZH_NUMERAL)}])"
+    rf"(?=[{NUMBERS['zh_classifiers']}])"
 )
-EN_NUMBER_WORDS = {
-    "zero": 0, "two": 2, "twice": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fifteen": 15, "twenty": 20,
-}  # fmt: skip
 
 
 # --- injection ----------------------------------------------------------------------------
@@ -766,9 +749,7 @@ def cat_formats(en_lines, zh_lines, injection: Injection, plain: Run, work: Path
             return None
         return ruling_id.split("#", 1)[1].removesuffix("/source")
 
-    located = {
-        "rulings/plain": ([(plain.unit_of(f.get("ruling_id")), f) for f in plain.findings], plain)
-    }
+    located = {"rulings/plain": (plain.located(), plain)}
     for form, path in files.items():
         print(f"rulings on the {form} form (warm-up, then measured)…", file=sys.stderr, flush=True)
         run_pipeline(path.parents[1], {})
@@ -890,10 +871,6 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE) -> tuple[dict, dict]:
     return results, forms
 
 
-def pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.0f}%"
-
-
 RECALL_COLUMNS = ["injected", "caught", "caught_new", "flagged_any", "codes"]
 RECALL_COLUMNS += ["pofilter.caught", "pofilter.tests"]
 CODE_COLUMNS = [f"{run}.{v}" for run in ("clean", "defective") for v in ("count", "per_100_units")]
@@ -914,12 +891,12 @@ def markdown(r: dict) -> str:
         for code in sorted(fp_c["by_code"].keys() | fp_d["by_code"].keys())
     }
     examples = [
-        f"- **{code}** line {e['line']}: {e['message']} (zh: {e['target']})"
+        f"**{code}** line {e['line']}: {e['message']} (zh: {e['target']})"
         for code, found in fp_d.get("examples", {}).items()
         for e in found
     ]
     missed = [
-        f"- {kind}, line {m['line']}: {m['change']}; codes {m['codes']}"
+        f"{kind}, line {m['line']}: {m['change']}; codes {m['codes']}"
         for kind, items in r["missed_examples"].items()
         for m in items
     ]
@@ -951,9 +928,9 @@ def markdown(r: dict) -> str:
         f"pofilter {po['defective']['seconds']} s.",
         md_table(["", "defects caught", "untouched, per 100", "clean pair, per 100"], versus),
         "## Examples of frequent codes on untouched units (defective run)",
-        "\n".join(examples),
+        examples,
         "## Missed defects",
-        "\n".join(missed),
+        missed,
     )
 
 
@@ -995,7 +972,7 @@ def cat_markdown(r: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    cli = parser(__doc__)
+    cli = parser(__doc__, {"inject_defects": markdown, "cat_formats": cat_markdown})
     cli.add_argument("--seed", type=int, default=SEED)
     cli.add_argument("--per-type", type=int, default=PER_TYPE)
     args = cli.parse_args(argv)

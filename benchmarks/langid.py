@@ -10,8 +10,8 @@ set costs).
 
 Gold: every non-blank line of the English CR is ``en`` and of the line-aligned Chinese CR
 ``zh``; MTGJSON card text lines by their printing's language; the seed rulings, titles and
-span cases are hand-labelled in ``langid_gold.json``. Texts are de-duplicated and sorted per
-corpus and language; langdetect is seeded, so every number but the timings is reproducible.
+span cases are hand-labelled in ``data/langid_gold.json``. Texts are de-duplicated and sorted
+per corpus and language; langdetect is seeded, so every number but the timings is reproducible.
 Each timed run is a fresh interpreter making the pipeline's calls (``prefetch`` of all texts,
 then ``identify`` each); lingua runs are repeated and the median kept. Also: false spans on
 pure-language lines, and spans on the mixed seed rulings. Writes ``results/langid.*``.
@@ -27,18 +27,18 @@ import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from common import (
     CR,
     CR_EN,
     CR_ZH,
     HIDDEN,
-    MTGJSON,
     ROOT,
     SHARED,
     child_json,
+    data,
     md_table,
+    mtgjson,
     page,
     parser,
     read_lines,
@@ -46,7 +46,7 @@ from common import (
     shared_or_exit,
 )
 
-GOLD = json.loads(Path(__file__).with_name("langid_gold.json").read_text(encoding="utf-8"))
+GOLD = data("langid_gold")
 MTG10 = ("en", "es", "fr", "de", "it", "pt", "ja", "ko", "ru", "zh")
 BACKENDS = {
     "langdetect-raw": "langdetect, unrestricted top guess (55 languages)",
@@ -157,7 +157,7 @@ def load_cards(limit: int | None) -> list[Corpus]:
     names = Corpus("cards-names-es", "Spanish card names (names spelled as in English left out)")
     same: set[str] = set()
     for code in ("FUT", "PLC", "TSP"):
-        cards = json.loads((MTGJSON / f"{code}.json").read_text("utf-8"))["data"]["cards"]
+        cards = mtgjson(code)["data"]["cards"]
         for number, card in enumerate(cards):
             where = f"{code}/{card.get('number', number)}"
             for key in ("text", "originalText"):
@@ -545,7 +545,7 @@ def run_all(limit: int | None, repeat: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    cli = parser(__doc__)
+    cli = parser(__doc__, {"langid": markdown})
     cli.add_argument("--limit", type=int, default=None, help="texts per corpus and language")
     cli.add_argument("--repeat", type=int, default=3, help="cold runs of each lingua backend")
     cli.add_argument("--child", choices=BACKENDS, help=HIDDEN)

@@ -22,13 +22,22 @@ debatable item with its reason. ``recount`` rebuilds those tables from every fil
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from common import ROOT, machine, md_records, md_table, read_jsonl, write_jsonl, write_results
+from common import (
+    RESULTS,
+    ROOT,
+    md_records,
+    md_table,
+    parser,
+    pct,
+    read_jsonl,
+    record,
+    write_jsonl,
+)
 
 JUDGEMENTS = ROOT / "benchmarks" / "judgements"
 VERDICTS = ("true", "debatable", "false")
@@ -176,21 +185,21 @@ def precision(rows: list[dict]) -> dict:
 
 
 COLUMNS = ["judged", "true", "debatable", "false", "precision", "debatable = ½"]
+PRECISION, HALF = "precision", "precision_debatable_half"
 NOT_TRUE = ("id", "code", "lang", "verdict", "reason", "translation", "message")
 
 
 def _shown(groups: dict) -> dict:
     """Precision records as percentages, the last column named as in the tables."""
     return {
-        key: g
-        | {"precision": _pct(g["precision"]), "debatable = ½": _pct(g["precision_debatable_half"])}
+        key: g | {"precision": pct(g[PRECISION], 1), "debatable = ½": pct(g[HALF], 1)}
         for key, g in groups.items()
     }
 
 
-def summarise(
-    name: str, rows: list[dict], pooled: bool = False, sets: dict | None = None
-) -> tuple[dict, str]:
+def summarise(name: str, rows: list[dict], sets: dict | None = None) -> dict:
+    """Precision overall, per code and per language, and the items not judged true; ``sets``:
+    the overall precision of each judgement set pooled in ``rows``."""
     rows = [row for row in rows if row.get("verdict") in VERDICTS]
     data = {
         "name": name,
@@ -205,42 +214,29 @@ def summarise(
         },
         "not_true": [{k: r.get(k) for k in NOT_TRUE} for r in rows if r["verdict"] != "true"],
     }
-    command = "recount" if pooled else f"score … --name {name}` (or recount"
-    origin = (
-        "every file in `benchmarks/judgements/`"
-        if pooled
-        else f"`benchmarks/judgements/{name}.jsonl`"
-    )
-    markdown = [
+    return data | {"sets": sets} if sets else data
+
+
+def markdown(data: dict) -> str:
+    name, sets = data["name"], data.get("sets")
+    command = "recount" if sets else f"score … --name {name}` (or recount"
+    origin = f"`benchmarks/judgements/{name}.jsonl`"
+    origin = "every file in `benchmarks/judgements/`" if sets else origin
+    tables = [("Judgement sets", sets, "judgement set")] if sets else []
+    tables += [("Per code", data["by_code"], "code"), ("Per language", data["by_lang"], "lang")]
+    out = [
         f"# Judged precision: {name}",
         "",
         f"Produced by `python benchmarks/precision.py {command}` from {origin}. Precision = "
         "true / judged; the last column counts debatable as half.",
         "",
         md_records(_shown({"all": data["overall"]}), COLUMNS, "overall"),
-        *(
-            ["## Judgement sets", "", md_records(_shown(sets), COLUMNS, "judgement set")]
-            if sets
-            else []
-        ),
-        "## Per code",
-        "",
-        md_records(_shown(data["by_code"]), COLUMNS, "code"),
-        "## Per language",
-        "",
-        md_records(_shown(data["by_lang"]), COLUMNS, "lang"),
-        "## False and debatable",
-        "",
-        md_table(
-            ["id", "code", "lang", "verdict", "reason", "text", "message"],
-            [[r[k] for k in NOT_TRUE] for r in data["not_true"]],
-        ),
     ]
-    return data | {"sets": sets} if sets else data, "\n".join(markdown)
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
+    for heading, groups, first in tables:
+        out += [f"## {heading}", "", md_records(_shown(groups), COLUMNS, first)]
+    not_true = [[r[k] for k in NOT_TRUE] for r in data["not_true"]]
+    header = ["id", "code", "lang", "verdict", "reason", "text", "message"]
+    return "\n".join([*out, "## False and debatable", "", md_table(header, not_true)])
 
 
 def score(sheet: Path, judged: Path, name: str) -> Path:
@@ -258,13 +254,11 @@ def score(sheet: Path, judged: Path, name: str) -> Path:
     JUDGEMENTS.mkdir(parents=True, exist_ok=True)
     path = JUDGEMENTS / f"{name}.jsonl"
     write_jsonl(path, rows)
-    data, markdown = summarise(name, rows)
-    write_results(f"precision_{name}", data | {"machine": machine()}, markdown)
+    overall = record(f"precision_{name}", summarise(name, rows), markdown)["overall"]
     unjudged = sum(1 for row in rows if row["verdict"] is None)
     print(
-        f"{name}: {data['overall']['judged']} judged ({unjudged} unjudged), precision "
-        f"{_pct(data['overall']['precision'])}, debatable as half "
-        f"{_pct(data['overall']['precision_debatable_half'])}"
+        f"{name}: {overall['judged']} judged ({unjudged} unjudged), precision "
+        f"{pct(overall[PRECISION], 1)}, debatable as half {pct(overall[HALF], 1)}"
     )
     return path
 
@@ -278,22 +272,21 @@ def recount() -> int:
     everything, summary = [], {}
     for path in files:
         rows = read_jsonl(path)
-        data, markdown = summarise(path.stem, rows)
-        write_results(f"precision_{path.stem}", data | {"machine": machine()}, markdown)
+        data = record(f"precision_{path.stem}", summarise(path.stem, rows), markdown)
         summary[path.stem] = data["overall"]
         everything += [row | {"id": f"{path.stem}/{row['id']}"} for row in rows]
-    data, markdown = summarise("all", everything, pooled=True, sets=summary)
-    write_results("precision", data | {"machine": machine()}, markdown)
+    overall = record("precision", summarise("all", everything, summary), markdown)["overall"]
     print(
-        f"{len(files)} judgement sets, {data['overall']['judged']} judged, "
-        f"precision {_pct(data['overall']['precision'])}"
+        f"{len(files)} judgement sets, {overall['judged']} judged, "
+        f"precision {pct(overall[PRECISION], 1)}"
     )
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    recorded = {path.stem: markdown for path in sorted(RESULTS.glob("precision*.json"))}
+    cli = parser(__doc__, recorded)
+    commands = cli.add_subparsers(dest="command")
     p = commands.add_parser("sample", help="draw a stratified sample of findings to judge")
     p.add_argument("runs", nargs="+", type=Path)
     p.add_argument("--n", type=int, default=160)
@@ -305,7 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("judged", type=Path)
     p.add_argument("--name")
     commands.add_parser("recount", help="rebuild every table from benchmarks/judgements/")
-    args = parser.parse_args(argv)
+    args = cli.parse_args(argv)
+    if args.command is None:
+        cli.error("a command is needed: sample, score or recount")
     if args.command == "sample":
         missing = [str(run) for run in args.runs if not (run / "findings.jsonl").exists()]
         if missing:

@@ -293,7 +293,7 @@ def table(with_both: dict, current_only: dict, data: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    cli = parser(__doc__)
+    cli = parser(__doc__, {"releases": markdown})
     cli.add_argument("--work", type=Path, default=Path("/tmp/releases"))
     args = cli.parse_args(argv)
     shared_or_exit()

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import md_table, page, parser, record
+from common import data, md_table, page, parser, record
 
 from pipelines.model import Alignment, Finding, Ruling
 from pipelines.report.writers.html import write_html
@@ -27,57 +27,29 @@ from pipelines.tables import RunTables
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-CODES = [
-    ("TERM001", "terminology", "error"), ("TERM002", "terminology", "warning"),
-    ("TERM004", "terminology", "warning"), ("UNTR001", "untranslated", "error"),
-    ("PH001", "placeholder", "error"), ("NUM001", "number", "error"),
-    ("TRUNC001", "truncation", "error"), ("DATE001", "date", "warning"),
-    ("INCON001", "inconsistent-translation", "warning"), ("STYLE001", "style", "warning"),
-    ("STYLE006", "style", "info"), ("EXTRA002", "extra-translation", "info"),
-]  # fmt: skip
-WORDS_EN = "if a player casts a spell with suspend the triggered ability goes on the stack"
-WORDS_ES = "si un jugador lanza un hechizo con suspender la habilidad disparada va a la pila"
+DATA = data("report_load")
+"""The generated findings' codes, the generated rulings' words, the reviewer's actions."""
 PAUSE = "() => new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))"
 """Resolves after the browser has laid out and painted what the last action changed."""
-ACTIONS = {
-    "filter: severity = error": (
-        "() => { const s = document.getElementById('f-severity'); s.value = 'error';"
-        " s.dispatchEvent(new Event('input')); }"
-    ),
-    "search: a word in every ruling": (
-        "() => { const s = document.getElementById('f-severity'); s.value = '';"
-        " const t = document.getElementById('f-text'); t.value = 'habilidad';"
-        " t.dispatchEvent(new Event('input')); }"
-    ),
-    "search: one finding": (
-        "() => { const t = document.getElementById('f-text'); t.value = 'finding 49999.';"
-        " t.dispatchEvent(new Event('input')); }"
-    ),
-    "document order": (
-        "() => { document.getElementById('f-text').value = '';"
-        " document.getElementById('order-document').click(); }"
-    ),
-    "next 100 findings": "() => document.getElementById('more').click()",
-    "most important first": "() => document.getElementById('order-priority').click()",
-}
 
 
 def generated_run(count: int, seed: int = 16) -> RunTables:
     rng = random.Random(seed)
     rulings, alignment, findings = [], [], []
-    pairs = max(1, count // 4)
+    pairs, codes, words = max(1, count // 4), DATA["codes"], DATA["words"]
     for n in range(pairs):
         card = f"Card {n // 5:05d}"
         source, target = (f"{lang}/{n // 50:04d}.txt:{n % 50 + 1}" for lang in ("en", "es"))
-        for id_, lang, words in ((source, "en", WORDS_EN), (target, "es", WORDS_ES)):
-            text = " ".join(rng.choices(words.split(), k=rng.randint(20, 45))).capitalize() + "."
+        for id_, lang in ((source, "en"), (target, "es")):
+            chosen = rng.choices(words[lang].split(), k=rng.randint(20, 45))
+            text = " ".join(chosen).capitalize() + "."
             file, line = id_.rsplit(":", 1)
             fields = dict(id=id_, file=file, line=int(line), format="plain-dated", doc_title=card)
             fields |= dict(card=card, section=None, doc_lang=lang, lang=lang, spans=[], doc=file)
             rulings.append(Ruling(**fields, date="2024-02-02", date_raw="02/02/2024", text=text))
         alignment.append(Alignment(source, target, "es", round(rng.uniform(0.3, 1.0), 3), "rule"))
     for n in range(count):
-        pair, (code, category, severity) = n % pairs, CODES[n % len(CODES)]
+        pair, (code, category, severity) = n % pairs, codes[n % len(codes)]
         target = alignment[pair].target_id
         file, line = target.rsplit(":", 1)
         findings.append(
@@ -125,7 +97,7 @@ def markdown(f: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    cli = parser(__doc__)
+    cli = parser(__doc__, {"report_load": markdown})
     cli.add_argument("--findings", type=int, default=50_000)
     cli.add_argument("--repeat", type=int, default=3)
     args = cli.parse_args(argv)
@@ -138,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         page_path = write_html(run, Path(work))
         write_seconds = time.perf_counter() - start
-        loads, actions, shown = [], {name: [] for name in ACTIONS}, []
+        loads, actions, shown = [], {name: [] for name in DATA["actions"]}, []
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             for _ in range(args.repeat):
@@ -150,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                 tab.evaluate(PAUSE)
                 loads.append((time.perf_counter() - start) * 1000)
                 shown.append(tab.locator("article.finding").count())
-                for name, action in ACTIONS.items():
+                for name, action in DATA["actions"].items():
                     actions[name].append(measure(tab, action))
                 context.close()
             browser.close()

@@ -49,8 +49,8 @@ from common import (
     parser,
     pick,
     read_jsonl,
+    record,
     usage,
-    write_results,
 )
 
 STAGES = ("ingest", "embed", "align", "check", "report")
@@ -556,7 +556,7 @@ def run_others(names: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    cli = parser(__doc__)
+    cli = parser(__doc__, {"benchmarks": markdown})
     cli.add_argument("--corpora", default="seeds,cr,generated")
     cli.add_argument("--rulings", type=int, default=100_000)
     cli.add_argument("--seed", type=int, default=7)
@@ -583,8 +583,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
     results["targets"] = evaluate(results["corpora"])
-    paths = write_results("benchmarks", results, markdown(results))
-    print(f"wrote {paths[1]}", flush=True)
+    record("benchmarks", results, markdown)
     if args.all:
         failed = {k: v for k, v in run_others(list(OTHERS)).items() if v["exit_code"]}
         print(f"failed: {failed}" if failed else "every benchmark ran", flush=True)

@@ -65,7 +65,6 @@ from common import (
     CR_EN,
     CR_ZH,
     HIDDEN,
-    MTGJSON,
     RESULTS,
     ROOT,
     RULINGS,
@@ -74,6 +73,7 @@ from common import (
     machine_line,
     md_records,
     md_table,
+    mtgjson,
     page,
     parser,
     read_lines,
@@ -259,41 +259,38 @@ def shifted(line: str, copy: int) -> str:
     return RULE_NUMBER.sub(lambda m: f"{m[1]}.{int(m[2]) + 1000 * copy}{m[3]}", line)
 
 
-def part_long(work: Path, copies: list[int], limit: int) -> dict:
+def generate(folder: Path, rulings: int, limit: int) -> dict:
+    """``generate_corpus.py FOLDER/input --rulings RULINGS`` (seed 7), under the limit."""
+    command = [*GENERATE, str(folder / "input"), "--rulings", str(rulings)]
+    return run_limited(command, dict(os.environ), limit)
+
+
+def part_long(folder: Path, copies: list[int], limit: int) -> dict:
     runs = {}
     for count in copies:
         print(f"long document, {count} cop{'y' if count == 1 else 'ies'}", flush=True)
-        folder = work / f"long-{count}"
-        made = long_rules(folder / "input", count)
-        runs[str(count)] = {"input": made, **run_stages([folder / "input"], folder, limit)}
-        shutil.rmtree(folder / "cache", ignore_errors=True)
+        here = folder / f"long-{count}"
+        made = long_rules(here / "input", count)
+        runs[str(count)] = {"input": made, **run_stages([here / "input"], here, limit)}
+        shutil.rmtree(here / "cache", ignore_errors=True)
     return {"runs": runs}
 
 
-def part_million(work: Path, rulings: int, limit: int) -> dict:
-    folder = work / "million"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
+def part_million(folder: Path, rulings: int, limit: int) -> dict:
     print(f"generating {rulings:,} rulings", flush=True)
-    command = [*GENERATE, str(folder / "input"), "--rulings", str(rulings)]
-    generated = run_limited(command, dict(os.environ), limit)
+    generated = generate(folder, rulings, limit)
     result = {"rulings_asked": rulings, "generate": generated | {"output_tail": None}}
     if generated["exit_code"] == 0:
         files = [p for p in (folder / "input").rglob("*") if p.is_file()]
         mb = round(sum(p.stat().st_size for p in files) / 1e6)
         result["input"] = {"files": len(files), "mb": mb}
         result.update(run_stages([folder / "input"], folder, limit))
-    shutil.rmtree(folder, ignore_errors=True)
     return result
 
 
-def part_dask(work: Path, rulings: int, workers: int, memory: str, limit: int) -> dict:
+def part_dask(folder: Path, rulings: int, workers: int, memory: str, limit: int) -> dict:
     """One ``rulings run`` on a LocalCluster of ``workers`` processes held to ``memory``."""
-    folder = work / "dask"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    command = [*GENERATE, str(folder / "input"), "--rulings", str(rulings)]
-    run_limited(command, dict(os.environ), limit)
+    generate(folder, rulings, limit)
     env = {**os.environ, "RULINGS_CACHE_DIR": str(folder / "cache")}
     cluster = ["--engine", "dask", "--workers", str(workers), "--worker-memory", memory]
     command = [str(RULINGS), "run", str(folder / "input"), "--out", str(folder / "run")]
@@ -302,7 +299,7 @@ def part_dask(work: Path, rulings: int, workers: int, memory: str, limit: int) -
     from dask.utils import parse_bytes
 
     workers_peak = max(result["children_peak_mb"][:workers], default=0)
-    record = {
+    return {
         "rulings_asked": rulings,
         "workers": workers,
         "worker_memory": memory,
@@ -313,14 +310,12 @@ def part_dask(work: Path, rulings: int, workers: int, memory: str, limit: int) -
         "within_limit": workers_peak * 2**20 <= parse_bytes(memory)
         and not result["dask_warnings"]["restarted"],
     }
-    shutil.rmtree(folder, ignore_errors=True)
-    return record
 
 
 def allprintings(path: Path, size_mb: int, variants: int, seed: int = PRINTINGS_SEED) -> dict:
     """Write an AllPrintings-shaped file of at least ``size_mb`` MB; what it holds."""
     rng = random.Random(seed)
-    sets = [json.loads((MTGJSON / f"{code}.json").read_text("utf-8"))["data"] for code in BASE_SETS]
+    sets = [mtgjson(code)["data"] for code in BASE_SETS]
     written = printings = count = 0
     names: set[str] = set()
     with open(path, "wb") as out:
@@ -349,22 +344,17 @@ def allprintings(path: Path, size_mb: int, variants: int, seed: int = PRINTINGS_
     }
 
 
-def part_allprintings(work: Path, size_mb: int, variants: int, limit: int) -> dict:
-    folder = work / "allprintings"
-    shutil.rmtree(folder, ignore_errors=True)
-    (folder / "input").mkdir(parents=True)
+def part_allprintings(folder: Path, size_mb: int, variants: int, limit: int) -> dict:
+    (folder / "input").mkdir()
     print(f"generating an AllPrintings-sized file ({size_mb} MB)", flush=True)
     made = allprintings(folder / "input" / "AllPrintings.json", size_mb, variants)
-    result = {"input": made, **run_stages([folder / "input"], folder, limit)}
-    shutil.rmtree(folder, ignore_errors=True)
-    return result
+    return {"input": made, **run_stages([folder / "input"], folder, limit)}
 
 
-def part_check(work: Path, repeats: int, limit: int) -> dict:
-    """The check stage alone on the generated 100k corpus, pinned to one core."""
-    folder = work / "check100k"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
+def part_check(folder: Path, repeats: int, limit: int) -> dict:
+    """The check stage alone on the generated 100k corpus, pinned to one core. Every run
+    computes every check: the findings the check stage keeps per document (the work cache)
+    are removed before each, the rest of the cache (card index, language answers) is warm."""
     cache, run = folder / "cache", folder / "run"
     env = {**os.environ, "RULINGS_CACHE_DIR": str(cache)}
     steps = [[*GENERATE, str(folder / "input"), "--rulings", "100000", "--seed", "7"]]
@@ -377,12 +367,12 @@ def part_check(work: Path, repeats: int, limit: int) -> dict:
     units, runs, digests = count_lines(run / "corpus.jsonl"), [], set()
     command = [str(RULINGS), "check", "--out", str(run), "--fail-on", "never", "--engine", "local"]
     for _ in range(repeats):
+        shutil.rmtree(cache / "work" / "check", ignore_errors=True)
         done = run_limited(command, env, limit, cpu=0)
         if done["exit_code"]:
             return {"error": done["output_tail"]}
         runs.append(done)
         digests.add(hashlib.sha256((run / "findings.jsonl").read_bytes()).hexdigest()[:16])
-    shutil.rmtree(folder, ignore_errors=True)
     best = min(runs, key=lambda r: r["cpu_seconds"])
     return {
         "units": units,
@@ -644,11 +634,12 @@ def record_part(part: str | None, record: dict) -> None:
     results.pop("limit_gb", None)
     if part:
         results["parts"][part] = record
-    write_results("scale", results, markdown(results))
+    paths = write_results("scale", results, markdown(results))
+    print(f"wrote {paths[0]} and {paths[1].name}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
-    cli = parser(__doc__)
+    cli = parser(__doc__, {"scale": markdown, "allprintings_memory": reader_markdown})
     cli.add_argument("--parts", nargs="*", choices=PARTS, default=PARTS, help="none: the markdown")
     cli.add_argument("--copies", type=int, nargs="*", default=[1, 3, 10])
     cli.add_argument("--rulings", type=int, default=1_000_000)
@@ -666,12 +657,12 @@ def main(argv: list[str] | None = None) -> int:
     shared_or_exit()
     limit = int(args.limit_gb * GIB)
     work = Path(tempfile.mkdtemp(prefix="rulings-scale-"))
-    measure = {
-        "check": lambda: part_check(work, args.repeats, limit),
-        "long": lambda: part_long(work, args.copies, limit),
-        "million": lambda: part_million(work, args.rulings, limit),
-        "dask": lambda: part_dask(work, args.dask_rulings, 2, args.worker_memory, limit),
-        "allprintings": lambda: part_allprintings(work, 400, 50, limit),
+    measure = {  # each part in an empty folder of its own
+        "check": lambda folder: part_check(folder, args.repeats, limit),
+        "long": lambda folder: part_long(folder, args.copies, limit),
+        "million": lambda folder: part_million(folder, args.rulings, limit),
+        "dask": lambda folder: part_dask(folder, args.dask_rulings, 2, args.worker_memory, limit),
+        "allprintings": lambda folder: part_allprintings(folder, 400, 50, limit),
     }
     try:
         for part in args.parts:
@@ -680,12 +671,14 @@ def main(argv: list[str] | None = None) -> int:
                 record("allprintings_memory", part_reader(work, plan), reader_markdown)
                 continue
             described = machine() | {"code_tree": os.environ.get("PYTHONPATH") or str(ROOT)}
-            record_part(part, {"machine": described, "limit_gb": args.limit_gb, **measure[part]()})
+            (work / part).mkdir()
+            measured = measure[part](work / part)
+            shutil.rmtree(work / part, ignore_errors=True)
+            record_part(part, {"machine": described, "limit_gb": args.limit_gb, **measured})
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not args.parts:
         record_part(None, {})
-    print(f"wrote {RESULTS / 'scale.md'}")
     return 0
 
 

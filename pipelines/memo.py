@@ -86,6 +86,11 @@ class WorkCache:
         self.salt = digest([code_digest(), kind, *context])
         self.reuse = reuse if reuse is not None else Reuse()
 
+    @property
+    def keeps(self) -> bool:
+        """Whether anything is kept (a run without a cache folder recomputes all)."""
+        return self.folder is not None
+
     def key(self, parts: Iterable[str | bytes]) -> str:
         return digest([self.salt, *parts])
 

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from conftest import CORPUS, shared_path
 
-from pipelines.align import align
+from pipelines.align import align, in_alignment_order
 from pipelines.align.sequence import align_ordered
 from pipelines.ingest import ingest, ingest_sources
 from pipelines.ingest.source import SourceFile
+from pipelines.model import Alignment, id_order
 
 # --------------------------------------------------------------------------------------
 # Ordered alignment on made-up similarity matrices (no model)
@@ -230,3 +231,26 @@ def test_cr_excerpt_without_numbers_one_rule_deleted_one_paragraph_inserted(enco
     assert got[f"zh.txt:{stray_line}"].method == "no-source"
     missing = [row.source_id for row in rows if row.method == "no-translation"]
     assert missing == [f"en.txt:{2 * rules.index(deleted) + 1}"]
+
+
+def test_rows_sorted_a_group_at_a_time_are_in_alignment_order():
+    """The rows are sorted a (language, group) at a time to spare memory: the order is the
+    one a single sort by language, group, source and target id in natural order gives."""
+    rng = np.random.default_rng(5)
+    ids = [None, "a.txt:2", "a.txt:10", "b.txt:1", "b.txt#/cards/3", "b.txt#/cards/12"]
+    rows = [
+        Alignment(
+            ids[int(rng.integers(0, len(ids)))],
+            ids[int(rng.integers(0, len(ids)))],
+            [None, "es", "zh"][int(rng.integers(0, 3))],
+            0.5,
+            "order",
+            group=[None, "Card", "rules"][int(rng.integers(0, 3))],
+        )
+        for _ in range(300)
+    ]
+    expected = sorted(
+        rows,
+        key=lambda r: (r.lang or "", r.group or "", id_order(r.source_id), id_order(r.target_id)),
+    )
+    assert in_alignment_order(list(rows)) == expected

@@ -63,14 +63,31 @@ def ruling(rid: str, text: str, lang: str, *, card: str, doc: str, date: str | N
 
 
 def context(rulings: list[Ruling], vectors: np.ndarray) -> AlignContext:
+    """The context of rulings given one vector each (the same text, the same vector): its
+    vectors are one per distinct text."""
     ctx = AlignContext(rulings, lambda texts: vectors)
-    ctx.vectors = vectors
+    first: dict[str, int] = {}
+    for k, item in enumerate(rulings):
+        first.setdefault(item.text, k)
+    ctx.vectors = vectors[list(first.values())]
+    assert [rulings[k].text for k in first.values()] == ctx.texts
     return ctx
 
 
 # --------------------------------------------------------------------------------------
 # The nearest templates
 # --------------------------------------------------------------------------------------
+
+
+def test_vectors_are_one_per_distinct_text():
+    """A catalogue repeats its texts: the vectors are one row per text, and each ruling
+    reads its text's row."""
+    rulings, _ = template_world()
+    asked: list[list[str]] = []
+    ctx = AlignContext(rulings, lambda texts: asked.append(texts) or unit(np.ones((len(texts), 4))))
+    assert len(ctx.vectors) == len({r.text for r in rulings}) < len(rulings)
+    assert asked == [ctx.texts] and len(set(ctx.texts)) == len(ctx.texts)
+    assert all(ctx.texts[ctx.vector_row[r.id]] == r.text for r in rulings)
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -212,7 +229,7 @@ def old_newer_among(versions: Versions, source: Ruling, candidates: list[Ruling]
     indices = sorted({versions._by_id[r.id] for r in candidates if r.id in versions._by_id})
     if not source.date or not indices:
         return None
-    similarity = versions._vectors[indices] @ ctx.vectors[ctx.row[source.id]]
+    similarity = ctx.vectors[versions._rows[indices]] @ ctx.vectors[ctx.vector_row[source.id]]
     text = template_text(source)
     found = [
         (float(similarity[k]), versions.english[i].id)

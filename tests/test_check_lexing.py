@@ -4,9 +4,11 @@ Number words are found with one Aho-Corasick automaton per language instead of o
 expression per row of ``number_words.tsv``; digits with an expression that looks for a digit
 first; texts without tokens, notation or regional variants skip the expressions of each
 kind after one search; the card index tells a run of Han that is its own name key without
-converting it. Each is compared here with the plain way, on texts generated from the data
-files with noise (case, glued letters and digits, characters that case-insensitive matching
-treats specially), and on the seed corpus.
+converting it; subtype names are found with one automaton instead of an alternation of
+hundreds, and whether a longer name holds a term with a look-up instead of a scan of the
+names; regional variants are read once per text. Each is compared here with the plain
+way, on texts generated from the data files with noise (case, glued letters and digits,
+characters that case-insensitive matching treats specially), and on the seed corpus.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from pipelines.check.lexicon import (
     stated_values,
     word_finder,
 )
+from pipelines.check.names import Names, subtype_spans
+from pipelines.resources import read_tsv
 from pipelines.text.tokens import (
     _notations,
     either,
@@ -229,3 +233,65 @@ def test_no_letter_or_digit_is_a_combining_mark() -> None:
         for code in range(sys.maxunicode + 1)
         if unicodedata.combining(chr(code)) and chr(code).isalnum()
     ]
+
+
+def subtype_expression(lang: str) -> re.Pattern[str]:
+    """The plain way: every subtype name of the language in one alternation, longest
+    first, whole words in languages written with spaces."""
+    names = {row[lang].strip() for row in read_tsv("subtypes.tsv") if len(row[lang].strip()) > 1}
+    body = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(body if lang == "zh" else rf"(?<!\w)(?:{body})(?!\w)")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_subtype_finder_finds_what_the_alternation_finds(lang: str) -> None:
+    pattern = subtype_expression(lang)
+    names = [row[lang].strip() for row in read_tsv("subtypes.tsv") if row[lang].strip()]
+    rng = random.Random(20 + LANGS.index(lang))
+    texts = []
+    for _ in range(3000):
+        pieces = []
+        for _ in range(rng.randint(1, 8)):
+            piece = rng.choice(names + FILLER[lang] + ODD)
+            pieces.append(rng.choice([piece, piece.upper(), piece.lower(), piece[:-1]]))
+            pieces.append(rng.choice(["", " ", "-", "_", "s ", "’"]))
+        texts.append("".join(pieces))
+    texts += [text for text, text_lang in seed_texts() if text_lang == lang]
+    for text in texts:
+        assert subtype_spans(text, lang) == [m.span() for m in pattern.finditer(text)], text
+
+
+def test_names_hold_a_stretch_as_a_longer_name_does() -> None:
+    def inside_a_longer_name(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+        return any(s <= start and end <= e and e - s > end - start for s, e in spans)
+
+    rng = random.Random(3)
+    for _ in range(3000):
+        spans = []
+        for _ in range(rng.randint(1, 6)):
+            start = rng.randint(0, 30)
+            spans.append((start, start + rng.randint(1, 12)))
+        names = Names(spans)
+        for start in range(0, 36):
+            for end in range(start + 1, start + 14):
+                assert names.hold(start, end) == inside_a_longer_name(start, end, spans)
+
+
+def test_variant_uses_are_what_each_variant_finds() -> None:
+    from pipelines.check.checks.style import _variant_uses
+
+    texts = [text for text, text_lang in seed_texts() if text_lang == "es"]
+    texts += ["El coste y el COSTO", "remover, quitar y Remover", "Sin variantes"]
+    for text in texts:
+        expected = {}
+        for group, variants in lexicon.regional_variants("es").items():
+            found = [
+                (v.region, m.start(), m.end(), m.group())
+                for v in variants
+                for m in v.pattern.finditer(text)
+            ]
+            if found:
+                expected[group] = found
+        assert {g: [tuple(u) for u in uses] for g, uses in _variant_uses(text, "es").items()} == (
+            expected
+        ), text

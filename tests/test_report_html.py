@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pipelines.model import Alignment, Finding, Mark, Ruling
 from pipelines.report import WRITERS
+from pipelines.report.writers import html as html_writer
 from pipelines.report.writers.html import (
     certainty,
     chart_svg,
@@ -317,6 +318,25 @@ def test_json_for_script_escapes_what_could_end_the_script() -> None:
     text = json_for_script({"t": "</script><!-- & \u2028\u2029"})
     assert "<" not in text and ">" not in text and "&" not in text
     assert json.loads(text) == {"t": "</script><!-- & \u2028\u2029"}
+
+
+def test_json_for_script_written_in_parts_is_the_whole_encoding(monkeypatch) -> None:
+    """The page's JSON block is encoded and escaped part by part (a large run's block would
+    be in memory several times over): the parts make exactly the one-shot encoding."""
+    data = {
+        "rulings": {"b": {"t": "</script>&<"}, "a": {"t": "中\u2028"}, "c": {}},
+        "findings": [{"z": 1.5, "a": [1, None, True]}, [], "x" * 40],
+        "empty": {},
+        "numbers": {1: "int keys", 2: "encoded whole"},
+    }
+    whole = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    for char, escape in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e")):
+        whole = whole.replace(char, escape)
+    whole = whole.replace("\u2028", "\\u2028")
+    assert json_for_script(data) == whole
+    monkeypatch.setattr(html_writer, "_PART_SIZE", 5)
+    parts = list(html_writer.json_for_script_parts(data))
+    assert len(parts) > 5 and "".join(parts) == whole
 
 
 # --- the order a reviewer sees -----------------------------------------------------------------

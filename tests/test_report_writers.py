@@ -96,6 +96,15 @@ def test_sarif_validates_against_the_schema(seed_run: Path):
     assert located["level"] == "error" and located["ruleId"] == "TRUNC001"
 
 
+def test_sarif_written_result_by_result_is_the_compact_document(seed_run: Path):
+    """The results are encoded one by one into the file: it is the compact encoding of
+    the whole document, byte for byte."""
+    text = (seed_run / "findings.sarif").read_text(encoding="utf-8")
+    document = json.loads(text)
+    assert len(document["runs"][0]["results"]) > 10
+    assert text == json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
 def test_summary_counts(seed_run: Path):
     summary = json.loads((seed_run / "summary.json").read_text())
     findings = read_records(seed_run / "findings.jsonl", Finding)

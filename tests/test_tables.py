@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pipelines import tables
 from pipelines.model import Alignment, CardName, Finding, Ruling, column_names
 from pipelines.tables import TableError, dumps, iter_jsonl, read_records, write_jsonl
 
@@ -94,6 +95,61 @@ def test_lines_read_as_json_loads_reads_them(tmp_path: Path):
     crlf = tmp_path / "crlf.jsonl"
     crlf.write_bytes(b'{"a": 1}\r\n\r\n{"b": 2}\r{"c": 3}')
     assert list(iter_jsonl(crlf)) == [{"a": 1}, {"b": 2}, {"c": 3}]
+
+
+def test_lines_cut_into_blocks_read_as_the_whole_file(tmp_path: Path, monkeypatch):
+    """A table is decoded a block at a time: a line, a CRLF or a multi-byte character cut
+    by a block's end reads as if the file were decoded whole."""
+    data = '{"a": "é中"}\r\n\r\n{"b": 2}\r{"c": "😀"}\n\n{"d": 4}'.encode()
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    whole = list(iter_jsonl(path))
+    for block in range(1, len(data) + 2):
+        monkeypatch.setattr(tables, "_BLOCK", block)
+        assert (
+            list(iter_jsonl(path))
+            == whole
+            == [
+                {"a": "é中"},
+                {"b": 2},
+                {"c": "😀"},
+                {"d": 4},
+            ]
+        )
+    monkeypatch.setattr(tables, "_BLOCK", 3)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"a": 1}\r\n{"b": \n')
+    with pytest.raises(TableError, match=r"bad.jsonl:2:"):
+        list(iter_jsonl(bad))
+
+
+def test_values_that_repeat_from_row_to_row_are_kept_once(tmp_path: Path):
+    """A document's file, title and card on each of its units are one string in memory
+    (a million-unit corpus), and the records read are those written."""
+    rows = [
+        Ruling(
+            f"d.txt:{n}",
+            "d.txt",
+            n,
+            "plain-block",
+            "Title",
+            "Card",
+            None,
+            "es",
+            "es",
+            [],
+            None,
+            None,
+            f"Texto {n}.",
+            doc="d.txt",
+        )
+        for n in range(1, 4)
+    ]
+    path = write_jsonl(tmp_path / "corpus.jsonl", rows)
+    first, second, third = read_records(path, Ruling)
+    assert [first, second, third] == rows
+    assert second.file is first.file and third.doc_title is first.doc_title
+    assert second.text is not first.text
 
 
 @pytest.mark.parametrize(

@@ -75,13 +75,9 @@ def align(
     engine = engine or LocalEngine()
     ordered = [doc for group in _document_groups(ctx, ctx.documents) for doc in group]
     work = work or WorkCache(None, "align")
-    sources = _sources_digest(ctx)
-    keys = {
-        doc: work.key([source_lang, embedder, sources, *map(dumps, ctx.documents[doc])])
-        for doc in ordered
-    }
+    keys = _document_keys(ctx, ordered, work, [source_lang, embedder])
     per_document = {
-        doc: rows for doc in ordered if (rows := _stored(work.get(keys[doc]))) is not None
+        doc: rows for doc, key in keys.items() if (rows := _stored(work.get(key))) is not None
     }
     shared = {
         "rulings": rulings,
@@ -92,7 +88,8 @@ def align(
     groups = _document_groups(ctx, [doc for doc in ordered if doc not in per_document])
     for docs, parts in zip(groups, engine.map(align_documents, groups, shared=shared), strict=True):
         for doc, rows in zip(docs, parts, strict=True):
-            work.put(keys[doc], [as_dict(row) for row in rows])
+            if keys:
+                work.put(keys[doc], [as_dict(row) for row in rows])
             per_document[doc] = rows
     rows = [row for doc in ordered for row in per_document[doc]]
     world = _world(rulings, ctx.vectors, source_lang)
@@ -100,8 +97,7 @@ def align(
     update_to_current(world.ctx, rows, Releases.build(world.ctx))
     rows = outdated_not_missing(rows)
     _WORLDS.clear()
-    rows.sort(key=alignment_order)
-    return rows
+    return in_alignment_order(rows)
 
 
 @dataclass
@@ -148,14 +144,20 @@ def _no_encoder(texts: list[str]) -> np.ndarray:
     raise RuntimeError("the vectors were computed before the alignment")
 
 
-def _sources_digest(ctx: AlignContext) -> str:
-    """What every document's alignment reads besides its own units: the source documents."""
-    return digest(
+def _document_keys(
+    ctx: AlignContext, docs: list[str], work: WorkCache, options: list[str]
+) -> dict[str, str]:
+    """Each document's cache key: the options, its own units and what every document's
+    alignment reads besides them, the source documents. Empty when nothing is kept."""
+    if not work.keeps:
+        return {}
+    sources = digest(
         dumps(r)
-        for doc, members in ctx.documents.items()
+        for members in ctx.documents.values()
         if is_source_document(members[0])
         for r in members
     )
+    return {doc: work.key([*options, sources, *map(dumps, ctx.documents[doc])]) for doc in docs}
 
 
 def _stored(value: list[dict] | None) -> list[Alignment] | None:
@@ -223,8 +225,19 @@ def _align_document(world: _World, doc: str, embedder: str) -> list[Alignment]:
     return align_card_document(ctx, members, own, world.pool, world.versions, embedder)
 
 
-def alignment_order(row: Alignment) -> tuple:
-    return (row.lang or "", row.group or "", id_order(row.source_id), id_order(row.target_id))
+def in_alignment_order(rows: list[Alignment]) -> list[Alignment]:
+    """The rows by language, group, then source and target id in natural order. Sorted a
+    group at a time: the natural-order keys of every row at once would be most of the
+    stage's memory on a large corpus."""
+    by_group: dict[tuple[str, str], list[Alignment]] = defaultdict(list)
+    for row in rows:
+        by_group[(row.lang or "", row.group or "")].append(row)
+    ordered: list[Alignment] = []
+    for group in sorted(by_group):
+        members = by_group[group]
+        members.sort(key=lambda row: (id_order(row.source_id), id_order(row.target_id)))
+        ordered.extend(members)
+    return ordered
 
 
 def _rules_source(

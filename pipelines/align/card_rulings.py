@@ -55,8 +55,10 @@ UNTRANSLATED_CANDIDATES = 5
 UNTRANSLATED_REWORDED = (0.60, 0.60)
 """An older wording of the same English ruling ("enter" for "enter the battlefield") is
 less similar in meaning (0.76) but shares most words: (similarity, shared words) minima."""
-CHUNK = 1024
-"""Query rows per similarity block of the neighbour search (CHUNK x pool texts floats)."""
+BLOCK_CELLS = 1 << 24
+"""Similarities per block of the neighbour search (64 MB of floats): query rows per block
+are this over the pool's texts, so that a catalogue's larger pool means smaller blocks,
+not more memory."""
 PREPARED_SPARE = 8
 """Extra neighbours prepared per target, in case some are in the target's own document."""
 SELECT_GROUP = 64
@@ -104,7 +106,7 @@ class SourcePool:
         for index, ((text, _), _ruling) in enumerate(chosen.items()):
             by_text.setdefault(text, []).append(index)
         members = list(by_text.values())
-        rows = [ctx.row[rulings[group[0]].id] for group in members]
+        rows = [ctx.vector_row[rulings[group[0]].id] for group in members]
         dim = ctx.vectors.shape[1]
         vectors = ctx.vectors[rows] if rows else np.zeros((0, dim), np.float32)
         cards: dict[str, set[str | None]] = defaultdict(set)
@@ -148,7 +150,7 @@ class SourcePool:
         slot_of: dict[bytes, int] = {}
         waiting: list[tuple[str, int]] = []
         for target_id in todo:
-            row = ctx.row[target_id]
+            row = ctx.vector_row[target_id]
             key = ctx.vectors[row].tobytes()
             known = self._by_vector.get(hash(key))
             if known is not None and ctx.vectors[known[0]].tobytes() == key:
@@ -161,8 +163,9 @@ class SourcePool:
             waiting.append((target_id, slot))
         wanted = min(TEMPLATE_NEIGHBOURS + PREPARED_SPARE, len(self.members))
         found: list[list[int]] = []
-        for start in range(0, len(rows), CHUNK):
-            found.extend(self._nearest_texts(ctx.vectors[rows[start : start + CHUNK]], wanted))
+        chunk = max(1, BLOCK_CELLS // len(self.text_vectors))
+        for start in range(0, len(rows), chunk):
+            found.extend(self._nearest_texts(ctx.vectors[rows[start : start + chunk]], wanted))
         for row, key, neighbours in zip(rows, keys, found, strict=True):
             self._by_vector.setdefault(hash(key), (row, neighbours))
         for target_id, slot in waiting:
@@ -217,7 +220,7 @@ class SourcePool:
 
     def _search(self, ctx: AlignContext, target: Ruling, exclude_docs: set[str]) -> list[int]:
         """Every pool ruling, nearest first (when the prepared neighbours ran out)."""
-        scores = np.round(self.text_vectors @ ctx.vectors[ctx.row[target.id]], 5)
+        scores = np.round(self.text_vectors @ ctx.vectors[ctx.vector_row[target.id]], 5)
         order = sorted(range(len(self.members)), key=lambda t: (-scores[t], t))
         return [c for c in self._expand(order) if self.rulings[c].doc not in exclude_docs]
 

@@ -85,16 +85,27 @@ class AlignContext:
     encode: Encoder
     source_lang: str = "en"
     row: dict[str, int] = field(init=False)
+    """Each ruling's index in ``rulings``."""
+    vector_row: dict[str, int] = field(init=False)
+    """Each ruling's row in ``vectors``: one row per distinct text, shared by the rulings
+    that read the same (a million units of a catalogue repeat their texts)."""
+    texts: list[str] = field(init=False)
+    """The distinct texts, in the order of ``vectors``."""
 
     def __post_init__(self) -> None:
         self.row = {r.id: i for i, r in enumerate(self.rulings)}
+        row_of_text: dict[str, int] = {}
+        self.vector_row = {
+            r.id: row_of_text.setdefault(r.text, len(row_of_text)) for r in self.rulings
+        }
+        self.texts = list(row_of_text)
 
     @cached_property
     def vectors(self) -> np.ndarray:
-        """One L2-normalised embedding per ruling (the encoder de-duplicates texts)."""
-        if not self.rulings:
+        """One L2-normalised embedding per distinct text (``vector_row`` gives a ruling's)."""
+        if not self.texts:
             return np.zeros((0, 1), dtype=np.float32)
-        return np.asarray(self.encode([r.text for r in self.rulings]), dtype=np.float32)
+        return np.asarray(self.encode(self.texts), dtype=np.float32)
 
     def matrix(self, sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
         """Cosine similarities, sources as rows and targets as columns."""
@@ -115,7 +126,7 @@ class AlignContext:
 
     def vectors_of(self, rulings: list[Ruling]) -> np.ndarray:
         """The rulings' embeddings, one row each, in their order."""
-        return self.vectors[[self.row[r.id] for r in rulings]]
+        return self.vectors[[self.vector_row[r.id] for r in rulings]]
 
     @cached_property
     def documents(self) -> dict[str, list[Ruling]]:

@@ -75,7 +75,7 @@ def _group_orphans(ctx: AlignContext, orphans: list[Alignment]) -> None:
             i = parent[i]
         return i
 
-    vectors = ctx.vectors[[ctx.row[t.id] for t in targets]]
+    vectors = ctx.vectors[[ctx.vector_row[t.id] for t in targets]]
     docs = [t.doc for t in targets]
     langs = np.array([t.lang or "" for t in targets], dtype=object)
     candidates: list[tuple[float, int, int]] = []
@@ -138,7 +138,7 @@ def _followed_old_version(ctx: AlignContext, row: Alignment, versions: Versions)
     newer = versions.newer(ctx.rulings[ctx.row[row.source_id]])
     if newer is None:
         return None
-    target = ctx.vectors[ctx.row[row.target_id]]
-    old_similarity = float(ctx.vectors[ctx.row[row.source_id]] @ target)
-    new_similarity = float(ctx.vectors[ctx.row[newer]] @ target)
+    target = ctx.vectors[ctx.vector_row[row.target_id]]
+    old_similarity = float(ctx.vectors[ctx.vector_row[row.source_id]] @ target)
+    new_similarity = float(ctx.vectors[ctx.vector_row[newer]] @ target)
     return newer if old_similarity > new_similarity else None

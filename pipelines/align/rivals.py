@@ -129,7 +129,9 @@ def _may_be_better(
     similarities (one product, each within ``slack`` of the value ``_better_rival``
     computes): nearly every translation has none, whatever their exact values."""
     group = [own, *rivals] if own is not None else rivals
-    values = ctx.vectors[[ctx.row[r.id] for r in group]] @ ctx.vectors[ctx.row[target.id]]
+    values = (
+        ctx.vectors[[ctx.vector_row[r.id] for r in group]] @ ctx.vectors[ctx.vector_row[target.id]]
+    )
     if own is None:
         return float(values.max()) >= UNPAIRED_MIN_SIMILARITY - slack
     wanted = max(MIN_RIVAL_SIMILARITY, float(values[0]) + MARGIN)

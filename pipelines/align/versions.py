@@ -43,8 +43,10 @@ class Versions:
             self._templates[item.id] = template_text(item)
 
     @cached_property
-    def _vectors(self) -> np.ndarray:
-        return self.ctx.vectors[[self.ctx.row[r.id] for r in self.english]]
+    def _rows(self) -> np.ndarray:
+        """Each English ruling's row of ``ctx.vectors`` (gathered per search, not copied
+        whole: a copy is one vector per ruling)."""
+        return np.array([self.ctx.vector_row[r.id] for r in self.english], dtype=np.int64)
 
     def newer(self, source: Ruling) -> str | None:
         """The id of a later version of an English ruling among its card's rulings, or None."""
@@ -77,7 +79,8 @@ class Versions:
     def _search(self, source: Ruling, indices: list[int]) -> str | None:
         if not source.date or not indices:
             return None
-        similarity = self._vectors[indices] @ self.ctx.vectors[self.ctx.row[source.id]]
+        vectors = self.ctx.vectors
+        similarity = vectors[self._rows[indices]] @ vectors[self.ctx.vector_row[source.id]]
         text = self.template(source)
         found = sorted(
             (

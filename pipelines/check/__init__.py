@@ -18,14 +18,15 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable
+from operator import attrgetter
 from typing import Any
 
 from ..catalogue import CATALOGUE, make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
 from ..memo import WorkCache, digest
-from ..model import Finding, as_dict
-from ..tables import dumps
+from ..model import Alignment, Finding, Ruling, as_dict, column_names
+from ..tables import paused_gc
 from ..vocabulary import Scope
 from .context import AlignedPair, CheckContext
 from .registry import CHECKS, CORPUS_FACTS, Problem
@@ -53,6 +54,7 @@ def selected(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
     return row is None or row.default
 
 
+@paused_gc()
 def run_checks(
     ctx: CheckContext,
     select: Iterable[str] = (),
@@ -120,13 +122,18 @@ def document_keys(
     English a translation is compared with). Empty when nothing is kept."""
     if work.folder is None:
         return {}
-    doc_digest = {doc: digest(dumps(r) for r in members) for doc, members in ctx.documents.items()}
-    rows_of: dict[str, list[str]] = defaultdict(list)
+    ruling_fields = attrgetter(*column_names(Ruling))
+    doc_digest = {
+        doc: digest([_ENCODER.encode([ruling_fields(r) for r in members])])
+        for doc, members in ctx.documents.items()
+    }
+    row_fields = attrgetter(*column_names(Alignment))
+    rows_of: dict[str, list[tuple]] = defaultdict(list)
     pointed: dict[str, set[str]] = defaultdict(set)
     for row in ctx.alignment:
         target = ctx.by_id.get(row.target_id) if row.target_id else None
         doc = target.doc if target else row.group
-        rows_of[doc].append(dumps(row))
+        rows_of[doc].append(row_fields(row))
         for unit_id in (row.source_id, row.superseded_by, row.better_source):
             if unit_id in ctx.by_id:
                 pointed[doc].add(ctx.by_id[unit_id].doc)
@@ -140,12 +147,17 @@ def document_keys(
             [
                 *salt,
                 doc_digest[doc],
-                *rows_of[doc],
+                _ENCODER.encode(rows_of[doc]),
                 *(doc_digest[other] for other in sorted(pointed[doc])),
             ]
         )
         for doc in docs
     }
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+"""Records' field values, a document's at once, as the JSON the cache keys digest (the
+fields in declaration order: the same content, the same key)."""
 
 
 def _stored(value: Any) -> list[dict[str, list[Finding]]] | None:
@@ -206,11 +218,15 @@ def task_bounds(
     return tasks
 
 
+@paused_gc()
 def check_task(
     task: tuple[str, tuple[str, ...], list[tuple[int, int]]], ctx: CheckContext
 ) -> list[dict[str, list[Finding]]]:
     """Run the checks of one scope on slices of its items (one task of ``run_checks``): the
-    findings of each slice, by code."""
+    findings of each slice, by code. Without cyclic garbage collection (in a worker too):
+    the checks keep what they read of each text (term hits, numbers, names), and each
+    collection of the oldest generation walked all of it, a fifth of the stage's time on
+    100,000 units; they make no cycles to collect."""
     scope, codes, bounds = task
     if scope == Scope.CORPUS:
         [code] = codes

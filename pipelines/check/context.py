@@ -14,7 +14,7 @@ from ..model import Alignment, Ruling
 from ..resources import read_tsv
 from ..termbase import USABLE, Termbase, TermHit
 from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
-from .names import inside_a_name, name_spans
+from .names import Names, name_spans
 from .references import Citation, miscited, rule_titles
 
 
@@ -25,17 +25,18 @@ class AlignedPair:
     source: Ruling
     target: Ruling
     alignment: Alignment
+    source_text: str = field(init=False, repr=False, compare=False)
+    """The source text a translation's content is compared with: a card's text line whose
+    translation has no reminder text is compared without the source's reminder text
+    (printed cards often leave it out, Oracle text often has it). Worked out once: checks
+    read it many times per pair."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "source_text", compared_source(self.source, self.target))
 
     @property
     def lang(self) -> str:
         return self.target.lang or ""
-
-    @property
-    def source_text(self) -> str:
-        """The source text a translation's content is compared with: a card's text line
-        whose translation has no reminder text is compared without the source's reminder
-        text (printed cards often leave it out, Oracle text often has it)."""
-        return compared_source(self.source, self.target)
 
 
 REMINDER_TEXT = re.compile(r"\s*[(（][^()（）]*[)）]")
@@ -81,15 +82,8 @@ class CheckContext:
             if hits:
                 spans = self.name_spans(text, lang)
                 if spans:
-                    first = min(start for start, _ in spans)
-                    last = max(end for _, end in spans)
-                    hits = [
-                        h
-                        for h in hits  # a hit outside every name's stretch is in none
-                        if h.start < first
-                        or h.end > last
-                        or not inside_a_name(h.start, h.end, spans)
-                    ]
+                    names = Names(spans)
+                    hits = [h for h in hits if not names.hold(h.start, h.end)]
             self._hits[key] = hits
         return hits
 

@@ -9,8 +9,11 @@ longer one is part of it.
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import cache
+
+import ahocorasick
 
 from ..cards import CardIndex
 from ..resources import read_tsv
@@ -29,24 +32,57 @@ HYPHENATED = re.compile(rf"(?<![\w-]){CAPITALISED}-{CAPITALISED}")
 """A capitalised hyphenated name: Power-Plant, Two-Headed Giant's first word."""
 
 
+class NameFinder:
+    """Where names of a list stand in a text, as the alternation of them (longest first)
+    would find them with ``finditer`` (case as written; in languages written with spaces,
+    no word character, as ``\\w`` means it, on either side), in one Aho-Corasick pass
+    instead of one expression over hundreds of alternatives."""
+
+    def __init__(self, names: set[str], spaced: bool) -> None:
+        self.spaced = spaced
+        self.automaton = ahocorasick.Automaton()
+        for name in names:
+            self.automaton.add_word(name, len(name))
+        self.automaton.make_automaton()
+
+    def spans(self, text: str) -> list[Span]:
+        found = []
+        size = len(text)
+        for last, length in self.automaton.iter(text):
+            end = last + 1
+            start = end - length
+            if self.spaced and (
+                (start and _is_word(text[start - 1])) or (end < size and _is_word(text[end]))
+            ):
+                continue
+            found.append((start, -end))
+        found.sort()  # leftmost, then longest: what the alternation tries first
+        taken, reach = [], 0
+        for start, negative_end in found:
+            if start >= reach:
+                reach = -negative_end
+                taken.append((start, reach))
+        return taken
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
 @cache
-def _subtype_patterns() -> dict[str, re.Pattern[str] | None]:
+def _subtype_finders() -> dict[str, NameFinder]:
     by_lang: dict[str, set[str]] = {}
     for row in read_tsv("subtypes.tsv"):
         for lang in ("en", "zh", "es"):
             name = row.get(lang, "").strip()
             if len(name) > 1:
                 by_lang.setdefault(lang, set()).add(name)
-    patterns = {}
-    for lang, names in by_lang.items():
-        body = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-        patterns[lang] = re.compile(body if is_unspaced(lang) else rf"(?<!\w)(?:{body})(?!\w)")
-    return patterns
+    return {lang: NameFinder(names, not is_unspaced(lang)) for lang, names in by_lang.items()}
 
 
 def subtype_spans(text: str, lang: str) -> list[Span]:
-    pattern = _subtype_patterns().get(lang.split("-")[0])
-    return [m.span() for m in pattern.finditer(text)] if pattern else []
+    finder = _subtype_finders().get(lang.split("-")[0])
+    return finder.spans(text) if finder else []
 
 
 def name_spans(text: str, lang: str, cards: CardIndex, source_lang: str = "en") -> list[Span]:
@@ -74,8 +110,25 @@ def _without_opening_word(text: str, match: re.Match[str]) -> tuple[int, int]:
     return (start + first.end(), end) if first else (end, end)
 
 
-def inside_a_name(start: int, end: int, spans: list[Span], *, strictly: bool = True) -> bool:
-    """Whether [start, end) lies inside a name span (a longer one, when ``strictly``)."""
-    return any(
-        s <= start and end <= e and (not strictly or (e - s) > (end - start)) for s, e in spans
-    )
+class Names:
+    """The name spans of a text, to ask of many stretches whether a longer name holds them,
+    in a look-up each: a span holds a stretch when it starts before it and reaches its
+    end, or starts where it starts and ends after it."""
+
+    def __init__(self, spans: list[Span]) -> None:
+        ordered = sorted(spans)
+        self.starts = [start for start, _ in ordered]
+        self.reach: list[int] = []  # the furthest end of the spans up to each one
+        furthest = -1
+        for _, end in ordered:
+            furthest = max(furthest, end)
+            self.reach.append(furthest)
+        self.longest_at: dict[int, int] = {}
+        for start, end in ordered:
+            self.longest_at[start] = end
+
+    def hold(self, start: int, end: int) -> bool:
+        before = bisect.bisect_left(self.starts, start)
+        return (before > 0 and self.reach[before - 1] >= end) or self.longest_at.get(
+            start, -1
+        ) > end

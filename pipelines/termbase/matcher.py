@@ -26,6 +26,9 @@ from .model import Term, TermHit, form_key
 OTHER_SPACE = re.compile(r"[^\S ]")
 """White space other than the plain space (tab, line break, no-break space...)."""
 SPACE_RUN = re.compile(r" {2,}")
+_new_hit = tuple.__new__
+"""Makes a ``TermHit`` from its fields without the named tuple's Python constructor (a
+text has dozens of hits)."""
 
 
 def key_text(folded: str) -> tuple[str, list[int] | None]:
@@ -92,7 +95,7 @@ class Matcher:
                 begin, end = offsets[start], offsets[reach - 1] + 1
             form = text[begin:end]
             for concept, status, lang in owners:
-                hits.append(TermHit(concept, lang, form, status, begin, end))
+                hits.append(_new_hit(TermHit, (concept, lang, form, status, begin, end)))
 
     def _occurrences(self, keyed: str) -> list[tuple[int, int, tuple]]:
         """(start, -last index, owners) of every occurrence; in spaced languages only those

@@ -18,8 +18,12 @@ HAN = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]")
 def _english_mentions(ctx: CheckContext, text: str) -> list[Mention]:
     """Source-language card names in a text. Han characters are blanked first (same
     offsets): an English name is never written in them, and scanning every Han substring
-    is what makes a name search slow."""
-    return ctx.cards.mentions(HAN.sub(" ", text), [ctx.source_lang])
+    is what makes a name search slow. Once per text (to read, not to change)."""
+    key = ("english mentions", text)
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = ctx.cards.mentions(HAN.sub(" ", text), [ctx.source_lang])
+    return found
 
 
 def _english_face(name: str, card: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
+from functools import lru_cache
 
 from ...model import Mark, Ruling
 from ...text.tokens import in_source_notation, token_counts, token_kinds, token_spans
@@ -150,18 +151,7 @@ def dropped_brackets(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
 def unbalanced_brackets(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """Brackets or quotation marks that open and never close (or close without opening)
     in a translated ruling."""
-    counts = Counter(PAIRED_MARK.findall(ruling.text))
-    problems = {}
-    for opener, closer in OPENERS.items():
-        if counts[opener] != counts[closer]:
-            problems[opener + closer] = [counts[opener], counts[closer]]
-    for opener, closer in zip(QUOTES_OPEN, QUOTES_CLOSE, strict=True):
-        if opener == "‘":
-            continue
-        if counts[opener] != counts[closer]:
-            problems[opener + closer] = [counts[opener], counts[closer]]
-    if counts['"'] % 2:
-        problems['"'] = [counts['"'], counts['"']]
+    problems = {mark: list(counts) for mark, counts in _unbalanced(ruling.text)}
     if problems:
         marks = set("".join(problems))
         yield Problem(
@@ -170,3 +160,22 @@ def unbalanced_brackets(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
             {"pairs": problems},
             marks=[Mark.target(i, i + 1) for i, char in enumerate(ruling.text) if char in marks],
         )
+
+
+@lru_cache(maxsize=300_000)
+def _unbalanced(text: str) -> tuple[tuple[str, tuple[int, int]], ...]:
+    """(marks, (opening count, closing count)) of the pairs a text does not balance, once
+    per text."""
+    counts = Counter(PAIRED_MARK.findall(text))
+    problems = []
+    for opener, closer in OPENERS.items():
+        if counts[opener] != counts[closer]:
+            problems.append((opener + closer, (counts[opener], counts[closer])))
+    for opener, closer in zip(QUOTES_OPEN, QUOTES_CLOSE, strict=True):
+        if opener == "‘":
+            continue
+        if counts[opener] != counts[closer]:
+            problems.append((opener + closer, (counts[opener], counts[closer])))
+    if counts['"'] % 2:
+        problems.append(('"', (counts['"'], counts['"'])))
+    return tuple(problems)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
+from typing import NamedTuple
 
 from ...model import Mark, Ruling
 from ...resources import read_tsv
@@ -31,9 +32,23 @@ HALF_WIDTH_NEXT_TO_HAN = re.compile(rf"(?<={HAN})[,;:!?()]|[,;:!?()](?={HAN})")
 def _informal_uses(ctx: CheckContext, doc: list[Ruling]) -> int:
     key = f"informal:{doc[0].doc}"
     if key not in ctx.cache:
-        informal, _, _ = address_forms(doc[0].doc_lang or "")
-        ctx.cache[key] = sum(len(informal.findall(r.text)) for r in doc)
+        lang = doc[0].doc_lang or ""
+        ctx.cache[key] = sum(_informal_count(r.text, lang) for r in doc)
     return ctx.cache[key]
+
+
+@lru_cache(maxsize=300_000)
+def _informal_count(text: str, lang: str) -> int:
+    """How often a text uses the informal form (once per text: rulings recur on cards)."""
+    informal, _, _ = address_forms(lang)
+    return len(informal.findall(text))
+
+
+@lru_cache(maxsize=300_000)
+def _formal_uses(text: str, lang: str) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, word) of the formal forms in a text, once per text."""
+    _, formal, _ = address_forms(lang)
+    return tuple((m.start(), m.end(), m.group()) for m in formal.finditer(text))
 
 
 SENTENCE = re.compile(r"[^.!?;:()]+[.!?;:()]*")
@@ -89,18 +104,17 @@ def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Prob
     """The document addresses the reader as tú ("puedes"), but this ruling, whose English
     speaks to "you", uses the formal usted form ("Sin embargo, puede pagar costes
     adicionales"). Keep one form of address."""
-    _, formal, to_informal = address_forms(pair.lang)
+    _, _, to_informal = address_forms(pair.lang)
     if not to_informal or not ADDRESSING_YOU.search(pair.source.text):
         return
     document = ctx.documents[pair.target.doc]
     if not _informal_uses(ctx, document):
         return
-    for match in formal.finditer(pair.target.text):
-        if not _addresses_reader(pair.target.text, match.start(), pair.lang):
+    for start, end, found in _formal_uses(pair.target.text, pair.lang):
+        if not _addresses_reader(pair.target.text, start, pair.lang):
             continue
-        if not _speaks_to_you_there(pair.source.text, pair.target.text, match.start()):
+        if not _speaks_to_you_there(pair.source.text, pair.target.text, start):
             continue
-        found = match.group()
         yield Problem(
             pair.target,
             f"\u201c{found}\u201d addresses the reader as usted; the document uses tú "
@@ -111,7 +125,7 @@ def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Prob
                 "informal_uses_in_document": _informal_uses(ctx, document),
             },
             source=pair.source,
-            marks=[Mark.target(match.start(), match.end())],
+            marks=[Mark.target(start, end)],
         )
 
 
@@ -124,14 +138,12 @@ def mixed_regional_variants(document: list[Ruling], ctx: CheckContext) -> Iterat
     groups = regional_variants(lang)
     if not groups:
         return
-    anything = _any_variant(lang)
-    using = [r for r in document if anything is None or anything.search(r.text) is not None]
-    for group, variants in sorted(groups.items()):
-        uses: dict[str, list[tuple[Ruling, re.Match[str]]]] = defaultdict(list)
-        for ruling in using:
-            for variant in variants:
-                for match in variant.pattern.finditer(ruling.text):
-                    uses[variant.region].append((ruling, match))
+    using = [(r, used) for r in document if (used := _variant_uses(r.text, lang))]
+    for group in sorted(groups):
+        uses: dict[str, list[tuple[Ruling, Use]]] = defaultdict(list)
+        for ruling, used in using:
+            for use in used.get(group, ()):
+                uses[use.region].append((ruling, use))
         if len(uses) < 2:
             continue
         counts = {region: len(found) for region, found in uses.items()}
@@ -139,8 +151,8 @@ def mixed_regional_variants(document: list[Ruling], ctx: CheckContext) -> Iterat
         for region, found in sorted(uses.items()):
             if region == majority:
                 continue
-            ruling, match = found[0]
-            word, usual = match.group(), uses[majority][0][1].group()
+            ruling, use = found[0]
+            word, usual = use.word, uses[majority][0][1].word
             yield Problem(
                 ruling,
                 f"\u201c{word}\u201d ({region}) is mixed with "
@@ -152,8 +164,36 @@ def mixed_regional_variants(document: list[Ruling], ctx: CheckContext) -> Iterat
                     "counts": counts,
                     "rulings": sorted({r.id for r, _ in found}),
                 },
-                marks=[Mark.target(match.start(), match.end())],
+                marks=[Mark.target(use.start, use.end)],
             )
+
+
+class Use(NamedTuple):
+    """A regional variant used in a text."""
+
+    region: str
+    start: int
+    end: int
+    word: str
+
+
+@lru_cache(maxsize=300_000)
+def _variant_uses(text: str, lang: str) -> dict[str, tuple[Use, ...]]:
+    """Group -> the variants of the group a text uses, variant by variant in the data
+    file's order (once per text: rulings recur on cards; to read, not to change)."""
+    anything = _any_variant(lang)
+    if anything is not None and anything.search(text) is None:
+        return {}
+    found = {}
+    for group, variants in regional_variants(lang).items():
+        uses = tuple(
+            Use(variant.region, m.start(), m.end(), m.group())
+            for variant in variants
+            for m in variant.pattern.finditer(text)
+        )
+        if uses:
+            found[group] = uses
+    return found
 
 
 @cache

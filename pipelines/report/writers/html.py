@@ -18,7 +18,7 @@ import html
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -51,12 +51,20 @@ def write_html(run: RunTables, out: Path) -> Path:
     mode that exports the accepted findings as a baseline file."""
     path = out / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(run), encoding="utf-8", newline="\n")
+    with path.open("w", encoding="utf-8", newline="\n") as handle:
+        for part in html_parts(run):
+            handle.write(part)
     return path
 
 
 def render_html(run: RunTables) -> str:
     """The page for a run, as a string (byte-identical for the same tables)."""
+    return "".join(html_parts(run))
+
+
+def html_parts(run: RunTables) -> Iterator[str]:
+    """The page in pieces: the findings' JSON block, most of the page on a large run, is
+    written as it is encoded (whole and escaped, it would be in memory several times)."""
     data = page_data(run)
     style = _resource(STYLE)
     script = _resource(SCRIPT)
@@ -71,7 +79,7 @@ def render_html(run: RunTables) -> str:
         "base-uri 'none'; form-action 'none'"
     )
     totals = Counter(f.severity for f in run.findings)
-    return Template(_resource(TEMPLATE)).substitute(
+    fields = dict(
         csp=html.escape(csp, quote=False),
         title=html.escape(f"Translation review: {len(run.findings)} findings"),
         summary=_summary(run, data),
@@ -82,10 +90,13 @@ def render_html(run: RunTables) -> str:
         ),
         chart=chart_svg(run.findings),
         updates=updates_section(update_rows(run)),
-        data=json_for_script(data),
         style=style,
         script=script,
     )
+    before, after = _resource(TEMPLATE).split("$data")
+    yield Template(before).substitute(fields)
+    yield from json_for_script_parts(data)
+    yield Template(after).substitute(fields)
 
 
 def updates_section(rows: list[UpdateRow]) -> str:
@@ -166,16 +177,57 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun if number == 1 else noun + 's'}"
 
 
+_SCRIPT_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+_SCRIPT_ESCAPES = (
+    ("&", "\\u0026"),
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
+"""Characters that could end the <script> element, be read as markup or as a JS line break."""
+_PART_SIZE = 1 << 20
+
+
 def json_for_script(data: Any) -> str:
     """JSON that cannot end its <script> element nor be read as markup or a JS line break."""
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    for char, escape in (
-        ("&", "\\u0026"),
-        ("<", "\\u003c"),
-        (">", "\\u003e"),
-        ("\u2028", "\\u2028"),
-        ("\u2029", "\\u2029"),
-    ):
+    return "".join(json_for_script_parts(data))
+
+
+def json_for_script_parts(data: Any) -> Iterator[str]:
+    """``json_for_script`` in parts of about a megabyte (each escape replaces one
+    character, so escaping part by part is escaping the whole)."""
+    pending: list[str] = []
+    size = 0
+    for piece in _json_pieces(data, depth=2):
+        pending.append(piece)
+        size += len(piece)
+        if size >= _PART_SIZE:
+            yield _escaped("".join(pending))
+            pending, size = [], 0
+    if pending:
+        yield _escaped("".join(pending))
+
+
+def _json_pieces(value: Any, depth: int) -> Iterator[str]:
+    """``value`` as ``_SCRIPT_JSON`` encodes it, the containers of the first ``depth``
+    levels item by item (the C encoder writes each item)."""
+    if depth and type(value) is dict and value and all(type(k) is str for k in value):
+        for number, (key, item) in enumerate(sorted(value.items())):
+            yield ("," if number else "{") + _SCRIPT_JSON.encode(key) + ":"
+            yield from _json_pieces(item, depth - 1)
+        yield "}"
+    elif depth and type(value) is list and value:
+        for number, item in enumerate(value):
+            yield "," if number else "["
+            yield from _json_pieces(item, depth - 1)
+        yield "]"
+    else:
+        yield _SCRIPT_JSON.encode(value)
+
+
+def _escaped(text: str) -> str:
+    for char, escape in _SCRIPT_ESCAPES:
         text = text.replace(char, escape)
     return text
 

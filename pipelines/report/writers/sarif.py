@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -13,6 +14,8 @@ from .. import writer
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+RESULTS = '"results":[]'
+"""The results list in the encoded document (a key in a JSON string would be escaped)."""
 
 
 @writer("sarif", filename="findings.sarif")
@@ -22,41 +25,6 @@ def write_sarif(run: RunTables, out: Path) -> Path:
     fingerprint as a partial fingerprint so that code-scanning tools track it."""
     rules = sorted(TABLE, key=lambda row: row.code)
     index = {rule.code: number for number, rule in enumerate(rules)}
-    results = []
-    uris: dict[str, str] = {}
-    for finding in run.findings:
-        location: dict = {}
-        if finding.file:
-            path = finding.file.partition("#")[0]
-            if path not in uris:
-                uris[path] = quote(path)
-            physical: dict = {"artifactLocation": {"uri": uris[path], "uriBaseId": "INPUT"}}
-            if finding.line is not None:
-                physical["region"] = {"startLine": finding.line}
-            location["physicalLocation"] = physical
-        if finding.ruling_id and "#" in finding.ruling_id:
-            location["logicalLocations"] = [
-                {"fullyQualifiedName": finding.ruling_id, "kind": "element"}
-            ]
-        result = {
-            "ruleId": finding.code,
-            "ruleIndex": index[finding.code],
-            "level": LEVELS[finding.severity],
-            "message": {"text": finding.message},
-            "partialFingerprints": {"rulings/v1": finding.fingerprint},
-            "properties": {
-                "category": finding.category,
-                "lang": finding.lang,
-                "card": finding.card,
-                "section": finding.section,
-                "rulingId": finding.ruling_id,
-                "sourceId": finding.source_id,
-                "evidence": finding.evidence,
-            },
-        }
-        if location:
-            result["locations"] = [location]
-        results.append(result)
     document = {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -91,11 +59,57 @@ def write_sarif(run: RunTables, out: Path) -> Path:
                     "INPUT": {"description": {"text": "The INPUT folder the files were read from."}}
                 },
                 "columnKind": "unicodeCodePoints",
-                "results": results,
+                "results": [],
             }
         ],
     }
     path = out / "findings.sarif"
-    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
-    path.write_text(text + "\n", encoding="utf-8")
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    head, empty, tail = encode(document).partition(RESULTS)
+    if not empty:
+        raise ValueError("the SARIF document has no results list to fill")
+    with path.open("w", encoding="utf-8") as handle:
+        # the results one by one: a large run's whole document would not fit in memory
+        handle.write(head + RESULTS[:-1])
+        for number, result in enumerate(_results(run, index)):
+            handle.write(("," if number else "") + encode(result))
+        handle.write("]" + tail + "\n")
     return path
+
+
+def _results(run: RunTables, index: dict[str, int]) -> Iterator[dict]:
+    """Each finding's SARIF result."""
+    uris: dict[str, str] = {}
+    for finding in run.findings:
+        location: dict = {}
+        if finding.file:
+            path = finding.file.partition("#")[0]
+            if path not in uris:
+                uris[path] = quote(path)
+            physical: dict = {"artifactLocation": {"uri": uris[path], "uriBaseId": "INPUT"}}
+            if finding.line is not None:
+                physical["region"] = {"startLine": finding.line}
+            location["physicalLocation"] = physical
+        if finding.ruling_id and "#" in finding.ruling_id:
+            location["logicalLocations"] = [
+                {"fullyQualifiedName": finding.ruling_id, "kind": "element"}
+            ]
+        result = {
+            "ruleId": finding.code,
+            "ruleIndex": index[finding.code],
+            "level": LEVELS[finding.severity],
+            "message": {"text": finding.message},
+            "partialFingerprints": {"rulings/v1": finding.fingerprint},
+            "properties": {
+                "category": finding.category,
+                "lang": finding.lang,
+                "card": finding.card,
+                "section": finding.section,
+                "rulingId": finding.ruling_id,
+                "sourceId": finding.source_id,
+                "evidence": finding.evidence,
+            },
+        }
+        if location:
+            result["locations"] = [location]
+        yield result

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -35,7 +36,8 @@ def write_tmx(run: RunTables, out: Path) -> Path:
     units = _units(run)
     path = out / "aligned.tmx"
     if _plain(units, run.source_lang):
-        path.write_bytes(_as_text(units, run.source_lang))
+        with path.open("wb") as handle:
+            handle.writelines(_as_text(units, run.source_lang))
     else:
         path.write_bytes(_with_translate_toolkit(units, run.source_lang))
     return path
@@ -119,17 +121,21 @@ def _plain(units: list[_Unit], source_lang: str) -> bool:
     return all(xml_safe(unit.tuid + unit.note + unit.warnings) for unit in units)
 
 
-def _as_text(units: list[_Unit], source_lang: str) -> bytes:
+def _as_text(units: list[_Unit], source_lang: str) -> Iterator[bytes]:
+    """The memory translate-toolkit would write, in parts of a thousand units (a large
+    memory is never in memory whole)."""
     empty = bytes(tmx.tmxfile(sourcelanguage=source_lang))
     if not units:
-        return empty
+        yield empty
+        return
     head, body, tail = empty.partition(b"<body/>")
     if not body:
         raise ValueError("translate-toolkit's empty memory has no <body/>")
     unit_start = f'    <tu srclang="{attribute(source_lang)}" tuid="'
     source_start = f'\n      <tuv xml:lang="{attribute(source_lang)}">\n        <seg>'
-    parts = []
-    for unit in units:
+    yield head + b"<body>\n"
+    parts: list[str] = []
+    for number, unit in enumerate(units, 1):
         parts.append(unit_start + attribute(unit.tuid) + '">')
         if unit.warnings:
             parts.append(f'\n      <prop type="{WARNINGS_PROPERTY}">{text(unit.warnings)}</prop>')
@@ -137,7 +143,10 @@ def _as_text(units: list[_Unit], source_lang: str) -> bytes:
         parts.append(source_start + text(unit.source))
         parts.append(f'</seg>\n      </tuv>\n      <tuv xml:lang="{attribute(unit.lang)}">')
         parts.append(f"\n        <seg>{text(unit.target)}</seg>\n      </tuv>\n    </tu>\n")
-    return head + b"<body>\n" + "".join(parts).encode("utf-8") + b"  </body>" + tail
+        if number % 1000 == 0:
+            yield "".join(parts).encode("utf-8")
+            parts = []
+    yield "".join(parts).encode("utf-8") + b"  </body>" + tail
 
 
 def _xml_text(value: str) -> str:

@@ -44,14 +44,20 @@ def write_xliff(run: RunTables, out: Path) -> Path:
     """XLIFF 1.2 for CAT tools: every translated document's units with the findings as
     notes on them, units with errors marked needs-review-translation."""
     tables = _Tables(run)
-    files = []
-    for doc in sorted(tables.translated, key=id_order):
-        members = tables.translated[doc]
-        bilingual = any(m.counterpart for m in members)
-        units = tables.bilingual_units(members) if bilingual else tables.plain_units(members)
-        files.append(_file_element(doc, members, units, tables, run.source_lang))
     path = out / "findings.xlf"
-    path.write_bytes(DECLARATION + _element("xliff", ROOT_ATTRIBUTES, files, 0).encode() + b"\n")
+    start = f"<xliff{markup_attributes(ROOT_ATTRIBUTES)}"
+    with path.open("wb") as handle:
+        # a file element at a time: a large run's whole document would not fit in memory
+        handle.write(DECLARATION)
+        empty = True
+        for doc in sorted(tables.translated, key=id_order):
+            members = tables.translated[doc]
+            bilingual = any(m.counterpart for m in members)
+            units = tables.bilingual_units(members) if bilingual else tables.plain_units(members)
+            element = _file_element(doc, members, units, tables, run.source_lang)
+            handle.write(((start + ">" if empty else "") + INDENTS[1] + element).encode())
+            empty = False
+        handle.write((start + "/>" if empty else INDENTS[0] + "</xliff>").encode() + b"\n")
     return path
 
 
