@@ -566,7 +566,8 @@ def md_run(record: dict) -> list[str]:
         if made
         else f"Input: {record.get('input')}.\n\n"
     )
-    return md_stages(record, head)
+    note = f"{record['note']}\n\n" if record.get("note") else ""
+    return md_stages(record, note + head)
 
 
 def md_dask(record: dict) -> list[str]:

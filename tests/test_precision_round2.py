@@ -14,6 +14,7 @@ from pipelines.align.card_rulings import SourcePool
 from pipelines.align.context import AlignContext
 from pipelines.cards import CardIndex
 from pipelines.check import CheckContext, run_checks
+from pipelines.check.checks.consistency import SHOWN_RULINGS
 from pipelines.ingest import card_title_languages, ingest, ingest_sources
 from pipelines.ingest.source import SourceFile
 from pipelines.model import Alignment
@@ -281,6 +282,32 @@ def test_incon001_a_real_wording_difference_is_still_reported(run):
         "es",
     )
     assert len(run.findings("INCON001")) == 1
+
+
+def test_incon001_evidence_lists_a_bounded_number_of_rulings_its_own_among_them(run):
+    """A ruling on thousands of cards must not list every card on each of its findings
+    (quadratic: 6.5 GB of evidence on a million units): at most SHOWN_RULINGS ids per
+    version, the count of all, and the finding's own ruling always listed."""
+    source = "Sacrifice a Saproling: You gain 2 life."
+    pairs = [
+        (f"Card {n:02}", source, "Sacrifica un Saprolín: Ganas 2 vidas.", f"a{n:02}.txt")
+        for n in range(30)
+    ]
+    pairs += [
+        (f"Card {n:02}", source, "Sacrificar un Saprolín: Ganas 2 vidas.", f"b{n:02}.txt")
+        for n in range(30, 55)
+    ]
+    findings = family_run(run, pairs, "es").findings("INCON001")
+    assert len(findings) == 25
+    for finding in findings:
+        versions = finding.evidence["variants"]
+        assert [v["count"] for v in versions] == [30, 25]
+        assert all(len(v["rulings"]) == SHOWN_RULINGS for v in versions)
+        assert finding.ruling_id in versions[1]["rulings"]
+        assert all(v["rulings"] == sorted(v["rulings"]) for v in versions)
+    small = family_run(Run(run.termbase, run.cards), pairs[:3] + pairs[30:32], "es")
+    small_findings = small.findings("INCON001")
+    assert [len(v["rulings"]) for v in small_findings[0].evidence["variants"]] == [3, 2]
 
 
 # --------------------------------------------------------------------------------------

@@ -49,6 +49,11 @@ def variant_key(ruling: Ruling, ctx: CheckContext) -> str:
     return PARAMETER.sub("#", text).casefold()
 
 
+SHOWN_RULINGS = 20
+"""Ruling ids a finding's evidence lists per version (``count`` gives them all, and the
+finding's own ruling is always among them). A ruling shared by thousands of cards would
+otherwise list every card on each of its findings: evidence quadratic in the family's size
+(6.5 GB of findings.jsonl on a generated corpus of a million units)."""
 PARAMETER = re.compile(r"(?:\{[^{}\s]{1,8}\})+|\d+")
 """A card's parameters in its text: a cost (a run of symbols) and numbers."""
 
@@ -137,6 +142,23 @@ def describe_change(change: dict[str, str]) -> str:
     return f"\u201c{found}\u201d instead of \u201c{preferred}\u201d"
 
 
+def _listing(summary: list[dict], own: str) -> list[dict]:
+    """The versions as one finding lists them: at most SHOWN_RULINGS ruling ids each, the
+    finding's own among them (the same list for every finding of a family that fits)."""
+    if all(len(v["rulings"]) <= SHOWN_RULINGS for v in summary):
+        return summary
+    listed = []
+    for version in summary:
+        ids = version["rulings"]
+        if len(ids) > SHOWN_RULINGS:
+            shown = ids[:SHOWN_RULINGS]
+            if own in ids and own not in shown:
+                shown = sorted([*shown[:-1], own])
+            version = {**version, "rulings": shown}
+        listed.append(version)
+    return listed
+
+
 @check("INCON001", scope=Scope.CORPUS)
 def translated_several_ways(ctx: CheckContext) -> Iterator[Problem]:
     """One English ruling (the same text on several cards, or in several files) is
@@ -205,7 +227,7 @@ def translated_several_ways(ctx: CheckContext) -> Iterator[Problem]:
                     ruling,
                     message,
                     {
-                        "variants": summary,
+                        "variants": _listing(summary, ruling.id),
                         "preferred_because": why,
                         "differences": changes,
                         "family": family,
