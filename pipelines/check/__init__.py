@@ -120,7 +120,7 @@ def document_keys(
     """The cache key of each document's findings: the checks run, the corpus facts, the
     document's units and alignment rows, and every document those rows point into (the
     English a translation is compared with). Empty when nothing is kept."""
-    if work.folder is None:
+    if not work.keeps:
         return {}
     ruling_fields = attrgetter(*column_names(Ruling))
     doc_digest = {

@@ -142,17 +142,18 @@ def describe_change(change: dict[str, str]) -> str:
     return f"\u201c{found}\u201d instead of \u201c{preferred}\u201d"
 
 
-def _listing(summary: list[dict], own: str) -> list[dict]:
+def _listing(summary: list[dict], own: str, own_version: int) -> list[dict]:
     """The versions as one finding lists them: at most SHOWN_RULINGS ruling ids each, the
-    finding's own among them (the same list for every finding of a family that fits)."""
+    finding's own (in version ``own_version``) among them (the same list for every finding
+    of a family that fits)."""
     if all(len(v["rulings"]) <= SHOWN_RULINGS for v in summary):
         return summary
     listed = []
-    for version in summary:
+    for number, version in enumerate(summary):
         ids = version["rulings"]
         if len(ids) > SHOWN_RULINGS:
             shown = ids[:SHOWN_RULINGS]
-            if own in ids and own not in shown:
+            if number == own_version and own not in shown:
                 shown = sorted([*shown[:-1], own])
             version = {**version, "rulings": shown}
         listed.append(version)
@@ -209,7 +210,7 @@ def translated_several_ways(ctx: CheckContext) -> Iterator[Problem]:
         ]
         source = ctx.by_id.get(family)
         source = source if source and source.lang == ctx.source_lang else None
-        for variant in ranked[1:]:
+        for version, variant in enumerate(ranked[1:], 1):
             changes = differences(best.text, variant.text, lang)
             shown = "; ".join(describe_change(c) for c in changes[:3])
             if decided:
@@ -227,7 +228,7 @@ def translated_several_ways(ctx: CheckContext) -> Iterator[Problem]:
                     ruling,
                     message,
                     {
-                        "variants": _listing(summary, ruling.id),
+                        "variants": _listing(summary, ruling.id, version),
                         "preferred_because": why,
                         "differences": changes,
                         "family": family,

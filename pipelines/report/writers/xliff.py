@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lxml import etree
@@ -45,19 +46,20 @@ def write_xliff(run: RunTables, out: Path) -> Path:
     notes on them, units with errors marked needs-review-translation."""
     tables = _Tables(run)
     path = out / "findings.xlf"
-    start = f"<xliff{markup_attributes(ROOT_ATTRIBUTES)}"
-    with path.open("wb") as handle:
-        # a file element at a time: a large run's whole document would not fit in memory
-        handle.write(DECLARATION)
-        empty = True
+
+    def files() -> Iterator[str]:
         for doc in sorted(tables.translated, key=id_order):
             members = tables.translated[doc]
             bilingual = any(m.counterpart for m in members)
             units = tables.bilingual_units(members) if bilingual else tables.plain_units(members)
-            element = _file_element(doc, members, units, tables, run.source_lang)
-            handle.write(((start + ">" if empty else "") + INDENTS[1] + element).encode())
-            empty = False
-        handle.write((start + "/>" if empty else INDENTS[0] + "</xliff>").encode() + b"\n")
+            yield _file_element(doc, members, units, tables, run.source_lang)
+
+    with path.open("wb") as handle:
+        # a file element at a time: a large run's whole document would not fit in memory
+        handle.write(DECLARATION)
+        for part in _element_parts("xliff", ROOT_ATTRIBUTES, files(), 0):
+            handle.write(part.encode())
+        handle.write(b"\n")
     return path
 
 
@@ -325,11 +327,18 @@ XMLNS = f' xmlns="{NAMESPACE}"'
 def _element(tag: str, attributes, children: list[str], level: int) -> str:
     """An element whose children are elements, each on its own line one level deeper than
     the element (at ``level``); without children it is closed in place."""
+    return "".join(_element_parts(tag, attributes, children, level))
+
+
+def _element_parts(tag: str, attributes, children: Iterable[str], level: int) -> Iterator[str]:
+    """``_element`` a child at a time."""
     start = f"<{tag}{markup_attributes(attributes)}"
-    if not children:
-        return start + "/>"
     inner = INDENTS[level + 1]
-    return f"{start}>{inner}{inner.join(children)}{INDENTS[level]}</{tag}>"
+    empty = True
+    for child in children:
+        yield (start + ">" if empty else "") + inner + child
+        empty = False
+    yield start + "/>" if empty else f"{INDENTS[level]}</{tag}>"
 
 
 def _text_element(tag: str, attributes, content: str) -> str:
