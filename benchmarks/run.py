@@ -5,7 +5,7 @@
     python benchmarks/run.py --all                    # and every other benchmark (see README)
 
 Corpora: ``seeds`` (corpus/), ``cr`` (the English and Chinese Comprehensive Rules) and
-``generated`` (``generate_corpus.generate``). Each corpus gets a fresh cache; three scenarios
+``generated`` (``testkit.corpus.generate``). Each corpus gets a fresh cache; three scenarios
 run in fresh interpreters so that each peak RSS is its own: *cold* (empty cache), *warm*
 (same inputs and cache), *edit* (two rulings of one translated document changed: only those
 two texts may be embedded). Each runs ingest, embed, align, check and report as ``rulings
@@ -190,13 +190,13 @@ def prepare(corpus: str, target: Path, rulings: int, seed: int) -> dict:
         for name in (CR_EN, CR_ZH):
             shutil.copy2(CR / name, target / name)
     elif corpus == "generated":
-        import generate_corpus
+        from testkit import corpus as generator  # not in the workers' interpreters
 
-        if not generate_corpus.available(SHARED):
+        if not generator.available(SHARED):
             return {"skipped": f"the parallel material under {SHARED} is absent"}
         begin = time.perf_counter()
-        summary = generate_corpus.generate(target, rulings=rulings, seed=seed)
-        command = f"python benchmarks/generate_corpus.py OUT --rulings {rulings} --seed {seed}"
+        summary = generator.generate(target, rulings=rulings, seed=seed)
+        command = f"python -m testkit.corpus OUT --rulings {rulings} --seed {seed}"
         seconds = time.perf_counter() - begin
         return {"generator": summary.as_dict(), "generate_seconds": seconds, "command": command}
     else:

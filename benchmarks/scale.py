@@ -15,7 +15,7 @@ last recorded result, and so does the retired ``matching`` part, see README.md):
   Comprehensive Rules 2023 in English and Chinese one after the other, each copy's rule
   numbers shifted (copy k: 702.62a -> 702.<62 + 1000k>a, references in the text too) and a
   few Chinese lines dropped or with a digit changed; the first copy is the real pair.
-- ``million``: ``generate_corpus.py --rulings 1000000`` (en/es/zh), then the stages.
+- ``million``: ``python -m testkit.corpus --rulings 1000000`` (en/es/zh), then the stages.
 - ``dask``: ``rulings run`` on a generated corpus (``--dask-rulings``, default 100,000) with
   ``--engine dask --workers 2 --worker-memory 2GB`` and an empty cache (the embedding model
   loads in every worker): the peak RSS of each worker process, sampled every 0.2 s, against
@@ -96,7 +96,8 @@ RULE_NUMBER = re.compile(r"(?<![\d.])(\d{3})\.(\d+)([a-z]?)(?!\d)")
 EDITS = {"dropped": 0.002, "digit changed": 0.002}
 """Chances per Chinese line of a copy after the first."""
 SEED, PRINTINGS_SEED = 14, 20240501
-GENERATE = [sys.executable, str(ROOT / "benchmarks" / "generate_corpus.py")]
+GENERATE = [sys.executable, "-m", "testkit.corpus"]
+"""The corpus generator, run from the repository root (``run_limited``'s folder)."""
 BASE_SETS = ("TSP", "PLC", "FUT")
 READER_RUNS = ((100, 3), (400, 3), (400, 50))
 """(size in MB, name variants per card) of the ``reader`` part's files."""
@@ -260,7 +261,7 @@ def shifted(line: str, copy: int) -> str:
 
 
 def generate(folder: Path, rulings: int, limit: int) -> dict:
-    """``generate_corpus.py FOLDER/input --rulings RULINGS`` (seed 7), under the limit."""
+    """``python -m testkit.corpus FOLDER/input --rulings RULINGS`` (seed 7), under the limit."""
     command = [*GENERATE, str(folder / "input"), "--rulings", str(rulings)]
     return run_limited(command, dict(os.environ), limit)
 

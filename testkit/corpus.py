@@ -1,6 +1,6 @@
 """A seeded, realistic corpus of card rulings in English, Spanish and Chinese.
 
-    python benchmarks/generate_corpus.py OUT_DIR --rulings 100000 --seed 7 [--manifest FILE]
+    python -m testkit.corpus OUT_DIR --rulings 100000 --seed 7 [--manifest FILE]
 
 Importable: ``available(shared)`` and ``generate(out, rulings, seed, ...) -> Summary``.
 Every text is real parallel material read at run time from ../shared (nothing is copied into
@@ -13,12 +13,13 @@ so that about 42% of the texts are distinct, as in the real TSP/PLC/FUT rulings 
 Layout: ``OUT/en/G01.json`` MTGJSON set files, ``OUT/{es,zh}/NNNNN_<hash>.txt`` one document
 per card (title, then dated rulings in the ``plain-dated`` or ``plain-block`` layout).
 Drift (``drift``) is injected into the translations at low seeded rates; ``--manifest`` lists
-it. The parameters are in ``data/generate_corpus.json``. The same seed, data, seeds and shipped
+it. The parameters are in ``data/corpus.json``. The same seed, data, seeds and shipped
 termbase give the same bytes.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import itertools
 import json
@@ -32,12 +33,12 @@ from hashlib import blake2b
 from pathlib import Path
 from random import Random
 
-from common import CR_EN, CR_ZH, SEEDS, SHARED, data, mtgjson, parser
+from testkit.paths import CR_EN, CR_ZH, SEEDS, SHARED, data, mtgjson
 
 MTGJSON_SETS = ("TSP", "PLC", "FUT")
 LANGS = ("en", "es", "zh")
 FOREIGN = {"Spanish": "es", "Chinese Simplified": "zh"}
-P = data("generate_corpus")
+P = data("corpus")
 """The generator's parameters and word lists (``_comment`` in the file says what each is)."""
 CJK = re.compile(r"[\u3400-\u9fff]")
 WORD = re.compile(r"[A-Za-zÀ-ÿ]+")
@@ -751,7 +752,7 @@ def _write_translation(folder, card, lang, rng, drift, summary, texts) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    cli = parser(__doc__)
+    cli = argparse.ArgumentParser("python -m testkit.corpus", description=__doc__.split("\n\n")[0])
     cli.add_argument("out", type=Path, help="folder to write (created; must be empty)")
     cli.add_argument("--rulings", type=int, default=100_000, help="rulings, all languages")
     cli.add_argument("--seed", type=int, default=7)
