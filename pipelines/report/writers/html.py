@@ -370,8 +370,6 @@ def _finding_row(
     evidence = finding.evidence if isinstance(finding.evidence, dict) else {}
     target = by_id.get(finding.ruling_id or "")
     source = by_id.get(finding.source_id or "")
-    if source is None and isinstance(evidence.get("copies"), str):
-        source = by_id.get(evidence["copies"])
     missing_side = target is not None and source is not None and target.id == source.id
     row: dict[str, Any] = {
         "fp": finding.fingerprint,
