@@ -89,9 +89,24 @@ def run(
                 raise stages.NoRulingsError(nothing_read(inputs, staging)) from None
             if on_ingested:
                 on_ingested(ingested)
-            stages.align_stage(staging, settings, on_progress, engine, reuse=work)
-            checked = stages.check_stage(staging, settings, resources, engine, reuse=work)
-            written = stages.report_stage(staging, settings, resources)
+            # each stage is handed what the one before it produced (the same records it
+            # would read back from the staging folder) instead of reading the tables again
+            alignment = stages.align_stage(
+                staging, settings, on_progress, engine, reuse=work, rulings=ingested.rulings
+            )
+            checked = stages.check_stage(
+                staging,
+                settings,
+                resources,
+                engine,
+                reuse=work,
+                ingested=ingested,
+                alignment=alignment,
+            )
+            produced = tables.RunTables(
+                ingested.rulings, alignment, checked.findings, checked.suppressed
+            )
+            written = stages.report_stage(staging, settings, resources, run=produced)
             manifest.record(staging, key)
     finally:
         engine.close()

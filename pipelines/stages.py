@@ -104,10 +104,12 @@ def align_stage(
     on_progress: Progress | None = None,
     engine: Engine | None = None,
     reuse: Reuse | None = None,
+    rulings: list[Ruling] | None = None,
 ) -> list[Alignment]:
-    """Read corpus.jsonl; write alignment.jsonl."""
+    """Read corpus.jsonl (unless the run hands over its ``rulings``); write alignment.jsonl."""
     engine = engine or LocalEngine()
-    rulings = tables.read_records(out / tables.CORPUS, Ruling)
+    if rulings is None:
+        rulings = tables.read_records(out / tables.CORPUS, Ruling)
     embedder = build_embedder(settings.embedder, threads=LocalEngine.threads_per_worker)
     cache = EmbeddingCache(cache_root(settings.cache_dir))
 
@@ -133,15 +135,24 @@ def check_stage(
     resources: Resources,
     engine: Engine | None = None,
     reuse: Reuse | None = None,
+    ingested: IngestResult | None = None,
+    alignment: list[Alignment] | None = None,
 ) -> CheckResult:
-    """Read corpus, alignment and parse findings; write findings.jsonl (and suppressed.jsonl)."""
-    run = tables.RunTables.load(out, findings=False)
-    names = tables.read_records(out / tables.CARD_NAMES, CardName)
-    cards = CardIndex.cached(names, cache_root(settings.cache_dir))
+    """Read corpus, card names, parse findings and alignment (unless the run hands over what
+    it ingested and aligned); write findings.jsonl (and suppressed.jsonl)."""
+    if ingested is None:
+        ingested = IngestResult(
+            rulings=tables.read_records(out / tables.CORPUS, Ruling),
+            findings=tables.read_records(out / tables.PARSE_FINDINGS, Finding),
+            card_names=tables.read_records(out / tables.CARD_NAMES, CardName),
+        )
+    if alignment is None:
+        alignment = tables.read_records(out / tables.ALIGNMENT, Alignment)
+    cards = CardIndex.cached(ingested.card_names, cache_root(settings.cache_dir))
     context = CheckContext(
-        run.rulings, run.alignment, resources.termbase, cards, settings.source_lang
+        ingested.rulings, alignment, resources.termbase, cards, settings.source_lang
     )
-    findings = tables.read_records(out / tables.PARSE_FINDINGS, Finding)
+    findings = list(ingested.findings)
     findings = [f for f in findings if selected(f.code, settings.select, settings.ignore)]
     work = WorkCache(
         cache_root(settings.cache_dir),
@@ -230,9 +241,12 @@ def fold(findings: list[Finding]) -> list[Finding]:
     ]
 
 
-def report_stage(out: Path, settings: Settings, resources: Resources) -> list[Path]:
-    """Read the three tables; write the report files (all formats, or settings.formats)."""
-    run = tables.RunTables.load(out)
+def report_stage(
+    out: Path, settings: Settings, resources: Resources, run: tables.RunTables | None = None
+) -> list[Path]:
+    """Read the tables (unless the run hands them over); write the report files (all
+    formats, or settings.formats)."""
+    run = run or tables.RunTables.load(out)
     run.termbase = resources.termbase
     run.source_lang = settings.source_lang
     return write_reports(run, out, settings.formats)

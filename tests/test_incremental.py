@@ -81,3 +81,17 @@ def test_an_edited_english_source_recomputes_what_is_aligned_with_it(tmp_path: P
 
     run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
+
+
+def test_a_run_handing_records_between_stages_writes_what_the_stage_commands_write(
+    tmp_path: Path, corpus_dir, seed_run
+):
+    """``rulings run`` hands each stage the records the stage before produced; the stage
+    commands, one after another, read them back from the folder: the same bytes."""
+    runner, out = CliRunner(), tmp_path / "stages"
+    for command in (["ingest", str(corpus_dir)], ["align"], ["check"], ["report"]):
+        done = runner.invoke(main, [*command, "--out", str(out)])
+        assert done.exit_code in (0, 1), done.output
+    compared = [name for name in OUTPUT_FILES if (out / name).is_file()]
+    assert len(compared) == len(OUTPUT_FILES) - 1  # all but the run manifest
+    assert [n for n in compared if (seed_run / n).read_bytes() != (out / n).read_bytes()] == []
