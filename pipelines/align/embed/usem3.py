@@ -10,7 +10,8 @@ matrix product with few rows differently from one with many: the same text came 
 itself: each holds at least ``ROWS`` sentences (short ``FILLER`` sentences make up the count)
 within the token budget, and from that many rows on every row's bits are the same whatever
 the other rows are (tests/test_embed.py checks it). A text too long to share a micro-batch
-with ``ROWS - 1`` fillers is always encoded alone, so it too always gets the same bits.
+with ``ROWS - 1`` fillers is always encoded in a call of its own with the same fillers, so it
+too always gets the same bits.
 """
 
 from __future__ import annotations
