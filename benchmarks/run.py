@@ -1,6 +1,6 @@
 """Stage-by-stage speed and memory of the whole pipeline; ``--all`` runs every benchmark.
 
-    python benchmarks/run.py                          # seeds, CR and 100k generated (~10 min)
+    python benchmarks/run.py                          # seeds, CR and 100k generated (~25 min)
     python benchmarks/run.py --corpora seeds,cr       # the quick ones
     python benchmarks/run.py --all                    # and every other benchmark (see README)
 
