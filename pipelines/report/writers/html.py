@@ -443,7 +443,9 @@ def marks_of(finding: Finding, side: Side, text: str) -> list[list[int]]:
 
 
 def variant_panes(evidence: dict[str, Any], ruling_id: str | None) -> list[dict[str, Any]]:
-    """INCON001's versions of one translation, each with the words that differ marked."""
+    """The versions of one translation, each with the words that differ marked: the
+    evidence ``variants`` (DESIGN.md lists "the other variants" in every finding's evidence;
+    any check may give them, INCON001 does), read by its documented fields only."""
     variants = [v for v in evidence.get("variants") or [] if isinstance(v, dict) and "text" in v]
     if not variants:
         return []
