@@ -262,6 +262,10 @@ def cli_rerun(input_dir: Path, workdir: Path, cache: Path) -> dict:
     return {"first_seconds": first, "rerun_seconds": rerun, "reused": reused}
 
 
+KEPT_RUNS = ("first", "edit", "cold")
+CPU = ("ru_utime", "ru_stime")
+
+
 def cli_edit(input_dir: Path, workdir: Path) -> dict:
     """The nightly case through ``rulings run``: a run with an empty cache, one document
     edited, a run with that cache, and a cold run (empty cache) on the edited input; the
@@ -295,10 +299,6 @@ def cli_edit(input_dir: Path, workdir: Path) -> dict:
         "reused": reused[0] if reused else None,
         "document": change["file"],
     }
-
-
-KEPT_RUNS = ("first", "edit", "cold")
-CPU = ("ru_utime", "ru_stime")
 
 
 def engine_comparison(input_dir: Path, workdir: Path) -> dict:

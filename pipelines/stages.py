@@ -152,8 +152,7 @@ def check_stage(
     context = CheckContext(
         ingested.rulings, alignment, resources.termbase, cards, settings.source_lang
     )
-    findings = list(ingested.findings)
-    findings = [f for f in findings if selected(f.code, settings.select, settings.ignore)]
+    findings = [f for f in ingested.findings if selected(f.code, settings.select, settings.ignore)]
     work = WorkCache(
         cache_root(settings.cache_dir),
         "check",
@@ -246,7 +245,8 @@ def report_stage(
 ) -> list[Path]:
     """Read the tables (unless the run hands them over); write the report files (all
     formats, or settings.formats)."""
-    run = run or tables.RunTables.load(out)
+    if run is None:
+        run = tables.RunTables.load(out)
     run.termbase = resources.termbase
     run.source_lang = settings.source_lang
     return write_reports(run, out, settings.formats)
