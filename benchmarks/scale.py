@@ -354,8 +354,9 @@ def part_allprintings(folder: Path, size_mb: int, variants: int, limit: int) -> 
 
 def part_check(folder: Path, repeats: int, limit: int) -> dict:
     """The check stage alone on the generated 100k corpus, pinned to one core. Every run
-    computes every check: the findings the check stage keeps per document (the work cache)
-    are removed before each, the rest of the cache (card index, language answers) is warm."""
+    computes every check: the findings the check stage keeps per document and per group (the
+    work cache) are removed before each; the rest of the cache (card index, language answers)
+    is warm."""
     cache, run = folder / "cache", folder / "run"
     env = {**os.environ, "RULINGS_CACHE_DIR": str(cache)}
     steps = [[*GENERATE, str(folder / "input"), "--rulings", "100000", "--seed", "7"]]
@@ -368,7 +369,8 @@ def part_check(folder: Path, repeats: int, limit: int) -> dict:
     units, runs, digests = count_lines(run / "corpus.jsonl"), [], set()
     command = [str(RULINGS), "check", "--out", str(run), "--fail-on", "never", "--engine", "local"]
     for _ in range(repeats):
-        shutil.rmtree(cache / "work" / "check", ignore_errors=True)
+        for kind in ("check", "check-group"):
+            shutil.rmtree(cache / "work" / kind, ignore_errors=True)
         done = run_limited(command, env, limit, cpu=0)
         if done["exit_code"]:
             return {"error": done["output_tail"]}

@@ -224,7 +224,12 @@ def reused(out: Path) -> None:
     )
 
 
-WORK_NAMES = {"ingest": "files read", "align": "documents aligned", "check": "documents checked"}
+WORK_NAMES = {
+    "ingest": "files read",
+    "align": "documents aligned",
+    "check": "documents checked",
+    "check-group": "groups compared across documents",
+}
 
 
 def work_reused(reuse: Reuse) -> None:

@@ -81,10 +81,17 @@ class WorkCache:
         context: Iterable[str] = (),
         reuse: Reuse | None = None,
     ) -> None:
+        self.root = root
         self.folder = root / WORK_FOLDER / kind if root is not None else None
         self.kind = kind
-        self.salt = digest([code_digest(), kind, *context])
+        self.context = tuple(context)
+        self.salt = digest([code_digest(), kind, *self.context])
         self.reuse = reuse if reuse is not None else Reuse()
+
+    def sibling(self, kind: str) -> WorkCache:
+        """Another kind of work of the same run, depending on the same context (counted in
+        the same ``reuse``)."""
+        return WorkCache(self.root, kind, self.context, self.reuse)
 
     @property
     def keeps(self) -> bool:

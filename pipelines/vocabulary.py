@@ -122,6 +122,10 @@ class Scope(StrEnum):
     """One unit of a translated document."""
     DOCUMENT = "document"
     """All units of one translated document."""
+    GROUP = "group"
+    """Units of several documents a check compares with each other (the translations of
+    one English ruling into one language), gathered over the whole run; findings are kept
+    per group, so an edit recomputes only the groups it touches."""
     CORPUS = "corpus"
     """The whole run (checks that compare translations with each other)."""
 

@@ -27,7 +27,9 @@ def run(corpus: Path, out: Path, cache: Path) -> dict[str, tuple[int, int]]:
     said = " ".join(done.output.split())
     return {
         kind: (int(reused.replace(",", "")), int(total.replace(",", "")))
-        for reused, total, kind in re.findall(r"([\d,]+) of ([\d,]+) (files|documents \w+)", said)
+        for reused, total, kind in re.findall(
+            r"([\d,]+) of ([\d,]+) (files|documents \w+|groups compared)", said
+        )
     }
 
 
@@ -63,6 +65,25 @@ def test_an_edited_translation_is_the_only_document_recomputed(tmp_path: Path, c
 
     cold = run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert cold == {}
+    assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
+
+
+def test_an_edited_translation_recomputes_only_the_consistency_groups_it_is_in(
+    tmp_path: Path, corpus_dir
+):
+    """INCON001 compares the translations of one English ruling across documents: its
+    findings are kept per group (an English ruling and a language), and an edit recomputes
+    the group of the edited unit, not the others."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    cache = tmp_path / "cache"
+    run(corpus, tmp_path / "out", cache)
+
+    edit(corpus / SPANISH, 13)  # translated one way here, another way in 001_….txt
+    reused, total = run(corpus, tmp_path / "out", cache)["groups compared"]
+    assert total > 1 and reused == total - 1
+
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
 
 

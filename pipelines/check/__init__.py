@@ -1,16 +1,18 @@
 """Stage 3: rulings + alignment -> findings, through the check registry.
 
 A check has a scope: ``pair`` (an English source and its translation), ``ruling`` (one
-ruling of a translated document), ``document`` (all rulings of one translated document) or
-``corpus`` (everything at once, for checks that compare translations with each other). The
-runner calls each selected check on the items of its scope, in tasks of about
-``ITEMS_PER_TASK`` items cut where a card or rules document ends, and turns the problems the
-checks yield into findings of their codes.
+ruling of a translated document), ``document`` (all rulings of one translated document),
+``group`` (units of several documents compared with each other: the translations of one
+English ruling into one language) or ``corpus`` (everything at once). The runner calls each
+selected check on the items of its scope, in tasks of about ``ITEMS_PER_TASK`` items cut
+where a card or rules document ends, and turns the problems the checks yield into findings
+of their codes.
 
-The findings of one translated document (every check but the corpus ones) are kept in the
-cache, keyed by the document, its alignment rows, the documents those rows point into and
-the corpus facts (``registry.corpus_fact``) checks read: a later run recomputes only the
-documents whose key changed. Corpus checks always run.
+The findings of one translated document (every pair, ruling and document check) are kept
+in the cache, keyed by the document, its alignment rows, the documents those rows point
+into and the corpus facts (``registry.corpus_fact``) checks read; the findings of a group,
+keyed by every unit the group reads and the corpus facts. A later run recomputes only the
+documents and groups whose key changed. Corpus checks always run.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from ..model import Alignment, Finding, Ruling, as_dict, column_names
 from ..tables import paused_gc
 from ..vocabulary import Scope
 from .context import AlignedPair, CheckContext
-from .registry import CHECKS, CORPUS_FACTS, Problem
+from .registry import CHECKS, CORPUS_FACTS, Group, Problem
 
 __all__ = ["AlignedPair", "CheckContext", "Problem", "run_checks", "selected"]
 
 ITEMS_PER_TASK = 5000
 """Pairs, rulings or documents per check task."""
+GROUPS_PER_TASK = 500
+"""Groups per check task (a group holds several units)."""
 
 
 def selected(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
@@ -67,21 +71,40 @@ def run_checks(
     document's findings between runs."""
     engine = engine or LocalEngine()
     work = work or WorkCache(None, "check")
+    group_work = work.sibling("check-group")
     codes = [entry.name for entry in CHECKS if selected(entry.name, select, ignore)]
     runs: list[tuple[Scope, tuple[str, ...], str, int, int]] = []
     corpus_codes: list[str] = []
+    group_codes: list[str] = []
     for scope in Scope:
         scoped = tuple(code for code in codes if CHECKS[code].meta["scope"] == scope)
         if scope == Scope.CORPUS:
             corpus_codes.extend(scoped)
+        elif scope == Scope.GROUP:
+            group_codes.extend(scoped)
         elif scoped:
             keys = [document_of(item) for item in scope_items(ctx, scope)]
             runs.extend((scope, scoped, keys[start], start, end) for start, end in doc_runs(keys))
     docs = list(dict.fromkeys(doc for _, _, doc, _, _ in runs))
-    keys = document_keys(ctx, docs, codes, work)
+    facts = corpus_facts_digest(ctx) if work.keeps else ""
+    keys = document_keys(ctx, docs, codes, facts, work)
     stored = {doc: _stored(work.get(keys[doc])) for doc in docs} if keys else {}
     todo = [run for run in runs if stored.get(run[2]) is None]
+    grouped: dict[str, list[list[Finding] | None]] = {}
+    group_keys_of: dict[str, list[str]] = {}
     tasks = [(Scope.CORPUS, (code,), [(0, 1)]) for code in corpus_codes]
+    for code in group_codes:
+        groups = groups_of(ctx, code)
+        group_keys_of[code] = group_keys(code, groups, facts, group_work)
+        grouped[code] = [_stored_findings(group_work.get(key)) for key in group_keys_of[code]] or [
+            None
+        ] * len(groups)
+        missing = [(i, i + 1) for i, found in enumerate(grouped[code]) if found is None]
+        tasks += [
+            (Scope.GROUP, (code,), missing[start : start + GROUPS_PER_TASK])
+            for start in range(0, len(missing), GROUPS_PER_TASK)
+        ]
+    first_document_task = len(tasks)
     tasks += [(scope, scoped, bounds) for scope, scoped, bounds in task_bounds(todo)]
     shared = {
         "rulings": ctx.rulings,
@@ -94,7 +117,18 @@ def run_checks(
     by_code: dict[str, list[Finding]] = {code: [] for code in codes}
     for code, found in zip(corpus_codes, results, strict=False):
         by_code[code].extend(found[0][code])  # the corpus tasks come first
-    computed = iter(found for parts in results[len(corpus_codes) :] for found in parts)
+    for (_, (code,), bounds), found in zip(
+        tasks[len(corpus_codes) : first_document_task],
+        results[len(corpus_codes) : first_document_task],
+        strict=True,
+    ):
+        for (index, _), part in zip(bounds, found, strict=True):
+            grouped[code][index] = part[code]
+            if group_keys_of[code]:
+                group_work.put(group_keys_of[code][index], [as_dict(f) for f in part[code]])
+    for code, parts in grouped.items():
+        by_code[code].extend(finding for part in parts for finding in part or ())
+    computed = iter(found for parts in results[first_document_task:] for found in parts)
     fresh: dict[str, list[dict[str, list[Finding]]]] = defaultdict(list)
     taken: dict[str, int] = defaultdict(int)
     for _, _, doc, _, _ in runs:
@@ -114,8 +148,24 @@ def run_checks(
     return [finding for code in codes for finding in by_code[code]]
 
 
+def groups_of(ctx: CheckContext, code: str) -> list[Group]:
+    """The groups a ``group`` check compares, gathered once per context."""
+    key = ("groups", code)
+    if key not in ctx.cache:
+        ctx.cache[key] = CHECKS[code].meta["groups"](ctx)
+    return ctx.cache[key]
+
+
+def corpus_facts_digest(ctx: CheckContext) -> str:
+    """The corpus facts (``registry.corpus_fact``) of this run, in one digest."""
+    return digest(
+        json.dumps(entry.target(ctx), sort_keys=True, default=sorted, ensure_ascii=False)
+        for entry in CORPUS_FACTS
+    )
+
+
 def document_keys(
-    ctx: CheckContext, docs: list[str], codes: list[str], work: WorkCache
+    ctx: CheckContext, docs: list[str], codes: list[str], facts: str, work: WorkCache
 ) -> dict[str, str]:
     """The cache key of each document's findings: the checks run, the corpus facts, the
     document's units and alignment rows, and every document those rows point into (the
@@ -137,10 +187,6 @@ def document_keys(
         for unit_id in (row.source_id, row.superseded_by, row.better_source):
             if unit_id in ctx.by_id:
                 pointed[doc].add(ctx.by_id[unit_id].doc)
-    facts = digest(
-        json.dumps(entry.target(ctx), sort_keys=True, default=sorted, ensure_ascii=False)
-        for entry in CORPUS_FACTS
-    )
     salt = [",".join(codes), facts]
     return {
         doc: work.key(
@@ -155,9 +201,31 @@ def document_keys(
     }
 
 
+def group_keys(code: str, groups: list[Group], facts: str, work: WorkCache) -> list[str]:
+    """The cache key of each group's findings: the check, the corpus facts, the group and
+    every unit it reads. Empty when nothing is kept."""
+    if not work.keeps:
+        return []
+    fields = attrgetter(*column_names(Ruling))
+    return [
+        work.key([code, facts, *group.name, _ENCODER.encode([fields(r) for r in group.reads])])
+        for group in groups
+    ]
+
+
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 """Records' field values, a document's at once, as the JSON the cache keys digest (the
 fields in declaration order: the same content, the same key)."""
+
+
+def _stored_findings(value: Any) -> list[Finding] | None:
+    """A group's findings from the cache (None when absent or not today's records)."""
+    if not isinstance(value, list):
+        return None
+    try:
+        return [Finding(**row) for row in value]
+    except (TypeError, AttributeError):
+        return None
 
 
 def _stored(value: Any) -> list[dict[str, list[Finding]]] | None:
@@ -231,6 +299,13 @@ def check_task(
     if scope == Scope.CORPUS:
         [code] = codes
         return [{code: [to_finding(code, problem, ctx) for problem in CHECKS[code].target(ctx)]}]
+    if scope == Scope.GROUP:
+        [code] = codes
+        groups, check = groups_of(ctx, code), CHECKS[code].target
+        return [
+            {code: [to_finding(code, problem, ctx) for problem in check(groups[index], ctx)]}
+            for index, _ in bounds
+        ]
     items = scope_items(ctx, Scope(scope))
     found = []
     for start, end in bounds:

@@ -42,25 +42,42 @@ class Problem:
     """For a finding about a whole document: its units (located at the first one)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Units of several documents that a ``group`` check compares with each other, and
+    every unit the check reads to do so (the members, the English they translate): the
+    group's findings are kept in the cache under the content of ``reads``."""
+
+    name: tuple[str, ...]
+    """What the group is (INCON001: the English ruling and the language)."""
+    members: list[Ruling]
+    reads: list[Ruling]
+
+
 CheckFunction = Callable[..., Iterator[Problem]]
+GroupsFunction = Callable[["CheckContext"], list[Group]]
 
 
 def check(
-    code: str, *, scope: Scope | str = Scope.PAIR
+    code: str, *, scope: Scope | str = Scope.PAIR, groups: GroupsFunction | None = None
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Attach a check to its catalogue row; its docstring is the explanation ``rulings rules``
     prints.
 
     ``scope`` says what the check is called with: an aligned ``pair``, one ``ruling`` of a
-    translated document, a ``document`` (its rulings) or the whole ``corpus`` (the context).
+    translated document, a ``document`` (its rulings), a ``group`` (one of the ``Group``
+    records ``groups`` gathers from the context, in a fixed order) or the whole ``corpus``
+    (the context).
     """
     row = lookup(code)
     if row.stage != CHECK:
         raise ValueError(f"{code} is emitted by the {row.stage} stage, not by a check")
     scope = Scope(scope)
+    if (scope == Scope.GROUP) != (groups is not None):
+        raise ValueError(f"{code}: groups= goes with scope='group', and only with it")
 
     def decorate(function: CheckFunction) -> CheckFunction:
-        return CHECKS.register(code, scope=scope)(function)
+        return CHECKS.register(code, scope=scope, groups=groups)(function)
 
     return decorate
 

@@ -17,7 +17,7 @@ from ...text.tokens import token_counts
 from ...vocabulary import Method, Scope, is_unspaced
 from ..context import CheckContext
 from ..lexicon import number_counts, words
-from ..registry import Problem, check
+from ..registry import Group, Problem, check
 from .terminology import PARAPHRASED, wrong_spans
 
 
@@ -160,8 +160,29 @@ def _listing(summary: list[dict], own: str, own_version: int) -> list[dict]:
     return listed
 
 
-@check("INCON001", scope=Scope.CORPUS)
-def translated_several_ways(ctx: CheckContext) -> Iterator[Problem]:
+def translation_families(ctx: CheckContext) -> list[Group]:
+    """The translations of each English ruling into each language (its family: the same
+    text on several cards or in several files), where they are in two documents or more;
+    a group reads its members, the English each is aligned with and the family's own."""
+    families: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
+    for row in ctx.alignment:
+        if row.family and row.target_id and row.method != Method.UNTRANSLATED:
+            target = ctx.by_id[row.target_id]
+            if target.lang and target.lang != ctx.source_lang:
+                families[row.family, target.lang].append(target)
+    groups = []
+    for (family, lang), rulings in sorted(families.items()):
+        if len({r.doc for r in rulings}) < 2:
+            continue
+        sources = [pair.source for r in rulings if (pair := ctx.pairs_by_target.get(r.id))]
+        family_source = ctx.by_id.get(family)
+        reads = [*rulings, *sources, *([family_source] if family_source else [])]
+        groups.append(Group((family, lang), rulings, reads))
+    return groups
+
+
+@check("INCON001", scope=Scope.GROUP, groups=translation_families)
+def translated_several_ways(group: Group, ctx: CheckContext) -> Iterator[Problem]:
     """One English ruling (the same text on several cards, or in several files) is
     translated in more than one way into the same language. The preferred version is the
     one with the fewest defects (wrong or old terms, lost symbols or numbers), then the one
@@ -170,68 +191,61 @@ def translated_several_ways(ctx: CheckContext) -> Iterator[Problem]:
     side by side, on every version but the first in text order (one finding per version
     that differs, wherever the files are). Quote style, spacing, case and card names do not
     count as differences; nothing depends on file names or their order."""
-    families: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
-    for row in ctx.alignment:
-        if row.family and row.target_id and row.method != Method.UNTRANSLATED:
-            target = ctx.by_id[row.target_id]
-            if target.lang and target.lang != ctx.source_lang:
-                families[row.family, target.lang].append(target)
-    for (family, lang), rulings in sorted(families.items()):
-        if len({r.doc for r in rulings}) < 2:
-            continue
-        variants: dict[str, Variant] = {}
-        for ruling in sorted(rulings, key=lambda r: r.text):
-            key = variant_key(ruling, ctx)
-            variants.setdefault(key, Variant(key, ruling.text)).rulings.append(ruling)
-        if len(variants) < 2:
-            continue
-        for variant in variants.values():
-            variant.defects = min(defects(r, ctx) for r in variant.rulings)
-        _lost_tokens(list(variants.values()), lang)
-        ranked = sorted(variants.values(), key=lambda v: v.rank)
-        best, runner_up = ranked[0], ranked[1]
-        decided = best.rank[:2] != runner_up.rank[:2]
-        why = (
-            "fewest defects"
-            if best.defects < runner_up.defects
-            else "used by most documents"
-            if decided
-            else None
-        )
-        summary = [
-            {
-                "text": v.text,
-                "rulings": sorted(r.id for r in v.rulings),
-                "count": len(v.rulings),
-                "defects": v.defects,
-                "preferred": decided and v is best,
-            }
-            for v in ranked
-        ]
-        source = ctx.by_id.get(family)
-        source = source if source and source.lang == ctx.source_lang else None
-        for version, variant in enumerate(ranked[1:], 1):
-            changes = differences(best.text, variant.text, lang)
-            shown = "; ".join(describe_change(c) for c in changes[:3])
-            if decided:
-                message = (
-                    f"Translated differently elsewhere ({len(variants)} versions); against the "
-                    f"preferred one ({why}), this one {shown}."
-                )
-            else:
-                message = (
-                    f"Translated differently elsewhere ({len(variants)} versions, none "
-                    f"preferred); against another version, this one {shown}."
-                )
-            for ruling in sorted(variant.rulings, key=lambda r: r.id):
-                yield Problem(
-                    ruling,
-                    message,
-                    {
-                        "variants": _listing(summary, ruling.id, version),
-                        "preferred_because": why,
-                        "differences": changes,
-                        "family": family,
-                    },
-                    source=source,
-                )
+    family, lang = group.name
+    rulings = group.members
+    variants: dict[str, Variant] = {}
+    for ruling in sorted(rulings, key=lambda r: r.text):
+        key = variant_key(ruling, ctx)
+        variants.setdefault(key, Variant(key, ruling.text)).rulings.append(ruling)
+    if len(variants) < 2:
+        return
+    for variant in variants.values():
+        variant.defects = min(defects(r, ctx) for r in variant.rulings)
+    _lost_tokens(list(variants.values()), lang)
+    ranked = sorted(variants.values(), key=lambda v: v.rank)
+    best, runner_up = ranked[0], ranked[1]
+    decided = best.rank[:2] != runner_up.rank[:2]
+    why = (
+        "fewest defects"
+        if best.defects < runner_up.defects
+        else "used by most documents"
+        if decided
+        else None
+    )
+    summary = [
+        {
+            "text": v.text,
+            "rulings": sorted(r.id for r in v.rulings),
+            "count": len(v.rulings),
+            "defects": v.defects,
+            "preferred": decided and v is best,
+        }
+        for v in ranked
+    ]
+    source = ctx.by_id.get(family)
+    source = source if source and source.lang == ctx.source_lang else None
+    for version, variant in enumerate(ranked[1:], 1):
+        changes = differences(best.text, variant.text, lang)
+        shown = "; ".join(describe_change(c) for c in changes[:3])
+        if decided:
+            message = (
+                f"Translated differently elsewhere ({len(variants)} versions); against the "
+                f"preferred one ({why}), this one {shown}."
+            )
+        else:
+            message = (
+                f"Translated differently elsewhere ({len(variants)} versions, none "
+                f"preferred); against another version, this one {shown}."
+            )
+        for ruling in sorted(variant.rulings, key=lambda r: r.id):
+            yield Problem(
+                ruling,
+                message,
+                {
+                    "variants": _listing(summary, ruling.id, version),
+                    "preferred_because": why,
+                    "differences": changes,
+                    "family": family,
+                },
+                source=source,
+            )
