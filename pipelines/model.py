@@ -219,6 +219,13 @@ def as_dict(record: Any) -> dict[str, Any]:
     return {name: getattr(record, name) for name in column_names(type(record))}
 
 
+def as_values(record: Any) -> list[Any]:
+    """A record's field values in declaration order: how the work cache keeps records (half
+    the bytes of ``as_dict`` and faster to read back; the code version is in every key, so
+    the order is always today's)."""
+    return [getattr(record, name) for name in column_names(type(record))]
+
+
 _NUMBER = re.compile(r"(\d+)")
 
 

@@ -129,6 +129,7 @@ def align_stage(
     return rows
 
 
+@tables.paused_gc()
 def check_stage(
     out: Path,
     settings: Settings,

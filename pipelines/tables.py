@@ -6,9 +6,10 @@ import contextlib
 import gc
 import json
 import json.scanner
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,6 +45,25 @@ def dumps(record: Any) -> str:
     if hasattr(record, "__dataclass_fields__"):
         record = {name: getattr(record, name) for name in column_names(type(record))}
     return _ENCODER.encode(record)
+
+
+def values_json(records: Sequence[Any]) -> str:
+    """Records of one type as one JSON array of their field values in declaration order (what
+    a cache key digests: the same content, the same text), encoded in one call."""
+    if not records:
+        return "[]"
+    fields = _field_getter(type(records[0]))
+    return _KEY_ENCODER.encode([fields(record) for record in records])
+
+
+@cache
+def _field_getter(record_type: type) -> Callable[[Any], tuple]:
+    names = column_names(record_type)
+    getter = attrgetter(*names)
+    return getter if len(names) > 1 else lambda record: (getter(record),)
+
+
+_KEY_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 
 
 def write_jsonl(path: Path, records: Iterable[Any]) -> Path:

@@ -18,8 +18,8 @@ from threadpoolctl import threadpool_limits
 from ..engine import Engine, partitions
 from ..engine.local import LocalEngine
 from ..memo import WorkCache, digest
-from ..model import Alignment, Ruling, as_dict, id_order
-from ..tables import dumps
+from ..model import Alignment, Ruling, as_values, id_order
+from ..tables import paused_gc, values_json
 from .card_rulings import SourcePool, align_card_document
 from .context import (
     AlignContext,
@@ -53,6 +53,7 @@ prose whatever card it is about, and the vote decides where it belongs."""
 __all__ = ["align"]
 
 
+@paused_gc()
 def align(
     rulings: list[Ruling],
     encode: Encoder,
@@ -89,7 +90,7 @@ def align(
     for docs, parts in zip(groups, engine.map(align_documents, groups, shared=shared), strict=True):
         for doc, rows in zip(docs, parts, strict=True):
             if keys:
-                work.put(keys[doc], [as_dict(row) for row in rows])
+                work.put(keys[doc], [as_values(row) for row in rows])
             per_document[doc] = rows
     rows = [row for doc in ordered for row in per_document[doc]]
     world = _world(rulings, ctx.vectors, source_lang)
@@ -152,12 +153,9 @@ def _document_keys(
     if not work.keeps:
         return {}
     sources = digest(
-        dumps(r)
-        for members in ctx.documents.values()
-        if is_source_document(members[0])
-        for r in members
+        values_json(members) for members in ctx.documents.values() if is_source_document(members[0])
     )
-    return {doc: work.key([*options, sources, *map(dumps, ctx.documents[doc])]) for doc in docs}
+    return {doc: work.key([*options, sources, values_json(ctx.documents[doc])]) for doc in docs}
 
 
 def _stored(value: list[dict] | None) -> list[Alignment] | None:
@@ -165,7 +163,7 @@ def _stored(value: list[dict] | None) -> list[Alignment] | None:
     if value is None:
         return None
     try:
-        return [Alignment(**row) for row in value]
+        return [Alignment(*row) for row in value]
     except TypeError:
         return None
 

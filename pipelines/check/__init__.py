@@ -20,15 +20,14 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable
-from operator import attrgetter
 from typing import Any
 
 from ..catalogue import CATALOGUE, make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
 from ..memo import WorkCache, digest
-from ..model import Alignment, Finding, Ruling, as_dict, column_names
-from ..tables import paused_gc
+from ..model import Alignment, Finding, as_values
+from ..tables import paused_gc, values_json
 from ..vocabulary import Scope
 from .context import AlignedPair, CheckContext
 from .registry import CHECKS, CORPUS_FACTS, Group, Problem
@@ -125,7 +124,7 @@ def run_checks(
         for (index, _), part in zip(bounds, found, strict=True):
             grouped[code][index] = part[code]
             if group_keys_of[code]:
-                group_work.put(group_keys_of[code][index], [as_dict(f) for f in part[code]])
+                group_work.put(group_keys_of[code][index], [as_values(f) for f in part[code]])
     for code, parts in grouped.items():
         by_code[code].extend(finding for part in parts for finding in part or ())
     computed = iter(found for parts in results[first_document_task:] for found in parts)
@@ -143,7 +142,7 @@ def run_checks(
     for doc, parts in fresh.items():
         if keys:
             work.put(
-                keys[doc], [{c: [as_dict(f) for f in fs] for c, fs in p.items()} for p in parts]
+                keys[doc], [{c: [as_values(f) for f in fs] for c, fs in p.items()} for p in parts]
             )
     return [finding for code in codes for finding in by_code[code]]
 
@@ -172,18 +171,13 @@ def document_keys(
     English a translation is compared with). Empty when nothing is kept."""
     if not work.keeps:
         return {}
-    ruling_fields = attrgetter(*column_names(Ruling))
-    doc_digest = {
-        doc: digest([_ENCODER.encode([ruling_fields(r) for r in members])])
-        for doc, members in ctx.documents.items()
-    }
-    row_fields = attrgetter(*column_names(Alignment))
-    rows_of: dict[str, list[tuple]] = defaultdict(list)
+    doc_digest = {doc: digest([values_json(members)]) for doc, members in ctx.documents.items()}
+    rows_of: dict[str, list[Alignment]] = defaultdict(list)
     pointed: dict[str, set[str]] = defaultdict(set)
     for row in ctx.alignment:
         target = ctx.by_id.get(row.target_id) if row.target_id else None
         doc = target.doc if target else row.group
-        rows_of[doc].append(row_fields(row))
+        rows_of[doc].append(row)
         for unit_id in (row.source_id, row.superseded_by, row.better_source):
             if unit_id in ctx.by_id:
                 pointed[doc].add(ctx.by_id[unit_id].doc)
@@ -193,7 +187,7 @@ def document_keys(
             [
                 *salt,
                 doc_digest[doc],
-                _ENCODER.encode(rows_of[doc]),
+                values_json(rows_of[doc]),
                 *(doc_digest[other] for other in sorted(pointed[doc])),
             ]
         )
@@ -206,16 +200,7 @@ def group_keys(code: str, groups: list[Group], facts: str, work: WorkCache) -> l
     every unit it reads. Empty when nothing is kept."""
     if not work.keeps:
         return []
-    fields = attrgetter(*column_names(Ruling))
-    return [
-        work.key([code, facts, *group.name, _ENCODER.encode([fields(r) for r in group.reads])])
-        for group in groups
-    ]
-
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
-"""Records' field values, a document's at once, as the JSON the cache keys digest (the
-fields in declaration order: the same content, the same key)."""
+    return [work.key([code, facts, *group.name, values_json(group.reads)]) for group in groups]
 
 
 def _stored_findings(value: Any) -> list[Finding] | None:
@@ -223,7 +208,7 @@ def _stored_findings(value: Any) -> list[Finding] | None:
     if not isinstance(value, list):
         return None
     try:
-        return [Finding(**row) for row in value]
+        return [Finding(*row) for row in value]
     except (TypeError, AttributeError):
         return None
 
@@ -235,8 +220,7 @@ def _stored(value: Any) -> list[dict[str, list[Finding]]] | None:
         return None
     try:
         return [
-            {code: [Finding(**row) for row in rows] for code, rows in part.items()}
-            for part in value
+            {code: [Finding(*row) for row in rows] for code, rows in part.items()} for part in value
         ]
     except (TypeError, AttributeError):
         return None

@@ -12,7 +12,8 @@ from ..catalogue import make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
 from ..memo import WorkCache, digest
-from ..model import CardName, Finding, Ruling, as_dict
+from ..model import CardName, Finding, Ruling, as_values
+from ..tables import paused_gc
 from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
 from .cards import identified_names, identify_cards
 from .dates import assign_dates
@@ -85,6 +86,20 @@ def ingest_sources(
         result.card_names.extend(read.card_names)
         if read.format:
             result.formats[read.format] += 1
+    with paused_gc():
+        _corpus_passes(result, identifier, languages, source_lang, cache_dir, engine)
+    return result
+
+
+def _corpus_passes(
+    result: IngestResult,
+    identifier: str,
+    languages: Iterable[str],
+    source_lang: str,
+    cache_dir: Path | None,
+    engine: Engine,
+) -> None:
+    """Languages, dates, document kinds and cards, over everything the files gave."""
     result.index = CardIndex.cached(result.card_names, cache_dir)
     result.rulings = assign_languages(
         result.rulings,
@@ -104,7 +119,6 @@ def ingest_sources(
         identified_names(result.rulings, result.index, result.card_names, languages)
     )
     result.findings.sort(key=finding_order)
-    return result
 
 
 @dataclass
@@ -118,9 +132,9 @@ class FileResult:
 
     def to_json(self) -> dict:
         return {
-            "rulings": [as_dict(r) for r in self.rulings],
-            "findings": [as_dict(f) for f in self.findings],
-            "card_names": [as_dict(c) for c in self.card_names],
+            "rulings": [as_values(r) for r in self.rulings],
+            "findings": [as_values(f) for f in self.findings],
+            "card_names": [as_values(c) for c in self.card_names],
             "format": self.format,
         }
 
@@ -129,9 +143,9 @@ class FileResult:
         """The stored result, or None when it does not fit today's records."""
         try:
             return cls(
-                [Ruling(**row) for row in data["rulings"]],
-                [Finding(**row) for row in data["findings"]],
-                [CardName(**row) for row in data["card_names"]],
+                [Ruling(*row) for row in data["rulings"]],
+                [Finding(*row) for row in data["findings"]],
+                [CardName(*row) for row in data["card_names"]],
                 data["format"],
             )
         except (KeyError, TypeError):
@@ -142,9 +156,11 @@ def read_files(sources: list[SourceFile], engine: Engine, work: WorkCache) -> li
     """What each file gave, in order: from the cache for a file read before (same name and
     bytes, same code), else read (one task per file) and kept."""
     keys = [_file_key(doc, work) for doc in sources]
-    results: list[FileResult | None] = [
-        FileResult.from_json(stored) if key and (stored := work.get(key)) else None for key in keys
-    ]
+    with paused_gc():
+        results: list[FileResult | None] = [
+            FileResult.from_json(stored) if key and (stored := work.get(key)) else None
+            for key in keys
+        ]
     missing = [i for i, found in enumerate(results) if found is None]
     for i, read in zip(missing, engine.map(read_file, [sources[i] for i in missing]), strict=True):
         results[i] = read
