@@ -8,7 +8,7 @@ import pytest
 from pipelines.cards import CardIndex
 from pipelines.check import CheckContext, run_checks
 from pipelines.check.lexicon import numbers
-from pipelines.check.registry import CHECKS
+from pipelines.check.registry import CHECKS, check
 from pipelines.model import Alignment, Finding, Ruling
 from pipelines.termbase import Termbase
 
@@ -453,3 +453,11 @@ def test_check_tasks_never_split_a_card_or_rules_section():
         (Scope.PAIR, ("NUM001",), [(7, 8)]),
     ]
     assert task_bounds(runs, size=100) == [(Scope.PAIR, ("NUM001",), [(0, 3), (3, 7), (7, 8)])]
+
+
+def test_a_group_check_and_only_a_group_check_names_how_its_groups_are_gathered():
+    with pytest.raises(ValueError, match="groups= goes with scope='group'"):
+        check("INCON001", scope="group")
+    with pytest.raises(ValueError, match="groups= goes with scope='group'"):
+        check("TERM001", scope="pair", groups=lambda ctx: [])
+    assert CHECKS["INCON001"].meta["scope"] == "group" and CHECKS["INCON001"].meta["groups"]

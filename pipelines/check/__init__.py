@@ -95,9 +95,11 @@ def run_checks(
     for code in group_codes:
         groups = groups_of(ctx, code)
         group_keys_of[code] = group_keys(code, groups, facts, group_work)
-        grouped[code] = [_stored_findings(group_work.get(key)) for key in group_keys_of[code]] or [
-            None
-        ] * len(groups)
+        grouped[code] = (
+            [_stored_findings(group_work.get(key)) for key in group_keys_of[code]]
+            if group_keys_of[code]
+            else [None] * len(groups)
+        )
         missing = [(i, i + 1) for i, found in enumerate(grouped[code]) if found is None]
         tasks += [
             (Scope.GROUP, (code,), missing[start : start + GROUPS_PER_TASK])
