@@ -64,3 +64,32 @@ def test_lost_workers_stop_the_run_with_one_clear_error():
             engine.map(_die, [1])
     finally:
         engine.close()
+
+
+def _fill_worker_state(item: int, context: dict) -> int:
+    from pipelines import align
+
+    align._WORLDS[item, item] = context  # what an alignment's world would hold
+    return len(align._WORLDS)
+
+
+def _worker_state() -> tuple[int, int]:
+    from pipelines import align
+    from pipelines.engine import dask
+
+    return len(align._WORLDS), len(dask._CONTEXT)
+
+
+def test_a_dask_worker_holds_no_stage_state_once_a_map_call_ends():
+    """Each map call's context and the per-process caches the stages registered (the
+    embedding model, the alignment's world) are dropped on every worker when the call ends:
+    a worker holds one stage's state at a time."""
+    from pipelines.engine import build_engine
+
+    engine = build_engine("dask", workers=1, memory_limit="1GB")
+    try:
+        filled = engine.map(_fill_worker_state, [1, 2], shared={"corpus": [1]}, setup=dict)
+        assert filled == [1, 2]
+        assert list(engine._client.run(_worker_state).values()) == [(0, 0)]
+    finally:
+        engine.close()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..engine import Engine, partitions
+from ..engine import Engine, partitions, process_cache
 from ..engine.local import LocalEngine
 from ..memo import WorkCache, digest
 from ..model import Alignment, Ruling, as_values, id_order
@@ -113,6 +113,7 @@ class _World:
 
 
 _WORLDS: dict[tuple[int, int], _World] = {}
+process_cache(_WORLDS.clear)
 
 
 def _world(rulings: list[Ruling], vectors: np.ndarray, source_lang: str) -> _World:

@@ -46,6 +46,23 @@ class Engine(Protocol):
 
 ENGINES: Registry[Callable[..., Engine]] = Registry("engine", package=__name__)
 
+PROCESS_CACHES: list[Callable[[], None]] = []
+"""How to empty each cache a worker process keeps between the partitions of one map call
+(a loaded model, an alignment's world): a distributed engine empties them when the call
+ends, so that a worker holds one stage's state at a time, not every stage's."""
+
+
+def process_cache(clear: Callable[[], None]) -> Callable[[], None]:
+    """Register how to empty a per-process cache (``cached_function.cache_clear``, or a
+    module dict's ``clear``)."""
+    PROCESS_CACHES.append(clear)
+    return clear
+
+
+def empty_process_caches() -> None:
+    for clear in PROCESS_CACHES:
+        clear()
+
 
 class EngineError(RuntimeError):
     """The engine lost work it cannot redo (a Dask worker killed over its memory limit,

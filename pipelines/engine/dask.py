@@ -2,17 +2,22 @@
 
 Shared values (the corpus, the vectors, the termbase) are scattered once to every worker;
 each partition is a task; results are gathered in input order. A ``setup`` context is built
-once per worker process and map call, and kept on the worker until the next call replaces it.
+once per worker process and map call. When the call ends every worker drops it, and the
+per-process caches the stages registered (``process_cache``: the embedding model, the
+language identifier, the alignment's world), so that a worker's memory holds one stage's
+state at a time: a worker of a 100,000-ruling run peaked at 1.85 GB holding the embedding
+model and the alignment's world through the check stage.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import ENGINES, EngineError
+from . import ENGINES, EngineError, empty_process_caches
 
 THREADS_PER_WORKER = 1
 
@@ -85,6 +90,10 @@ class DaskEngine:
                 f"over its memory limit{limit} or died ({type(error).__name__}); give each "
                 "worker more memory or use fewer, larger workers"
             ) from error
+        finally:
+            del futures, scattered
+            with contextlib.suppress(Exception):  # a lost worker has nothing to release
+                self._client.run(_release)
 
     def close(self) -> None:
         self._client.close()
@@ -102,6 +111,15 @@ def _lost_worker(error: Exception) -> bool:
 
 _CONTEXT: dict[str, Any] = {}
 """This worker's context of the current map call, under its token (one at a time)."""
+
+
+def _release() -> None:
+    """On a worker: drop the map call's context and the per-process caches."""
+    import gc
+
+    _CONTEXT.clear()
+    empty_process_caches()
+    gc.collect()
 
 
 def _call(

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-from ..engine import Engine, partitions
+from ..engine import Engine, partitions, process_cache
 from ..engine.local import LocalEngine
 from ..files import read_checked, write_checked
 from ..model import Ruling
@@ -165,6 +165,9 @@ def shared_identifier(
 ) -> LanguageIdentifier:
     """One identifier per process and configuration (its caches are worth keeping)."""
     return build(name, languages, source_lang)
+
+
+process_cache(shared_identifier.cache_clear)
 
 
 def assign_document_languages(

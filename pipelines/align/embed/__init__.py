@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...engine import process_cache
 from ...registry import Registry
 from ...vocabulary import DEFAULT_EMBEDDER
 from .cache import EmbeddingCache
@@ -83,6 +84,9 @@ def build_embedder(spec: str = DEFAULT_EMBEDDER, threads: int = 2) -> Embedder:
 def shared_embedder(spec: str, threads: int) -> Embedder:
     """One embedder per process and spec (workers of a distributed engine reuse it)."""
     return build_embedder(spec, threads)
+
+
+process_cache(shared_embedder.cache_clear)
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
