@@ -6,15 +6,14 @@ import contextlib
 import gc
 import json
 import json.scanner
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
-from operator import attrgetter
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .files import write_atomic
-from .model import REPEATED_COLUMNS, Alignment, Finding, Ruling, column_names
+from .model import REPEATED_COLUMNS, Alignment, Finding, Ruling, column_names, field_getter
 
 CORPUS = "corpus.jsonl"
 PARSE_FINDINGS = "parse-findings.jsonl"
@@ -30,7 +29,9 @@ class TableError(Exception):
     """A stage file that is missing or malformed: the command exits 2."""
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False
+)
 _DECODER = json.JSONDecoder()
 _SCAN = json.scanner.make_scanner(_DECODER)
 """The decoder's own scanner (C): ``json.loads`` without its per-call Python layers. A line
@@ -52,18 +53,8 @@ def values_json(records: Sequence[Any]) -> str:
     a cache key digests: the same content, the same text), encoded in one call."""
     if not records:
         return "[]"
-    fields = _field_getter(type(records[0]))
-    return _KEY_ENCODER.encode([fields(record) for record in records])
-
-
-@cache
-def _field_getter(record_type: type) -> Callable[[Any], tuple]:
-    names = column_names(record_type)
-    getter = attrgetter(*names)
-    return getter if len(names) > 1 else lambda record: (getter(record),)
-
-
-_KEY_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+    values = field_getter(type(records[0]))
+    return _ENCODER.encode([values(record) for record in records])
 
 
 def write_jsonl(path: Path, records: Iterable[Any]) -> Path:

@@ -12,6 +12,7 @@ model and the alignment's world through the check stage.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import uuid
 from collections.abc import Callable, Sequence
@@ -115,8 +116,6 @@ _CONTEXT: dict[str, Any] = {}
 
 def _release() -> None:
     """On a worker: drop the map call's context and the per-process caches."""
-    import gc
-
     _CONTEXT.clear()
     empty_process_caches()
     gc.collect()
