@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import secrets
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -52,21 +53,47 @@ def write_atomic(
     return path
 
 
+_DIGESTS: dict[tuple[str, int, int, int], str] = {}
+SETTLED_NS = 2_000_000_000
+"""A file's digest is remembered only once its last change is this old: the clock that
+stamps a change ticks in milliseconds, so a file changed twice within a tick keeps its
+time (git's "racy clean" files)."""
+
+
+def file_digest(path: Path | str) -> str:
+    """A digest of a file's bytes (OSError when it cannot be read), remembered for this
+    process while the file's size, modification time and inode stay the same: a run's key
+    and its ingest both need the digest of every input file."""
+    status = os.stat(path)
+    key = (os.fspath(path), status.st_size, status.st_mtime_ns, status.st_ino)
+    found = _DIGESTS.get(key)
+    if found is None:
+        digest = hashlib.blake2b(digest_size=16)
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+        found = digest.hexdigest()
+        if time.time_ns() - status.st_mtime_ns > SETTLED_NS:
+            _DIGESTS[key] = found
+    return found
+
+
 def write_text_atomic(path: Path, text: str) -> Path:
     return write_atomic(path, text.encode("utf-8"))
 
 
-def write_checked(path: Path, value: Any, *, sync: bool = True) -> Path:
+def write_checked(path: Path | str, value: Any, *, sync: bool = True) -> Path:
     """A cache file: JSON with the SHA-256 of its bytes in front, written atomically."""
     body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     digest = hashlib.sha256(body).hexdigest().encode("ascii")
     return write_atomic(path, CHECKED_MAGIC + digest + b"\n" + body, sync=sync)
 
 
-def read_checked(path: Path) -> Any | None:
+def read_checked(path: Path | str) -> Any | None:
     """The value of a cache file, or None when it is missing, cut short or damaged."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError:
         return None
     header, _, body = data.partition(b"\n")

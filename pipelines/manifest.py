@@ -10,13 +10,12 @@ costs the time to read the inputs once.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .files import write_text_atomic
+from .files import file_digest, write_text_atomic
 from .ingest.source import RUN_MANIFEST, discover
 from .memo import code_digest
 from .settings import Settings
@@ -61,11 +60,7 @@ def record(out: Path, key: dict[str, Any]) -> None:
 
 
 def _file_digest(path: Path) -> str:
-    digest = hashlib.blake2b(digest_size=16)
     try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
+        return file_digest(path)
     except OSError as error:
         return f"unreadable: {error.strerror or error}"
-    return digest.hexdigest()

@@ -3,6 +3,7 @@ trusted: the embedding shards and the language-identification store."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -131,3 +132,25 @@ def test_a_damaged_identification_store_is_ignored(tmp_path, damage):
     assert store.load() == {}
     store.add(IDENTIFIED)
     assert store.load() == IDENTIFIED
+
+
+def test_a_file_digest_is_remembered_only_while_the_file_is_unchanged(tmp_path, monkeypatch):
+    """The run key and ingest share the digest of each input file (``files.file_digest``):
+    read once while the file's size, time and inode stay, read again after any change,
+    even one of the same size within the clock's tick."""
+    from pipelines import files
+
+    path = tmp_path / "es.txt"
+    path.write_text("Roba una carta.", encoding="utf-8")
+    fresh = files.file_digest(path)
+    path.write_text("Roba dos cartas", encoding="utf-8")  # the same size, at once
+    assert files.file_digest(path) != fresh, "a file changed just now is never remembered"
+    old = 1_600_000_000_000_000_000
+    os.utime(path, ns=(old, old))
+    settled = files.file_digest(path)
+    reads = []
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda *a, **k: reads.append(a[0]) or real_open(*a, **k))
+    assert files.file_digest(path) == settled and reads == [], "a settled file is read once"
+    path.write_text("Roba tres cartas.", encoding="utf-8")
+    assert files.file_digest(path) != settled and reads == [path]

@@ -16,7 +16,6 @@ from functools import cached_property, lru_cache
 from itertools import pairwise
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ..cards import name_key
 from ..model import Alignment, Ruling
@@ -548,6 +547,8 @@ def _assign(
         symbols = _same_symbols(candidates, targets)
         bonus += SAME_SYMBOLS_BONUS * symbols
     combined = similarity + MARGIN_WEIGHT * margin + bonus
+    from scipy.optimize import linear_sum_assignment  # a quarter-second import, seldom needed
+
     rows = []
     for i, j in zip(*linear_sum_assignment(-combined), strict=True):
         source, target = candidates[i], targets[j]

@@ -11,7 +11,7 @@ from ..cards import CardIndex
 from ..catalogue import make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
-from ..memo import WorkCache, digest
+from ..memo import WorkCache
 from ..model import CardName, Finding, Ruling, as_values
 from ..tables import paused_gc
 from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
@@ -175,11 +175,9 @@ def _file_key(doc: SourceFile, work: WorkCache) -> str | None:
     if work.folder is None:
         return None
     try:
-        with doc.open_binary() as handle:
-            content = handle.read()
+        return work.key([doc.rel, doc.content_digest])
     except OSError:
         return None
-    return work.key([doc.rel, digest([content])])
 
 
 def read_file(doc: SourceFile) -> FileResult:

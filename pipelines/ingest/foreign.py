@@ -46,7 +46,7 @@ def foreign_language(members: list[Ruling], languages: tuple[str, ...]) -> str |
 
 def document_sample(members: list[Ruling]) -> str:
     """What a document's language is told from: its first words, each once, no symbols."""
-    return SYMBOL.sub(" ", _sample(members))
+    return _sample_of(_head(members))
 
 
 class ForeignLanguages:
@@ -63,11 +63,13 @@ class ForeignLanguages:
         self.new: dict[str, str] = {}
 
     def of(self, members: list[Ruling]) -> str | None:
-        text = document_sample(members)
-        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+        """Keyed by the document's head, the text its sample is made from, so that a known
+        document costs a digest and not a sample."""
+        head = _head(members)
+        key = hashlib.blake2b(head.encode("utf-8"), digest_size=16).hexdigest()
         found = self.known.get(key, self.new.get(key))
         if found is None:
-            found = self.new[key] = _identify(text, self.languages) or ""
+            found = self.new[key] = _identify(_sample_of(head), self.languages) or ""
         return found or None
 
     def save(self) -> None:
@@ -100,14 +102,19 @@ def _identify(text: str, languages: tuple[str, ...]) -> str | None:
     return code
 
 
-def _sample(members: list[Ruling]) -> str:
+def _head(members: list[Ruling]) -> str:
+    """The document's first ``SAMPLE_CHARS`` characters, rulings joined by newlines."""
     parts, size = [], 0
     for item in members:
         parts.append(item.text)
         size += len(item.text)
         if size >= SAMPLE_CHARS:
             break
-    return _distinct_words("\n".join(parts)[:SAMPLE_CHARS])
+    return "\n".join(parts)[:SAMPLE_CHARS]
+
+
+def _sample_of(head: str) -> str:
+    return SYMBOL.sub(" ", _distinct_words(head))
 
 
 def _distinct_words(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import hashlib
 import io
 import os
 import re
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..catalogue import make_finding
+from ..files import file_digest
 from ..model import Finding
 
 MAX_LINE_CHARS = 20_000
@@ -67,6 +69,13 @@ class SourceFile:
             return False
         start = self.head.decode(self.encoding, errors="ignore").lstrip("\ufeff \t\r\n")
         return bool(JSON_START.match(start))
+
+    @property
+    def content_digest(self) -> str:
+        """A digest of the file's bytes (OSError when it cannot be read)."""
+        if self._text is not None:
+            return hashlib.blake2b(self._text.encode("utf-8"), digest_size=16).hexdigest()
+        return file_digest(self.path)
 
     def open_binary(self) -> BinaryIO:
         """The file's bytes as a stream (an in-memory document is encoded as UTF-8)."""
