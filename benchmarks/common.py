@@ -15,12 +15,14 @@ prints the machine description.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import resource
 import subprocess
 import sys
+import threading
 import time
 from importlib import metadata
 from pathlib import Path
@@ -261,9 +263,65 @@ def child_json(script, *args, env: dict | None = None) -> dict:
 
 
 def usage() -> tuple[float, float]:
-    """(CPU seconds of this process, user + system, all threads; its peak RSS in MB)."""
+    """(CPU seconds of this process and of the children it waited for, user + system, all
+    threads: the report writers' forked process counts; this process's peak RSS in MB)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
-    return own.ru_utime + own.ru_stime, own.ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return cpu, own.ru_maxrss / 1024
+
+
+class TreeMemory:
+    """The peak memory of this process and its children while the block runs (the report
+    writers fork a process): their proportional set sizes summed, sampled every
+    ``interval`` seconds, so that a page the child shares with this process counts once.
+    ``peak_mb`` is 0 where /proc cannot be read."""
+
+    def __init__(self, interval: float = 0.05) -> None:
+        self.interval = interval
+        self.peak_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> TreeMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while True:
+            total = sum(_pss_kb(pid) for pid in process_tree(os.getpid()))
+            self.peak_mb = max(self.peak_mb, total / 1024)
+            if self._stop.wait(self.interval):
+                return
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    tree, todo = [], [root]
+    while todo:
+        tree.append(todo.pop())
+        todo += children.get(tree[-1], [])
+    return tree
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def read_jsonl(path) -> list[dict]:

@@ -45,6 +45,7 @@ from common import (
     ROOT,
     SEEDS,
     SHARED,
+    TreeMemory,
     child_json,
     machine,
     md_table,
@@ -123,7 +124,9 @@ def worker(spec: dict) -> dict:
         return result["rulings"]
 
     def report() -> int:
-        written = stages.report_stage(out, settings, state["resources"])
+        with TreeMemory() as memory:
+            written = stages.report_stage(out, settings, state["resources"])
+        result["report_tree_peak_mb"] = memory.peak_mb
         result["reports"] = sorted(p.name for p in written)
         return result["rulings"]
 
@@ -149,7 +152,9 @@ def worker(spec: dict) -> dict:
     for key in ("wall_seconds", "cpu_seconds"):
         result[f"stages_{key}"] = sum(s[key] for s in result["stages"].values())
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result["process_cpu_seconds"], result["peak_rss_mb"] = usage()
+    result["process_cpu_seconds"], own_peak = usage()
+    # the report writers' forked process: its pages not shared with this one count too
+    result["peak_rss_mb"] = max(own_peak, result.get("report_tree_peak_mb", 0))
     result["children_cpu_seconds"] = children.ru_utime + children.ru_stime
     result["children_peak_rss_mb"] = children.ru_maxrss / 1024
     result["worker_wall_seconds"] = time.perf_counter() - started

@@ -76,6 +76,7 @@ from common import (
     mtgjson,
     page,
     parser,
+    process_tree,
     read_lines,
     record,
     shared_or_exit,
@@ -159,20 +160,6 @@ def run_limited(command: list[str], env: dict, limit_bytes: int, cpu: int | None
             name: len(pattern.findall(output)) for name, pattern in DASK_WARNINGS.items()
         },
     }
-
-
-def process_tree(root: int) -> list[int]:
-    """``root`` and its descendants, from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        with contextlib.suppress(OSError):
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-    tree, todo = [], [root]
-    while todo:
-        tree.append(todo.pop())
-        todo += children.get(tree[-1], [])
-    return tree
 
 
 def rss_bytes(pid: int) -> int:

@@ -106,7 +106,12 @@ def run(
             produced = tables.RunTables(
                 ingested.rulings, alignment, checked.findings, checked.suppressed
             )
-            written = stages.report_stage(staging, settings, resources, run=produced)
+            # a forked writer process copies nothing of a cluster's client but its threads'
+            # locks: with a cluster the writers stay in this process
+            processes = stages.REPORT_PROCESSES if engine.name == "local" else 1
+            written = stages.report_stage(
+                staging, settings, resources, run=produced, processes=processes
+            )
             manifest.record(staging, key)
     finally:
         engine.close()

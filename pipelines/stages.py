@@ -10,6 +10,7 @@ per run as ``Resources``.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -34,6 +35,8 @@ from .termbase import Termbase
 
 Progress = Callable[[str, int, int], None]
 """on_progress(task, done, total)"""
+REPORT_PROCESSES = min(2, os.cpu_count() or 1)
+"""The report writers share this many cores (``report/processes.py``)."""
 
 
 class NoRulingsError(InputError):
@@ -242,15 +245,19 @@ def fold(findings: list[Finding]) -> list[Finding]:
 
 
 def report_stage(
-    out: Path, settings: Settings, resources: Resources, run: tables.RunTables | None = None
+    out: Path,
+    settings: Settings,
+    resources: Resources,
+    run: tables.RunTables | None = None,
+    processes: int = REPORT_PROCESSES,
 ) -> list[Path]:
     """Read the tables (unless the run hands them over); write the report files (all
-    formats, or settings.formats)."""
+    formats, or settings.formats), on up to ``processes`` cores."""
     if run is None:
         run = tables.RunTables.load(out)
     run.termbase = resources.termbase
     run.source_lang = settings.source_lang
-    return write_reports(run, out, settings.formats)
+    return write_reports(run, out, settings.formats, processes=processes)
 
 
 def card_index(inputs: list[Path], run_dir: Path | None, cache_dir: Path | None) -> CardIndex:

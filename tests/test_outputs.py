@@ -132,7 +132,7 @@ def test_ctrl_c_while_reports_are_written_leaves_the_previous_run(previous, corp
     before = snapshot(previous)
     real_write_reports = stages.write_reports
 
-    def write_some_then_stop(run, out, formats=()):
+    def write_some_then_stop(run, out, formats=(), **_options):
         real_write_reports(run, out, ("csv", "html"))
         raise KeyboardInterrupt
 
@@ -149,7 +149,7 @@ def test_ctrl_c_while_reports_are_written_leaves_the_previous_run(previous, corp
 def test_a_failing_writer_leaves_the_previous_run(previous, corpus, monkeypatch):
     before = snapshot(previous)
 
-    def fail(run, out, formats=()):
+    def fail(run, out, formats=(), **_options):
         (out / "findings.csv").write_text("partial")
         raise OSError(28, "No space left on device")
 

@@ -16,7 +16,7 @@ from ..api import REVIEW_COLUMNS, evidence_text
 from ..model import Finding
 from ..tables import RunTables
 from ..vocabulary import SEVERITY_ORDER
-from . import rulings_by_id, shared
+from . import computed_before_fork, rulings_by_id, shared
 
 COLUMNS = REVIEW_COLUMNS
 SEVERITY_POSITION = {str(severity): rank for rank, severity in enumerate(SEVERITY_ORDER)}
@@ -28,6 +28,7 @@ def finding_rows(run: RunTables) -> list[dict[str, object]]:
     return shared(run, _finding_rows)
 
 
+@computed_before_fork
 def _finding_rows(run: RunTables) -> list[dict[str, object]]:
     by_id = rulings_by_id(run)
     texts = {ruling_id: _text(ruling.text) for ruling_id, ruling in by_id.items()}

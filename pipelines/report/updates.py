@@ -16,7 +16,7 @@ from ..model import id_order
 from ..tables import RunTables
 from ..text.diff import diff_text, word_diff
 from ..vocabulary import Method, Release
-from . import rulings_by_id, shared
+from . import computed_before_fork, rulings_by_id, shared
 
 COLUMNS = (
     "document",
@@ -67,6 +67,7 @@ def update_rows(run: RunTables) -> list[UpdateRow]:
     return shared(run, _update_rows)
 
 
+@computed_before_fork
 def _update_rows(run: RunTables) -> list[UpdateRow]:
     by_id = rulings_by_id(run)
     diffs: dict[tuple[str, str], tuple[Runs, str]] = {}

@@ -44,7 +44,7 @@ QUOTES = set("\"'“”‘’«»„‚‹›「」『』")
 """Quote styles do not count as differences between versions (STYLE004 reports them)."""
 
 
-@writer("html", filename="report.html")
+@writer("html", filename="report.html", cost=16)
 def write_html(run: RunTables, out: Path) -> Path:
     """Self-contained HTML review page: findings per card or rules document, source and
     translation side by side with the evidence highlighted, filters, a chart, and a review

@@ -1,0 +1,103 @@
+"""The report writers shared between two processes: the same files as one process writes,
+and a writer's failure in the forked process is the report's failure."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pipelines.cli import main
+from pipelines.report import WRITERS, write_reports
+from pipelines.report import processes as two_processes
+from pipelines.tables import RunTables
+
+pytestmark = pytest.mark.skipif(
+    not two_processes.usable(), reason="writers share two processes on Linux only"
+)
+
+
+@pytest.fixture
+def forks(monkeypatch) -> list[int]:
+    """The processes forked (counted in the parent)."""
+    made: list[int] = []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        pid = real_fork()
+        if pid:
+            made.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counted_fork)
+    return made
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def test_two_processes_write_the_files_one_process_writes(seed_run: Path, tmp_path, forks):
+    run = RunTables.load(seed_run)
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    assert write_reports(run, one, processes=1) == [
+        one / p.name for p in write_reports(run, two, processes=2)
+    ]
+    assert len(forks) == 1
+    assert _files(one) == _files(two)
+    assert len(_files(two)) == len(WRITERS.names())
+
+
+def test_the_writers_are_shared_by_cost():
+    entries = [WRITERS[name] for name in WRITERS.names()]
+    parent, child = two_processes.balanced_halves(entries)
+    assert sorted(parent + child) == sorted(WRITERS.names())
+    cost = {entry.name: entry.meta["cost"] for entry in entries}
+    loads = [sum(cost[name] for name in half) for half in (parent, child)]
+    assert abs(loads[0] - loads[1]) <= max(cost.values())
+    assert {"xlsx", "html"} - set(parent) and {"xlsx", "html"} - set(child), (
+        "the two heaviest writers run side by side"
+    )
+
+
+def _failing(error: BaseException):
+    def write(run: RunTables, out: Path) -> Path:
+        if os.getpid() == parent:
+            raise AssertionError("meant to fail in the forked process")
+        raise error
+
+    parent = os.getpid()
+    return write
+
+
+def test_a_writer_failing_in_the_forked_process_fails_the_report(
+    seed_run: Path, tmp_path, monkeypatch, forks
+):
+    run = RunTables.load(seed_run)
+    entry = type(WRITERS["csv"])("broken", _failing(ValueError("bad value")), {"cost": 1})
+    monkeypatch.setitem(WRITERS._entries, "broken", entry)
+    with pytest.raises(two_processes.WriterError, match="ValueError: bad value"):
+        write_reports(run, tmp_path, ["csv", "broken"], processes=2)
+    assert len(forks) == 1
+    assert (tmp_path / "findings.csv").is_file(), "the parent's own writers finished"
+
+
+def test_a_full_disk_in_the_forked_process_is_one_line_and_exit_2(
+    seed_run: Path, corpus_dir: Path, tmp_path, monkeypatch, forks
+):
+    _, child = two_processes.balanced_halves([WRITERS[name] for name in WRITERS.names()])
+    name, out = child[0], tmp_path / "out"
+    filename = WRITERS[name].meta["filename"]
+    full = OSError(28, "No space left on device", str(out / filename))
+    monkeypatch.setitem(
+        WRITERS._entries, name, type(WRITERS[name])(name, _failing(full), WRITERS[name].meta)
+    )
+    done = CliRunner().invoke(main, ["run", str(corpus_dir), "--out", str(out)])
+    assert len(forks) == 1
+    assert done.exit_code == 2
+    assert done.stderr == f"rulings: error: {out / filename}: No space left on device\n"
+    assert not out.exists() or not any(out.iterdir()), "nothing of the failed run is left"
