@@ -2,10 +2,11 @@
 
 The writers are independent (each reads the run's tables and writes its own file) and
 pure Python, so threads would take turns; a fork shares the tables without copying or
-pickling them. Measured on the 100k corpus: the report stage in 3.9 s instead of 6.7 s
+pickling them. Measured on the 100k corpus: the report stage in 7.0 s instead of 10.0 s
 (benchmarks/results/benchmarks.md). The child's pages are the parent's until either
-touches them; what it allocates and touches costs about half the process again (474 MB of
-a 1 GB run), so it is forked only when the machine has that much to spare.
+touches them; what it allocates and touches costs about a quarter of the process again
+(an edited run's tree: 1,082 MB against 849 MB), so it is forked only when the machine has
+at least the whole process to spare.
 
 Only on Linux (a fork is not safe on macOS, and Windows has none), and only from the
 thread that runs the command: elsewhere the writers run one after the other, which writes
