@@ -4,6 +4,7 @@ and a writer's failure in the forked process is the report's failure."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,34 @@ def test_a_full_disk_in_the_forked_process_is_one_line_and_exit_2(
     assert done.exit_code == 2
     assert done.stderr == f"rulings: error: {out / filename}: No space left on device\n"
     assert not out.exists() or not any(out.iterdir()), "nothing of the failed run is left"
+
+
+def test_ctrl_c_while_the_forked_writer_works_ends_it_and_keeps_the_previous_run(
+    corpus_dir: Path, tmp_path, monkeypatch, forks
+):
+    """Ctrl-C reaches the parent while the child is still writing: the child is ended (no
+    process is left behind), nothing of the new run reaches OUT, exit status 130."""
+    out = tmp_path / "out"
+    assert CliRunner().invoke(main, ["run", str(corpus_dir), "--out", str(out)]).exit_code in (0, 1)
+    before = {path.name: path.read_bytes() for path in sorted(out.iterdir())}
+    parent, child = two_processes.balanced_halves([WRITERS[name] for name in WRITERS.names()])
+
+    def stuck(run: RunTables, out: Path) -> Path:
+        time.sleep(600)
+        raise AssertionError("never ends on its own")
+
+    def interrupted(run: RunTables, out: Path) -> Path:
+        raise KeyboardInterrupt
+
+    for name, write in ((child[0], stuck), (parent[0], interrupted)):
+        entry = type(WRITERS[name])(name, write, WRITERS[name].meta)
+        monkeypatch.setitem(WRITERS._entries, name, entry)
+    forks.clear()
+    started = time.monotonic()
+    done = CliRunner().invoke(main, ["run", str(corpus_dir), "--out", str(out), "--force"])
+    assert done.exit_code == 130
+    assert time.monotonic() - started < 60, "the parent did not wait for the stuck writer"
+    assert len(forks) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forks[0], os.WNOHANG)  # already reaped: no zombie, no orphan
+    assert {path.name: path.read_bytes() for path in sorted(out.iterdir())} == before
