@@ -65,8 +65,6 @@ def write_in_two(
     paths in the order of ``names``. A failure of the child is raised here: an OSError as
     the OSError it was (the command reports it in one line), anything else as
     WriterError."""
-    sys.stdout.flush()
-    sys.stderr.flush()
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child ends with os._exit, coverage cannot see it
