@@ -106,8 +106,8 @@ def run(
             produced = tables.RunTables(
                 ingested.rulings, alignment, checked.findings, checked.suppressed
             )
-            # a forked writer process copies nothing of a cluster's client but its threads'
-            # locks: with a cluster the writers stay in this process
+            # a fork beside a cluster client's threads could copy a lock one of them holds:
+            # with a cluster the writers stay in this process
             processes = stages.REPORT_PROCESSES if engine.name == "local" else 1
             written = stages.report_stage(
                 staging, settings, resources, run=produced, processes=processes

@@ -37,7 +37,7 @@ def write_reports(
 ) -> list[Path]:
     """Write the chosen formats (all when none are named); returns the files written.
     With ``processes`` 2, half of the writers run in a forked process when the machine
-    allows it (``processes.py``): the same files, in about half the time."""
+    allows it (``processes.py``): the same files, sooner."""
     names = list(formats) or WRITERS.names()
     token = _SHARED.set((run, {}))
     try:
