@@ -2,7 +2,7 @@
 
 The writers are independent (each reads the run's tables and writes its own file) and
 pure Python, so threads would take turns; a fork shares the tables without copying or
-pickling them. Measured on the 100k corpus: the report stage in 7.0 s instead of 10.0 s
+pickling them. Measured on the 100k corpus: the report stage in 7.0-8.7 s instead of 10.0 s
 (benchmarks/results/benchmarks.md). The child's pages are the parent's until either
 touches them; what it allocates and touches costs about a quarter of the process again
 (an edited run's tree: 1,082 MB against 849 MB), so it is forked only when the machine has
