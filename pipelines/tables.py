@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .files import write_atomic
-from .model import REPEATED_COLUMNS, Alignment, Finding, Ruling, column_names, field_getter
+from .model import (
+    REPEATED_COLUMNS,
+    Alignment,
+    Finding,
+    Ruling,
+    as_dict,
+    column_names,
+    field_getter,
+)
 
 CORPUS = "corpus.jsonl"
 PARSE_FINDINGS = "parse-findings.jsonl"
@@ -41,10 +49,9 @@ _JSON_SPACE = " \t\n\r"
 
 
 def dumps(record: Any) -> str:
-    """One record as compact JSON, fields in declaration order (records hold only JSON
-    values, so a shallow dict is enough: ``dataclasses.asdict`` would deep-copy)."""
+    """One record as compact JSON, fields in declaration order (``model.as_dict``)."""
     if hasattr(record, "__dataclass_fields__"):
-        record = {name: getattr(record, name) for name in column_names(type(record))}
+        record = as_dict(record)
     return _ENCODER.encode(record)
 
 

@@ -41,12 +41,7 @@ SYMBOL = re.compile(r"\{[^{}]*\}")
 
 def foreign_language(members: list[Ruling], languages: tuple[str, ...]) -> str | None:
     """The language of a document when it is clearly none of ``languages``, else None."""
-    return _identify(document_sample(members), languages)
-
-
-def document_sample(members: list[Ruling]) -> str:
-    """What a document's language is told from: its first words, each once, no symbols."""
-    return _sample_of(_head(members))
+    return _identify(_sample_of(_head(members)), languages)
 
 
 class ForeignLanguages:
@@ -114,6 +109,7 @@ def _head(members: list[Ruling]) -> str:
 
 
 def _sample_of(head: str) -> str:
+    """What a document's language is told from: its first words, each once, no symbols."""
     return SYMBOL.sub(" ", _distinct_words(head))
 
 
