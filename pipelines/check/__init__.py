@@ -94,7 +94,7 @@ def run_checks(
     tasks = [(Scope.CORPUS, (code,), [(0, 1)]) for code in corpus_codes]
     for code in group_codes:
         groups = groups_of(ctx, code)
-        group_keys_of[code] = group_keys(code, groups, facts, group_work)
+        group_keys_of[code] = group_keys(ctx, code, groups, facts, group_work)
         grouped[code] = (
             [_stored_findings(group_work.get(key)) for key in group_keys_of[code]]
             if group_keys_of[code]
@@ -173,7 +173,7 @@ def document_keys(
     English a translation is compared with). Empty when nothing is kept."""
     if not work.keeps:
         return {}
-    doc_digest = {doc: digest([values_json(members)]) for doc, members in ctx.documents.items()}
+    doc_digest = {doc: ctx.corpus_digests.digest(members) for doc, members in ctx.documents.items()}
     rows_of: dict[str, list[Alignment]] = defaultdict(list)
     pointed: dict[str, set[str]] = defaultdict(set)
     for row in ctx.alignment:
@@ -197,12 +197,15 @@ def document_keys(
     }
 
 
-def group_keys(code: str, groups: list[Group], facts: str, work: WorkCache) -> list[str]:
+def group_keys(
+    ctx: CheckContext, code: str, groups: list[Group], facts: str, work: WorkCache
+) -> list[str]:
     """The cache key of each group's findings: the check, the corpus facts, the group and
     every unit it reads. Empty when nothing is kept."""
     if not work.keeps:
         return []
-    return [work.key([code, facts, *group.name, values_json(group.reads)]) for group in groups]
+    digests = ctx.corpus_digests
+    return [work.key([code, facts, *group.name, digests.digest(group.reads)]) for group in groups]
 
 
 def _stored_findings(value: Any) -> list[Finding] | None:

@@ -12,6 +12,7 @@ from typing import Any
 from ..cards import CardIndex
 from ..model import Alignment, Ruling
 from ..resources import read_tsv
+from ..tables import CorpusDigests
 from ..termbase import USABLE, Termbase, TermHit
 from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
 from .names import Names, name_spans
@@ -61,6 +62,8 @@ class CheckContext:
     termbase: Termbase
     cards: CardIndex
     source_lang: str = "en"
+    digests: CorpusDigests | None = None
+    """The digests of the rulings' lines in corpus.jsonl, when the run hands them over."""
     by_id: dict[str, Ruling] = field(init=False)
     cache: dict[str, Any] = field(default_factory=dict)
     """Per-run values that checks compute once (length ratios, similarity statistics)."""
@@ -130,6 +133,11 @@ class CheckContext:
             for row in self.alignment
             if row.method in TRANSLATION_METHODS and row.source_id and row.target_id
         ]
+
+    @cached_property
+    def corpus_digests(self) -> CorpusDigests:
+        """What the cache keys of the checks are made of (``tables.CorpusDigests``)."""
+        return self.digests or CorpusDigests.of(self.rulings)
 
     @cached_property
     def documents(self) -> dict[str, list[Ruling]]:

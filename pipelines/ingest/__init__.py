@@ -13,7 +13,7 @@ from ..engine import Engine
 from ..engine.local import LocalEngine
 from ..memo import WorkCache
 from ..model import CardName, Finding, Ruling, as_values
-from ..tables import paused_gc
+from ..tables import CorpusDigests, paused_gc
 from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
 from .cards import identified_names, identify_cards
 from .dates import assign_dates
@@ -33,6 +33,8 @@ class IngestResult:
     formats: Counter[str] = field(default_factory=Counter)
     files: int = 0
     index: CardIndex | None = None
+    digests: CorpusDigests | None = None
+    """The digests of the rulings' lines in corpus.jsonl, once the stage has written it."""
 
 
 def ingest(
