@@ -53,6 +53,20 @@ def test_two_processes_write_the_files_one_process_writes(seed_run: Path, tmp_pa
     assert len(_files(two)) == len(WRITERS.names())
 
 
+def test_a_process_too_large_for_the_copy_to_pay_writes_alone(
+    seed_run: Path, tmp_path, forks, monkeypatch
+):
+    """Above ``MAX_RESIDENT`` the child's copy of the pages it reads would cost more than the
+    time it saves: the writers run one after the other, and write the same files."""
+    run = RunTables.load(seed_run)
+    monkeypatch.setattr(two_processes, "MAX_RESIDENT", 1)
+    written = write_reports(run, tmp_path, processes=2)
+    assert forks == []
+    assert [path.name for path in written] == [
+        WRITERS[name].meta["filename"] for name in WRITERS.names()
+    ]
+
+
 def test_the_writers_are_shared_by_cost():
     entries = [WRITERS[name] for name in WRITERS.names()]
     parent, child = two_processes.balanced_halves(entries)

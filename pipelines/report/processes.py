@@ -6,7 +6,8 @@ pickling them. Measured on the 100k corpus: the report stage in 7.0-8.7 s instea
 (benchmarks/results/benchmarks.md). The child's pages are the parent's until either
 touches them; what it allocates and touches costs about a quarter of the process again
 (an edited run's tree: 1,082 MB against 849 MB), so it is forked only when the machine has
-at least the whole process to spare.
+at least the whole process to spare, and only while the process is small enough for the
+copy to pay (``MAX_RESIDENT``).
 
 Only on Linux (a fork is not safe on macOS, and Windows has none), and only from the
 thread that runs the command: elsewhere the writers run one after the other, which writes
@@ -30,6 +31,13 @@ from ..registry import Entry
 ROOM_FACTOR = 1.0
 """Fork only when the memory the system has available is at least this many times the
 process's resident size (the child could at worst copy all of it)."""
+MAX_RESIDENT = 2 * 2**30
+"""Fork only while the process's resident size is at most this. The child copies every page
+whose objects it reads (reading an object writes its reference count), so the copy grows with
+the tables while the time saved does not: on the 1,000,000-unit corpus (4.5 GB resident) the
+forked report stage took 117.0 s (180.8 s CPU), no faster than the last one-process
+measurement (117.5 s), and its process tree's resident memory rose to 8.5 GB
+(benchmarks/results/scale.md, part million)."""
 
 
 class WriterError(RuntimeError):
@@ -135,8 +143,9 @@ def _stop(pid: int) -> None:
 
 
 def _room_for_a_copy() -> bool:
-    """Whether the memory available is at least ``ROOM_FACTOR`` times this process's
-    resident size (Linux's /proc; False when it cannot be read)."""
+    """Whether this process's resident size is at most ``MAX_RESIDENT`` and the memory
+    available at least ``ROOM_FACTOR`` times it (Linux's /proc; False when it cannot be
+    read)."""
     try:
         with open("/proc/meminfo", encoding="ascii") as handle:
             fields = dict(line.split(":", 1) for line in handle if ":" in line)
@@ -145,4 +154,4 @@ def _room_for_a_copy() -> bool:
             resident = int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, KeyError, ValueError, IndexError):
         return False
-    return available >= ROOM_FACTOR * resident
+    return resident <= MAX_RESIDENT and available >= ROOM_FACTOR * resident
