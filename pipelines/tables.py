@@ -56,6 +56,11 @@ def dumps(record: Any) -> str:
     return _ENCODER.encode(record)
 
 
+def _line(record: Any) -> bytes:
+    """A record's line in its table, without the line end."""
+    return dumps(record).encode("utf-8")
+
+
 def values_json(records: Sequence[Any]) -> str:
     """Records of one type as one JSON array of their field values in declaration order (what
     a cache key digests: the same content, the same text), encoded in one call."""
@@ -73,7 +78,7 @@ def write_jsonl(
 
     def write(handle) -> None:
         for record in records:
-            line = dumps(record).encode("utf-8")
+            line = _line(record)
             handle.write(line)
             handle.write(b"\n")
             if on_line is not None:
@@ -105,7 +110,7 @@ class CorpusDigests:
     def of(cls, rulings: Iterable[Ruling]) -> CorpusDigests:
         digests = cls()
         for ruling in rulings:
-            digests.add(ruling, dumps(ruling).encode("utf-8"))
+            digests.add(ruling, _line(ruling))
         return digests
 
     def digest(self, rulings: Iterable[Ruling]) -> str:
@@ -114,7 +119,7 @@ class CorpusDigests:
         for ruling in rulings:
             line_digest = self._by_id.get(ruling.id)
             if line_digest is None or ruling.id in self._shared_ids:
-                line_digest = _line_digest(dumps(ruling).encode("utf-8"))
+                line_digest = _line_digest(_line(ruling))
             hasher.update(line_digest)
         return hasher.hexdigest()
 
