@@ -448,11 +448,39 @@ def test_check_tasks_never_split_a_card_or_rules_section():
     assert doc_runs([]) == []
     runs = [(Scope.PAIR, ("NUM001",), keys[start], start, end) for start, end in doc_runs(keys)]
     assert task_bounds(runs, size=2) == [
-        (Scope.PAIR, ("NUM001",), [(0, 3)]),
-        (Scope.PAIR, ("NUM001",), [(3, 7)]),
-        (Scope.PAIR, ("NUM001",), [(7, 8)]),
+        ((Scope.PAIR, ("NUM001",), [(0, 3)]), [0]),
+        ((Scope.PAIR, ("NUM001",), [(3, 7)]), [1]),
+        ((Scope.PAIR, ("NUM001",), [(7, 8)]), [2]),
     ]
-    assert task_bounds(runs, size=100) == [(Scope.PAIR, ("NUM001",), [(0, 3), (3, 7), (7, 8)])]
+    assert task_bounds(runs, size=100) == [
+        ((Scope.PAIR, ("NUM001",), [(0, 3), (3, 7), (7, 8)]), [0, 1, 2])
+    ]
+
+
+def test_check_tasks_take_every_scope_of_a_batch_of_documents_before_the_next_batch():
+    """What the checks remember of a text is bounded (pipelines/bounded.py): the ruling
+    checks of a card run soon after its pair checks, not after the whole corpus's."""
+    from pipelines.check import task_bounds
+    from pipelines.vocabulary import Scope
+
+    pair, ruling_ = (Scope.PAIR, ("NUM001",)), (Scope.RULING, ("UNTR001",))
+    runs = [
+        (*pair, "Hypergenesis", 0, 3),
+        (*pair, "Epochrasite", 3, 5),
+        (*ruling_, "Hypergenesis", 0, 3),
+        (*ruling_, "Epochrasite", 3, 5),
+    ]
+    assert task_bounds(runs, size=3) == [
+        ((*pair, [(0, 3)]), [0]),
+        ((*ruling_, [(0, 3)]), [2]),
+        ((*pair, [(3, 5)]), [1]),
+        ((*ruling_, [(3, 5)]), [3]),
+    ]
+    assert task_bounds(runs, size=100) == [
+        ((*pair, [(0, 3), (3, 5)]), [0, 1]),
+        ((*ruling_, [(0, 3), (3, 5)]), [2, 3]),
+    ]
+    assert task_bounds([]) == []
 
 
 def test_a_group_check_and_only_a_group_check_names_how_its_groups_are_gathered():

@@ -39,6 +39,11 @@ ITEMS_PER_TASK = 5000
 GROUPS_PER_TASK = 500
 """Groups per check task (a group holds several units)."""
 
+Run = tuple[Scope, tuple[str, ...], str, int, int]
+"""A run of consecutive items of one document in one scope: (scope, codes, document, start,
+end)."""
+Task = tuple[Scope, tuple[str, ...], list[tuple[int, int]]]
+
 
 def selected(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
     """Whether a finding code passes --select/--ignore (codes, code prefixes or categories,
@@ -72,7 +77,7 @@ def run_checks(
     work = work or WorkCache(None, "check")
     group_work = work.sibling("check-group")
     codes = [entry.name for entry in CHECKS if selected(entry.name, select, ignore)]
-    runs: list[tuple[Scope, tuple[str, ...], str, int, int]] = []
+    runs: list[Run] = []
     corpus_codes: list[str] = []
     group_codes: list[str] = []
     for scope in Scope:
@@ -106,7 +111,8 @@ def run_checks(
             for start in range(0, len(missing), GROUPS_PER_TASK)
         ]
     first_document_task = len(tasks)
-    tasks += [(scope, scoped, bounds) for scope, scoped, bounds in task_bounds(todo)]
+    planned = task_bounds(todo)
+    tasks += [task for task, _ in planned]
     shared = {
         "rulings": ctx.rulings,
         "alignment": ctx.alignment,
@@ -129,7 +135,10 @@ def run_checks(
                 group_work.put(group_keys_of[code][index], [as_values(f) for f in part[code]])
     for code, parts in grouped.items():
         by_code[code].extend(finding for part in parts for finding in part or ())
-    computed = iter(found for parts in results[first_document_task:] for found in parts)
+    found_of_run: dict[int, dict[str, list[Finding]]] = {}
+    for (_, indices), parts in zip(planned, results[first_document_task:], strict=True):
+        found_of_run.update(zip(indices, parts, strict=True))
+    computed = iter(found_of_run[index] for index in range(len(todo)))
     fresh: dict[str, list[dict[str, list[Finding]]]] = defaultdict(list)
     taken: dict[str, int] = defaultdict(int)
     for _, _, doc, _, _ in runs:
@@ -259,26 +268,44 @@ def doc_runs(keys: list[str]) -> list[tuple[int, int]]:
     return bounds
 
 
-def task_bounds(
-    runs: list[tuple[Scope, tuple[str, ...], str, int, int]], size: int = ITEMS_PER_TASK
-) -> list[tuple[Scope, tuple[str, ...], list[tuple[int, int]]]]:
-    """Runs of one scope gathered into tasks of about ``size`` items (a document's items
-    stay in one task)."""
-    tasks: list[tuple[Scope, tuple[str, ...], list[tuple[int, int]]]] = []
-    items = 0
-    for scope, codes, _, start, end in runs:
-        if not tasks or tasks[-1][0] != scope or items >= size:
-            tasks.append((scope, codes, []))
-            items = 0
-        tasks[-1][2].append((start, end))
-        items += end - start
+def task_bounds(runs: list[Run], size: int = ITEMS_PER_TASK) -> list[tuple[Task, list[int]]]:
+    """The runs gathered into tasks of one scope and about ``size`` items (a document's
+    items stay in one task), each with the indices of the runs it computes.
+
+    Documents are taken in batches of about ``size`` items, and a batch's tasks of every
+    scope come before the next batch's. So the checks of every scope read a document's texts
+    while what the checks remember of them (``bounded``) is still there, instead of the
+    whole corpus later.
+    """
+    items_of: dict[str, int] = defaultdict(int)
+    for _, _, doc, start, end in runs:
+        items_of[doc] += end - start
+    batch_of: dict[str, int] = {}
+    batch = items = 0
+    for doc, count in items_of.items():
+        if items >= size:
+            batch, items = batch + 1, 0
+        batch_of[doc] = batch
+        items += count
+    batches: list[list[int]] = [[] for _ in range(batch + 1)] if runs else []
+    for index, run in enumerate(runs):
+        batches[batch_of[run[2]]].append(index)
+    tasks: list[tuple[Task, list[int]]] = []
+    for indices in batches:
+        items = 0
+        for index in indices:
+            scope, codes, _, start, end = runs[index]
+            if not tasks or tasks[-1][0][0] != scope or items >= size or index == indices[0]:
+                tasks.append(((scope, codes, []), []))
+                items = 0
+            tasks[-1][0][2].append((start, end))
+            tasks[-1][1].append(index)
+            items += end - start
     return tasks
 
 
 @paused_gc()
-def check_task(
-    task: tuple[str, tuple[str, ...], list[tuple[int, int]]], ctx: CheckContext
-) -> list[dict[str, list[Finding]]]:
+def check_task(task: Task, ctx: CheckContext) -> list[dict[str, list[Finding]]]:
     """Run the checks of one scope on slices of its items (one task of ``run_checks``): the
     findings of each slice, by code. Without cyclic garbage collection (in a worker too):
     the checks keep what they read of each text (term hits, numbers, names), and each

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
 
+from ..bounded import BoundedMemo
 from ..cards import CardIndex
 from ..model import Alignment, Ruling
 from ..resources import read_tsv
@@ -67,12 +68,15 @@ class CheckContext:
     by_id: dict[str, Ruling] = field(init=False)
     cache: dict[str, Any] = field(default_factory=dict)
     """Per-run values that checks compute once (length ratios, similarity statistics)."""
+    memo: BoundedMemo = field(default_factory=BoundedMemo)
+    """Values per text or pair that checks read several times (to read, not to change);
+    bounded, so a value read again after long is computed again."""
 
     def __post_init__(self) -> None:
         self.by_id = {r.id: r for r in self.rulings}
-        self._hits: dict[tuple[str, str], list[TermHit]] = {}
-        self._concepts: dict[tuple[str, str], Counter[str]] = {}
-        self._named: dict[tuple[str, str], frozenset[str]] = {}
+        self._hits = BoundedMemo()
+        self._concepts = BoundedMemo()
+        self._named = BoundedMemo()
 
     def term_hits(self, text: str, lang: str) -> list[TermHit]:
         """The termbase's hits in a text, but those inside a longer name (a card name, a
@@ -92,24 +96,27 @@ class CheckContext:
 
     def name_spans(self, text: str, lang: str) -> list[tuple[int, int]]:
         key = ("names", text, lang)
-        if key not in self.cache:
-            self.cache[key] = name_spans(text, lang, self.cards, self.source_lang)
-        return self.cache[key]
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = name_spans(text, lang, self.cards, self.source_lang)
+        return found
 
     def concept_counts(self, text: str, lang: str) -> Counter[str]:
         """How often each concept is named (in any form but a forbidden one)."""
         key = (text, lang)
-        if key not in self._concepts:
-            self._concepts[key] = Counter(
+        found = self._concepts.get(key)
+        if found is None:
+            found = self._concepts[key] = Counter(
                 hit.concept for hit in self.term_hits(text, lang) if hit.status != "forbidden"
             )
-        return self._concepts[key]
+        return found
 
     def named_concepts(self, text: str, lang: str) -> frozenset[str]:
         """The concepts a text names with a usable term, leaving out a word used in another
         sense ("turn it face down" names no turn; resources/other_senses.tsv)."""
         key = (text, lang)
-        if key not in self._named:
+        found = self._named.get(key)
+        if found is None:
             senses = other_senses(lang)
             named = set()
             elsewhere: dict[str, list[tuple[int, int]]] = {}  # the other senses' stretches
@@ -123,8 +130,8 @@ class CheckContext:
                     if any(s <= hit.start and hit.end <= e for s, e in elsewhere[hit.concept]):
                         continue
                 named.add(hit.concept)
-            self._named[key] = frozenset(named)
-        return self._named[key]
+            found = self._named[key] = frozenset(named)
+        return found
 
     @cached_property
     def pairs(self) -> list[AlignedPair]:
@@ -158,14 +165,15 @@ class CheckContext:
     def miscitations(self, pair: AlignedPair) -> list[tuple[Citation, Citation]]:
         """Rules the source cites with the wrong number (the translation's is right)."""
         key = ("miscited", pair.source.id, pair.target.id)
-        if key not in self.cache:
+        found = self.memo.get(key)
+        if found is None:
             titles = self.rule_titles.get(pair.source.doc, {})
-            self.cache[key] = (
+            found = self.memo[key] = (
                 miscited(pair.source, pair.target, titles, self.source_lang, pair.lang)
                 if titles
                 else []
             )
-        return self.cache[key]
+        return found
 
     def miscited_in_source(self, pair: AlignedPair) -> dict[str, Counter[str]]:
         """The numbers of those citations, by placeholder kind (a dotted reference such as

@@ -9,6 +9,7 @@ from functools import cache, lru_cache
 
 import ahocorasick
 
+from ..bounded import TEXTS_REMEMBERED
 from ..resources import read_tsv
 from ..text import dates
 from ..text.tokens import token_kinds
@@ -20,7 +21,7 @@ YEAR = re.compile(r"\d{4}")
 """Every date the date reader knows has a four-digit year: no year, no date to look for."""
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def strip_tokens(text: str) -> str:
     """The text with placeholder tokens and dates blanked, for number extraction (once per
     text: the number readings of a text all start here)."""
@@ -284,7 +285,7 @@ def _whole_numerals(lang: str) -> re.Pattern[str] | None:
     return re.compile(f"(?:{runs.pattern})(?=[{classifiers}])")
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _plain_numbers(text: str, lang: str) -> str:
     """The text as numbers are read from it: symbols and dates blanked, number words that
     are no quantity blanked (a pronoun, a name), and a Chinese numeral of several
@@ -304,7 +305,7 @@ def _plain_numbers(text: str, lang: str) -> str:
     return plain
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def stated_values(text: str, lang: str) -> frozenset[str]:
     """Every number a translation may be stating, read loosely (values only, no kinds): to
     tell whether it states a number its source states, whatever words it uses."""
@@ -320,7 +321,7 @@ def stated_values(text: str, lang: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def first_words(text: str, lang: str) -> tuple[str, ...]:
     """Words for "the first" in a text (what a translation says instead of another ordinal)."""
     found = []
@@ -365,7 +366,7 @@ def numbers(text: str, lang: str) -> Counter[str]:
     return Counter(number_counts(text, lang))
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def number_counts(text: str, lang: str) -> Counter[str]:
     """``numbers`` once per text (a ruling shared by many cards, or a source with many
     translations, is read once): the same value for every caller, to read and not to
@@ -462,7 +463,7 @@ def translator_notes(text: str, lang: str) -> list[tuple[int, int]]:
     return [m.span() for m in pattern.finditer(text)] if pattern else []
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def is_legal(text: str) -> bool:
     """Legal or credit text (addresses, trademarks), which translations keep as it is."""
     pattern = _kept_patterns("legal", "*")
@@ -475,12 +476,12 @@ def digit_counts(text: str) -> Counter[str]:
     return Counter(_digits(text))
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def digit_values(text: str) -> frozenset[str]:
     """The numbers a text writes in digits (symbols, dates and rule references aside)."""
     return frozenset(_digits(text))
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _digits(text: str) -> tuple[str, ...]:
     return tuple(_number_value(m.group()) for m in DIGITS.finditer(strip_tokens(text)))

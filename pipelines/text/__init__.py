@@ -11,6 +11,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from ..bounded import TEXTS_REMEMBERED
+
 if TYPE_CHECKING:
     from .cards import CardIndex
     from .model import Ruling
@@ -47,7 +49,7 @@ def template_text(ruling: Ruling) -> str:
     return _template(ruling.text, ruling.card)
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _template(text: str, card: str | None) -> str:
     if card:
         text = text.replace(card, CARD_PLACEHOLDER)

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from ..bounded import TEXTS_REMEMBERED
 from ..resources import read_tsv
 
 
@@ -52,7 +53,7 @@ def tokens(text: str) -> dict[str, Counter[str]]:
     return {name: Counter(counts) for name, counts in token_counts(text).items()}
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def token_counts(text: str) -> dict[str, Counter[str]]:
     """``tokens`` once per text, to read and not to change (the same value for every
     caller)."""
@@ -86,7 +87,7 @@ def _any_notation(lang: str) -> re.Pattern[str] | None:
     return either(patterns) if len(patterns) > 1 else None
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def in_source_notation(text: str, lang: str) -> str:
     """The text with the notation its language writes its own way rewritten as the source
     writes it ({等级N1-N2} as {LEVEL N1-N2}, 903.6-11 as 903.6–903.11; notation.tsv)."""

@@ -20,9 +20,9 @@ def _english_mentions(ctx: CheckContext, text: str) -> list[Mention]:
     offsets): an English name is never written in them, and scanning every Han substring
     is what makes a name search slow. Once per text (to read, not to change)."""
     key = ("english mentions", text)
-    found = ctx.cache.get(key)
+    found = ctx.memo.get(key)
     if found is None:
-        found = ctx.cache[key] = ctx.cards.mentions(HAN.sub(" ", text), [ctx.source_lang])
+        found = ctx.memo[key] = ctx.cards.mentions(HAN.sub(" ", text), [ctx.source_lang])
     return found
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ...bounded import TEXTS_REMEMBERED
 from ...model import Mark
 from ...text.inline import inline_codes
 from ...vocabulary import Role, Scope, Severity
@@ -37,7 +38,7 @@ class Placeholder:
     """For a paired code: what pairs its opening and closing tokens."""
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def placeholders(text: str) -> tuple[Placeholder, ...]:
     """Inline-code tokens and format placeholders of a text, in order (once per text)."""
     found = [

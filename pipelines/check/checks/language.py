@@ -239,11 +239,11 @@ def _same_words(ruling: Ruling, source: Ruling, ctx: CheckContext) -> bool:
 def _bare(text: str, ruling: Ruling, ctx: CheckContext) -> str:
     """The words of a text, card names and symbols and numbers aside, in lower case."""
     key = ("bare", text, ruling.lang or "", ruling.card)
-    found = ctx.cache.get(key)
+    found = ctx.memo.get(key)
     if found is None:
         masked = mask_card_names(text, ruling.lang or "", ctx.cards, own=ruling.card)
         masked = masked.replace(CARD_PLACEHOLDER, " ")
-        found = ctx.cache[key] = " ".join(NOT_WORDS.sub(" ", masked).casefold().split())
+        found = ctx.memo[key] = " ".join(NOT_WORDS.sub(" ", masked).casefold().split())
     return found
 
 
@@ -265,9 +265,9 @@ def english_terms_only(ruling: Ruling, ctx: CheckContext) -> bool:
 def _copied(ctx: CheckContext, text: str, source: str) -> list[tuple[int, int]]:
     """``copied_stretches`` once per translation and source (to read, not to change)."""
     key = ("copied", text, source)
-    found = ctx.cache.get(key)
+    found = ctx.memo.get(key)
     if found is None:
-        found = ctx.cache[key] = copied_stretches(text, source)
+        found = ctx.memo[key] = copied_stretches(text, source)
     return found
 
 

@@ -106,14 +106,14 @@ class Reading:
 
 def _reading(ctx: CheckContext, text: str, lang: str) -> Reading:
     key = ("NUM001 reading", text, lang)
-    found = ctx.cache.get(key)
+    found = ctx.memo.get(key)
     if found is None:
         comparable = _comparable(ctx, text, lang)
         counts = number_counts(comparable, lang)
         uncounted = _without_explicit_counts(comparable, lang)
         counted = counts if uncounted == comparable else number_counts(uncounted, lang)
         strict = {_value(v) for v in counted if v.startswith("cardinal")} - ARTICLE_LIKE
-        found = ctx.cache[key] = Reading(
+        found = ctx.memo[key] = Reading(
             comparable, counts, digit_counts(comparable), frozenset(strict)
         )
     return found

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
 
+from ...bounded import TEXTS_REMEMBERED
 from ...model import Mark, Ruling
 from ...text.tokens import in_source_notation, token_counts, token_kinds, token_spans
 from ...vocabulary import Role, Scope
@@ -162,7 +163,7 @@ def unbalanced_brackets(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
         )
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _unbalanced(text: str) -> tuple[tuple[str, tuple[int, int]], ...]:
     """(marks, (opening count, closing count)) of the pairs a text does not balance, once
     per text."""

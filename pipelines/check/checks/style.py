@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from ...bounded import TEXTS_REMEMBERED
 from ...model import Mark, Ruling
 from ...resources import read_tsv
 from ...termbase import TermHit
@@ -37,14 +38,14 @@ def _informal_uses(ctx: CheckContext, doc: list[Ruling]) -> int:
     return ctx.cache[key]
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _informal_count(text: str, lang: str) -> int:
     """How often a text uses the informal form (once per text: rulings recur on cards)."""
     informal, _, _ = address_forms(lang)
     return len(informal.findall(text))
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _formal_uses(text: str, lang: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, word) of the formal forms in a text, once per text."""
     _, formal, _ = address_forms(lang)
@@ -177,7 +178,7 @@ class Use(NamedTuple):
     word: str
 
 
-@lru_cache(maxsize=300_000)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _variant_uses(text: str, lang: str) -> dict[str, tuple[Use, ...]]:
     """Group -> the variants of the group a text uses, variant by variant in the data
     file's order (once per text: rulings recur on cards; to read, not to change)."""

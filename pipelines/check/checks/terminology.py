@@ -81,9 +81,9 @@ def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]
     first has not swapped anything.
     """
     key = ("wrong_spans", pair.source_text, pair.target.text, pair.lang)
-    found = ctx.cache.get(key)
+    found = ctx.memo.get(key)
     if found is None:
-        found = ctx.cache[key] = _wrong_spans(ctx, pair.source_text, pair.target.text, pair.lang)
+        found = ctx.memo[key] = _wrong_spans(ctx, pair.source_text, pair.target.text, pair.lang)
     return found
 
 
@@ -379,9 +379,9 @@ def replaced_phrases(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext
         return []
     lang = ruling.lang or ""
     key = ("replaced_phrases", pair.source_text, ruling.text, lang)
-    found = ctx.cache.get(key)
+    found = ctx.memo.get(key)
     if found is None:
-        found = ctx.cache[key] = _replaced_phrases(ctx, pair.source_text, ruling.text, lang)
+        found = ctx.memo[key] = _replaced_phrases(ctx, pair.source_text, ruling.text, lang)
     return found
 
 
@@ -391,9 +391,9 @@ def _said(
     """(pattern, concept, suggestion, what the source says) of the rows of replaced
     wording whose new wording the source uses."""
     key = ("replaced wording said", source_text, lang)
-    found = ctx.cache.get(key)
+    found = ctx.memo.get(key)
     if found is None:
-        found = ctx.cache[key] = [
+        found = ctx.memo[key] = [
             (pattern, concept, suggestion, said.group())
             for source, pattern, concept, suggestion in _replaced_wording(lang)
             if (said := source.search(source_text)) is not None
@@ -416,9 +416,9 @@ def old_wording(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext) -> 
     translation, language and source text: a value to read, not to change."""
     source_text = pair.source_text if pair else None
     key = ("old_wording", ruling.text, ruling.lang or "", source_text)
-    found = ctx.cache.get(key)
+    found = ctx.memo.get(key)
     if found is None:
-        found = ctx.cache[key] = _old_wording(ctx, ruling.text, ruling.lang or "", source_text)
+        found = ctx.memo[key] = _old_wording(ctx, ruling.text, ruling.lang or "", source_text)
     return found
 
 
