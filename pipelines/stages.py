@@ -115,7 +115,7 @@ def align_stage(
     their lines); write alignment.jsonl."""
     engine = engine or LocalEngine()
     if rulings is None:
-        rulings = tables.read_records(out / tables.CORPUS, Ruling)
+        rulings, digests = tables.read_corpus(out)
     embedder = build_embedder(settings.embedder, threads=LocalEngine.threads_per_worker)
     cache = EmbeddingCache(cache_root(settings.cache_dir))
 
@@ -149,10 +149,12 @@ def check_stage(
     """Read corpus, card names, parse findings and alignment (unless the run hands over what
     it ingested and aligned); write findings.jsonl (and suppressed.jsonl)."""
     if ingested is None:
+        rulings, digests = tables.read_corpus(out)
         ingested = IngestResult(
-            rulings=tables.read_records(out / tables.CORPUS, Ruling),
+            rulings=rulings,
             findings=tables.read_records(out / tables.PARSE_FINDINGS, Finding),
             card_names=tables.read_records(out / tables.CARD_NAMES, CardName),
+            digests=digests,
         )
     if alignment is None:
         alignment = tables.read_records(out / tables.ALIGNMENT, Alignment)

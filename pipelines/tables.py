@@ -93,8 +93,11 @@ class CorpusDigests:
 
     The ingest stage digests each line as it writes it and hands the digests on with the
     rulings, so a run encodes its corpus once, not once more per stage that keys its work.
-    A stage that read the corpus from its table digests the rulings here (``of``): the same
-    lines, so the same keys however the stage was started."""
+    A stage that reads the corpus from its table digests each line as it reads it
+    (``read_corpus``): the lines ingest wrote, so the same keys however the stage was
+    started. A table changed by hand has other lines, so other keys: its work is computed
+    again, never taken for another record's. Rulings that come with no lines are digested
+    from their records (``of``)."""
 
     def __init__(self) -> None:
         self._by_id: dict[str, bytes] = {}
@@ -122,6 +125,12 @@ class CorpusDigests:
                 line_digest = _line_digest(_line(ruling))
             hasher.update(line_digest)
         return hasher.hexdigest()
+
+
+def read_corpus(out: Path) -> tuple[list[Ruling], CorpusDigests]:
+    """The rulings of ``out``'s corpus.jsonl, and the digests of their lines."""
+    digests = CorpusDigests()
+    return read_records(out / CORPUS, Ruling, on_line=digests.add), digests
 
 
 def _line_digest(line: bytes) -> bytes:
@@ -178,7 +187,12 @@ def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
             yield _loads(path, number, line)
 
 
-def read_records(path: Path, record_type: type[T]) -> list[T]:
+def read_records(
+    path: Path, record_type: type[T], on_line: Callable[[T, bytes], None] | None = None
+) -> list[T]:
+    """The records of a table, in order. ``on_line`` is given each record with its line as
+    written (``CorpusDigests.add``: the digests of a table read back are those taken while
+    it was written)."""
     names = column_names(record_type)
     in_order = names if _positional(record_type) else None
     known = set(names)
@@ -188,7 +202,10 @@ def read_records(path: Path, record_type: type[T]) -> list[T]:
     records = []
     append = records.append
     with paused_gc():
-        for number, row in enumerate(iter_jsonl(path), 1):
+        for number, line in enumerate(_lines(path), 1):
+            if not line.strip():
+                continue
+            row = _loads(path, number, line)
             try:
                 if type(row) is dict and tuple(row) == in_order:
                     # The file as write_jsonl wrote it: every field, in order.
@@ -207,6 +224,8 @@ def read_records(path: Path, record_type: type[T]) -> list[T]:
                 raise TableError(
                     f"{path}:{number}: not a {record_type.__name__} ({error})"
                 ) from None
+            if on_line is not None:
+                on_line(records[-1], line.encode("utf-8"))
     return records
 
 

@@ -21,6 +21,7 @@ from pipelines.tables import (
     TableError,
     dumps,
     iter_jsonl,
+    read_corpus,
     read_records,
     write_jsonl,
 )
@@ -192,14 +193,14 @@ def test_records_from_lines_in_any_field_order_with_extra_or_missing_fields(tmp_
     assert Ruling(**minimal).doc == ""
 
 
-def test_a_row_that_is_no_record_names_its_number(tmp_path: Path):
+def test_a_row_that_is_no_record_names_its_line(tmp_path: Path):
     path = tmp_path / "alignment.jsonl"
     path.write_text('{"source_id": "a", "target_id": "b", "lang": "es"}\n', encoding="utf-8")
     with pytest.raises(TableError, match=r"alignment.jsonl:1: not a Alignment \("):
         read_records(path, Alignment)
     wrong_count = tmp_path / "findings.jsonl"
     wrong_count.write_text('\n{"code": "X"}\n', encoding="utf-8")
-    with pytest.raises(TableError, match=r"findings.jsonl:1: not a Finding"):
+    with pytest.raises(TableError, match=r"findings.jsonl:2: not a Finding"):
         read_records(wrong_count, Finding)
 
 
@@ -232,11 +233,24 @@ def test_digests_taken_while_writing_are_those_of_the_rulings_read_back(tmp_path
     written = CorpusDigests()
     path = write_jsonl(tmp_path / "corpus.jsonl", RECORDS, on_line=written.add)
     read = CorpusDigests.of(read_records(path, Ruling))
-    assert written.digest(RECORDS) == read.digest(RECORDS)
-    assert written.digest(RECORDS[:2]) == read.digest(RECORDS[:2])
+    rulings, digested_while_reading = read_corpus(tmp_path)
+    assert rulings == RECORDS
+    for digests in (read, digested_while_reading):
+        assert written.digest(RECORDS) == digests.digest(RECORDS)
+        assert written.digest(RECORDS[:2]) == digests.digest(RECORDS[:2])
     assert len({written.digest(r) for r in (RECORDS, RECORDS[:2], RECORDS[::-1], [])}) == 4
     edited = [RECORDS[0], replace(RECORDS[1], text=RECORDS[1].text + " ")]
     assert CorpusDigests.of(edited).digest(edited) != written.digest(RECORDS[:2])
+
+
+def test_a_table_rewritten_by_hand_reads_the_same_but_keys_its_work_anew(tmp_path: Path):
+    written = CorpusDigests()
+    path = write_jsonl(tmp_path / "corpus.jsonl", RECORDS, on_line=written.add)
+    lines = path.read_text(encoding="utf-8").split("\n")[:-1]
+    path.write_text("\n".join(json.dumps(json.loads(line)) for line in lines), encoding="utf-8")
+    rulings, digests = read_corpus(tmp_path)
+    assert rulings == RECORDS
+    assert digests.digest(RECORDS) != written.digest(RECORDS)
 
 
 def test_rulings_that_share_an_id_are_each_digested_from_their_own_line():
