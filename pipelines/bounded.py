@@ -1,12 +1,13 @@
 """Memos bounded in size: results per text that are computed again rather than kept for
 every text of a large corpus.
 
-The checks read the same text many times: several checks compare a translation with its
-source, and an English ruling is the source of a translation in every language. So results
-per text are remembered. Kept for every text, they grow with the corpus (about 9.5 KB per
-distinct text: 3.5 GB at 1,000,000 units). Bounded, the texts read again soon (by the other
-checks of a task, the English of the pairs being checked) are still remembered, and a text
-read again after long is computed again. The results are the same either way.
+The checks (and the aligner) read the same text many times: several checks compare a
+translation with its source, and an English ruling is the source of a translation in every
+language. So results per text are remembered. Kept for every text, they grow with the
+corpus (about 9.5 KB per distinct text: 3.5 GB at 1,000,000 units). Bounded, the texts read
+again soon (by the other checks of a task, the English of the pairs being checked) are
+still remembered, and a text read again after long is computed again. The results are the
+same either way.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from collections.abc import Hashable
 from typing import Any
 
 TEXTS_REMEMBERED = 1 << 13
-"""How many texts (or pairs of texts) each memo keeps at least."""
+"""How many texts (or pairs of texts) each memo keeps at least; the ``lru_cache`` of a
+function of one text keeps exactly that many. Measured on the 100k corpus's check stage: the
+same time as memos without bound (the documents are checked in batches, so a text is read
+again soon), and 577 MB at its peak against 740 MB."""
 
 _ABSENT = object()
 

@@ -22,6 +22,7 @@ import ahocorasick
 import zhconv
 from zhconv.zhconv import getdict
 
+from .bounded import BoundedMemo
 from .files import read_checked, write_checked
 from .model import CardName
 from .resources import read_tsv, resource_path
@@ -150,11 +151,11 @@ class CardIndex:
         return [m for m in found if m.lang in wanted]
 
     def _mentions_of(self, text: str) -> tuple[Mention, ...]:
-        """``_find_mentions`` once per text: the same text recurs in many checks."""
-        try:
-            cache = self.__dict__["_mention_cache"]
-        except KeyError:
-            cache = self.__dict__["_mention_cache"] = {}
+        """``_find_mentions`` once per text while it is read (``bounded``): the same text
+        recurs in many checks."""
+        cache = self.__dict__.get("_mention_cache")
+        if cache is None:
+            cache = self.__dict__["_mention_cache"] = BoundedMemo()
         found = cache.get(text)
         if found is None:
             found = cache[text] = self._find_mentions(text)

@@ -20,7 +20,7 @@ import pytest
 from pipelines.api import frames
 from pipelines.model import Alignment, Finding, Ruling
 from pipelines.report import rulings_by_id, shared, write_reports
-from pipelines.report.rows import COLUMNS, finding_rows
+from pipelines.report.rows import COLUMNS, finding_rows, findings_in_review_order
 from pipelines.report.updates import update_rows
 from pipelines.report.writers.summary import write_summary
 from pipelines.tables import RunTables, paused_gc
@@ -134,14 +134,14 @@ def test_rows_equal_the_api_review_table_on_edge_cases():
     run = edge_run()
     for findings in (run.findings, run.findings[::-1]):
         run.findings = findings
-        rows = finding_rows(run)
+        rows = list(finding_rows(run))
         assert [list(row) for row in rows] == [list(COLUMNS)] * len(rows)
         assert _typed(rows) == _typed(pandas_rows(run))
 
 
 def test_rows_of_no_findings_and_no_rulings():
     run = RunTables(rulings=[], alignment=[], findings=[])
-    assert finding_rows(run) == pandas_rows(run) == []
+    assert list(finding_rows(run)) == pandas_rows(run) == []
     assert list(frames(run).review.columns) == list(COLUMNS)
 
 
@@ -158,7 +158,7 @@ def test_summary_equals_the_pandas_counts(tmp_path: Path):
 @pytest.mark.model
 def test_rows_and_summary_equal_the_pandas_tables_on_the_seed_run(seed_run: Path):
     run = RunTables.load(seed_run)
-    assert _typed(finding_rows(run)) == _typed(pandas_rows(run))
+    assert _typed(list(finding_rows(run))) == _typed(pandas_rows(run))
     written = json.loads((seed_run / "summary.json").read_text(encoding="utf-8"))
     del written["tool"]
     assert written == pandas_summary(run)
@@ -178,8 +178,8 @@ def test_writers_of_one_report_share_what_they_compute(tmp_path: Path, monkeypat
     seen = {}
 
     def probe(run: RunTables, out: Path) -> Path:
-        seen["rows"] = finding_rows(run)
-        seen["again"] = finding_rows(run)
+        seen["order"] = findings_in_review_order(run)
+        seen["again"] = findings_in_review_order(run)
         seen["by_id"] = rulings_by_id(run) is rulings_by_id(run)
         seen["updates"] = update_rows(run) is update_rows(run)
         seen["gc"] = gc.isenabled()
@@ -189,10 +189,10 @@ def test_writers_of_one_report_share_what_they_compute(tmp_path: Path, monkeypat
 
     monkeypatch.setitem(WRITERS._entries, "probe", type(WRITERS["csv"])("probe", probe, {}))
     assert write_reports(run, tmp_path, ["probe"]) == [tmp_path / "probe"]
-    assert seen["rows"] is seen["again"] and seen["by_id"] and seen["updates"]
+    assert seen["order"] is seen["again"] and seen["by_id"] and seen["updates"]
     assert seen["gc"] is False and gc.isenabled()
     # Outside a report, each call computes afresh (the tables may have changed).
-    assert finding_rows(run) is not finding_rows(run)
+    assert findings_in_review_order(run) is not findings_in_review_order(run)
 
 
 def test_paused_gc_restores_the_collector():

@@ -17,6 +17,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from ..bounded import TEXTS_REMEMBERED
 from ..cards import name_key
 from ..model import Alignment, Ruling
 from ..text import CARD_PLACEHOLDER, plain_quotes, template_text
@@ -605,7 +606,7 @@ def head_template(ruling: Ruling) -> str:
     return _head_template(ruling.text, ruling.card)
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _head_template(text: str, card: str | None) -> str:
     text = REMINDER_TEXT.sub("", text).strip()
     if card:
@@ -634,7 +635,7 @@ def _same_symbols(sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
     return found
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _symbols(text: str) -> tuple[dict[str, int], int]:
     """A text's tokens (``kind:token`` -> count) and how many there are."""
     bag = {

@@ -10,10 +10,12 @@ holds the two to the same values, types and order (``tests/test_report_equivalen
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from ..api import REVIEW_COLUMNS, evidence_text
-from ..model import Finding
+from ..model import Finding, Ruling
 from ..tables import RunTables
 from ..vocabulary import SEVERITY_ORDER
 from . import computed_before_fork, rulings_by_id, shared
@@ -22,21 +24,33 @@ COLUMNS = REVIEW_COLUMNS
 SEVERITY_POSITION = {str(severity): rank for rank, severity in enumerate(SEVERITY_ORDER)}
 
 
-def finding_rows(run: RunTables) -> list[dict[str, object]]:
-    """One dict per finding, most severe first, every cell a string or an int (or empty)
-    (shared by the writers of one report: do not change them)."""
-    return shared(run, _finding_rows)
+def finding_rows(run: RunTables, lang: str | None = None) -> Iterator[dict[str, object]]:
+    """One dict per finding (of one ``lang`` column value, when given), most severe first,
+    every cell a string or an int (or empty). Built as they are read, not kept: the
+    spreadsheets write them one at a time, and on a million units the rows of every finding
+    held 770 MB for the whole report."""
+    by_id = rulings_by_id(run)
+    for finding in findings_in_review_order(run):
+        if lang is None or _text(finding.lang) == lang:
+            yield _row(finding, by_id)
+
+
+def lang_counts(run: RunTables) -> Counter[str]:
+    """How many rows each value of the ``lang`` column has."""
+    return Counter(_text(finding.lang) for finding in run.findings)
+
+
+def findings_in_review_order(run: RunTables) -> list[Finding]:
+    """The findings most severe first (shared by the writers of one report: do not change)."""
+    return shared(run, _in_review_order)
 
 
 @computed_before_fork
-def _finding_rows(run: RunTables) -> list[dict[str, object]]:
-    by_id = rulings_by_id(run)
-    texts = {ruling_id: _text(ruling.text) for ruling_id, ruling in by_id.items()}
-    ordered = sorted(run.findings, key=_review_order)
-    return [_row(finding, texts) for finding in ordered]
+def _in_review_order(run: RunTables) -> list[Finding]:
+    return sorted(run.findings, key=_review_order)
 
 
-def _row(finding: Finding, texts: dict[str, str]) -> dict[str, object]:
+def _row(finding: Finding, by_id: dict[str, Ruling]) -> dict[str, object]:
     evidence = finding.evidence
     ruling_id, source_id = finding.ruling_id, finding.source_id
     same = ruling_id is not None and source_id is not None and source_id == ruling_id
@@ -50,8 +64,8 @@ def _row(finding: Finding, texts: dict[str, str]) -> dict[str, object]:
         "card": _text(finding.card),
         "section": _text(finding.section),
         "message": _text(finding.message),
-        "source_text": "" if same or source_id is None else texts.get(source_id, ""),
-        "translation": "" if ruling_id is None else texts.get(ruling_id, ""),
+        "source_text": "" if same or source_id is None else _text_of(by_id, source_id),
+        "translation": "" if ruling_id is None else _text_of(by_id, ruling_id),
         "expected": _text(evidence_text(evidence.get("expected"))),
         "found": _text(evidence_text(evidence.get("found"))),
         "ruling_id": _text(ruling_id),
@@ -59,6 +73,12 @@ def _row(finding: Finding, texts: dict[str, str]) -> dict[str, object]:
         "evidence": json.dumps(evidence, ensure_ascii=False, sort_keys=True),
         "fingerprint": _text(finding.fingerprint),
     }
+
+
+def _text_of(by_id: dict[str, Ruling], ruling_id: str) -> str:
+    """The text of a ruling, empty when it is not in the corpus."""
+    ruling = by_id.get(ruling_id)
+    return "" if ruling is None else _text(ruling.text)
 
 
 def _text(value: Any) -> str:

@@ -28,7 +28,7 @@ from ...model import CATEGORIES, SEVERITIES, Finding, Ruling
 from ...resources import language_name, resource_path
 from ...tables import RunTables
 from ...vocabulary import Side, severity_rank
-from .. import writer
+from .. import rulings_by_id, writer
 from ..updates import UpdateRow, update_rows
 
 TEMPLATE = "report/report.html"
@@ -276,7 +276,7 @@ def _pair_scores(run: RunTables) -> dict[tuple[str, str], float]:
 
 
 def page_data(run: RunTables) -> dict[str, Any]:
-    by_id = run.by_id
+    by_id = rulings_by_id(run)
     rules = _rule_summaries()
     doc_titles = _document_titles(run.rulings)
     scores = _pair_scores(run)

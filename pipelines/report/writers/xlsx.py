@@ -9,7 +9,6 @@ of saving into the file (benchmarks/results/xlsx_writers.md).
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
 from pathlib import Path
 
 import xlsxwriter
@@ -23,7 +22,7 @@ from xlsxwriter.worksheet import (
 
 from ...tables import RunTables
 from .. import writer
-from ..rows import COLUMNS, finding_rows
+from ..rows import COLUMNS, finding_rows, lang_counts
 from ..updates import COLUMNS as UPDATE_COLUMNS
 from ..updates import update_rows
 
@@ -45,7 +44,6 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
     text, severity colours; and, when the English changed, an ``updates`` sheet with the
     update list."""
     path = out / "findings.xlsx"
-    rows = finding_rows(run)
     workbook = xlsxwriter.Workbook(str(path), TEXT_ONLY)
     workbook.set_properties({"title": "rulings findings", "created": FIXED_DATE})
     header = workbook.add_format({"bold": True, "bg_color": "#E7E6E6", "border": 1})
@@ -54,22 +52,18 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
         severity: workbook.add_format({"bg_color": colour, "valign": "top"})
         for severity, colour in SEVERITY_COLOURS.items()
     }
-    by_lang: dict[str, list[dict[str, object]]] = {}
-    for row in rows:
-        by_lang.setdefault(row["lang"], []).append(row)
-    counts = Counter({lang: len(members) for lang, members in by_lang.items()})
+    counts = lang_counts(run)
     languages = sorted(counts, key=lambda lang: (lang == "", -counts[lang], lang)) or [""]
     for lang in languages:
         sheet = workbook.add_worksheet((lang or NO_LANGUAGE)[:31], worksheet_class=Sheet)
         sheet.write_row(0, 0, COLUMNS, header)
         for number, name in enumerate(COLUMNS):
             sheet.set_column(number, number, WIDTHS.get(name, 14), cell)
-        selected = by_lang.get(lang, [])
-        for index, row in enumerate(selected, 1):
+        for index, row in enumerate(finding_rows(run, lang), 1):
             sheet.write_values(index, [row[name] for name in COLUMNS], cell)
             sheet.write(index, 0, row["severity"], shades[row["severity"]])
         sheet.freeze_panes(1, 0)
-        sheet.autofilter(0, 0, max(len(selected), 1), len(COLUMNS) - 1)
+        sheet.autofilter(0, 0, max(counts[lang], 1), len(COLUMNS) - 1)
     _updates_sheet(workbook, run, header, cell)
     workbook.close()
     return path
