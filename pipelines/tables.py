@@ -182,9 +182,15 @@ def _loads(path: Path, number: int, line: str) -> Any:
 
 
 def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    for _, _, value in _rows(path):
+        yield value
+
+
+def _rows(path: Path) -> Iterator[tuple[int, str, Any]]:
+    """(line number, line, value) of each line that is not blank."""
     for number, line in enumerate(_lines(path), 1):
         if line.strip():
-            yield _loads(path, number, line)
+            yield number, line, _loads(path, number, line)
 
 
 def read_records(
@@ -202,10 +208,7 @@ def read_records(
     records = []
     append = records.append
     with paused_gc():
-        for number, line in enumerate(_lines(path), 1):
-            if not line.strip():
-                continue
-            row = _loads(path, number, line)
+        for number, line, row in _rows(path):
             try:
                 if type(row) is dict and tuple(row) == in_order:
                     # The file as write_jsonl wrote it: every field, in order.

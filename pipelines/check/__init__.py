@@ -292,12 +292,12 @@ def task_bounds(runs: list[Run], size: int = ITEMS_PER_TASK) -> list[tuple[Task,
         batches[batch_of[run[2]]].append(index)
     tasks: list[tuple[Task, list[int]]] = []
     for indices in batches:
-        items = 0
+        items, task_scope = 0, None  # a batch starts a task of its own
         for index in indices:
             scope, codes, _, start, end = runs[index]
-            if not tasks or tasks[-1][0][0] != scope or items >= size or index == indices[0]:
+            if scope != task_scope or items >= size:
                 tasks.append(((scope, codes, []), []))
-                items = 0
+                items, task_scope = 0, scope
             tasks[-1][0][2].append((start, end))
             tasks[-1][1].append(index)
             items += end - start
