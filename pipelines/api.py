@@ -16,7 +16,9 @@ DataFrames with typed columns:
   ``found`` from the evidence, most severe first.
 
 Text columns are pandas ``string``, line numbers nullable ``Int64``, scores ``Float64``;
-lists and objects (spans, evidence, marks) stay Python values.
+lists and objects (spans, evidence, marks) stay Python values. Equal ones may be one object
+shared by several rows (``model.SHARED_PARTS``: the memory of a large run), so copy a value
+before changing it.
 
 pandas is imported when a DataFrame is made, not with the module: the report writers share
 the review table's columns (``REVIEW_COLUMNS``) and the command line does not use pandas.

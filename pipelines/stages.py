@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from . import tables
 from .align import align
@@ -148,8 +149,9 @@ def check_stage(
 ) -> CheckResult:
     """Read corpus, card names, parse findings and alignment (unless the run hands over what
     it ingested and aligned); write findings.jsonl (and suppressed.jsonl)."""
+    seen: dict[Any, Any] = {}  # the alignment's ruling ids are the corpus's strings
     if ingested is None:
-        rulings, digests = tables.read_corpus(out)
+        rulings, digests = tables.read_corpus(out, seen)
         ingested = IngestResult(
             rulings=rulings,
             findings=tables.read_records(out / tables.PARSE_FINDINGS, Finding),
@@ -157,7 +159,8 @@ def check_stage(
             digests=digests,
         )
     if alignment is None:
-        alignment = tables.read_records(out / tables.ALIGNMENT, Alignment)
+        alignment = tables.read_records(out / tables.ALIGNMENT, Alignment, seen=seen)
+    del seen  # what was read once stays in the tables; the index of it can go
     # the index ingest built is that of its card names: those it adds are the index's own
     cards = ingested.index or CardIndex.cached(ingested.card_names, cache_root(settings.cache_dir))
     context = CheckContext(

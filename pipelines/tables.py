@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from .files import write_atomic
 from .model import (
     REPEATED_COLUMNS,
+    SHARED_PARTS,
     Alignment,
     Finding,
     Ruling,
@@ -127,10 +128,13 @@ class CorpusDigests:
         return hasher.hexdigest()
 
 
-def read_corpus(out: Path) -> tuple[list[Ruling], CorpusDigests]:
-    """The rulings of ``out``'s corpus.jsonl, and the digests of their lines."""
+def read_corpus(
+    out: Path, seen: dict[Any, Any] | None = None
+) -> tuple[list[Ruling], CorpusDigests]:
+    """The rulings of ``out``'s corpus.jsonl, and the digests of their lines (``seen`` as
+    for ``read_records``)."""
     digests = CorpusDigests()
-    return read_records(out / CORPUS, Ruling, on_line=digests.add), digests
+    return read_records(out / CORPUS, Ruling, on_line=digests.add, seen=seen), digests
 
 
 def _line_digest(line: bytes) -> bytes:
@@ -194,17 +198,25 @@ def _rows(path: Path) -> Iterator[tuple[int, str, Any]]:
 
 
 def read_records(
-    path: Path, record_type: type[T], on_line: Callable[[T, bytes], None] | None = None
+    path: Path,
+    record_type: type[T],
+    on_line: Callable[[T, bytes], None] | None = None,
+    *,
+    seen: dict[Any, Any] | None = None,
 ) -> list[T]:
     """The records of a table, in order. ``on_line`` is given each record with its line as
     written (``CorpusDigests.add``: the digests of a table read back are those taken while
-    it was written)."""
+    it was written). ``seen`` keeps the values read once (``REPEATED_COLUMNS``,
+    ``SHARED_PARTS``) across the tables it is given to: the ruling ids of the corpus are
+    then the same strings in the alignment and the findings."""
     names = column_names(record_type)
     in_order = names if _positional(record_type) else None
     known = set(names)
     repeated = REPEATED_COLUMNS.get(record_type, frozenset())
     positions = [i for i, name in enumerate(names) if name in repeated]
-    one_copy: dict[str, str] = {}
+    shared = SHARED_PARTS.get(record_type, frozenset())
+    shared_positions = [i for i, name in enumerate(names) if name in shared]
+    one_copy: dict[Any, Any] = {} if seen is None else seen
     records = []
     append = records.append
     with paused_gc():
@@ -216,12 +228,16 @@ def read_records(
                     for i in positions:
                         if type(value := values[i]) is str:
                             values[i] = one_copy.setdefault(value, value)
+                    for i in shared_positions:
+                        values[i] = _one_copy(values[i], one_copy)
                     append(record_type(*values))
                 else:
                     given = {k: v for k, v in row.items() if k in known}
                     for name in repeated & given.keys():
                         if type(value := given[name]) is str:
                             given[name] = one_copy.setdefault(value, value)
+                    for name in shared & given.keys():
+                        given[name] = _one_copy(given[name], one_copy)
                     append(record_type(**given))
             except TypeError as error:
                 raise TableError(
@@ -230,6 +246,40 @@ def read_records(
             if on_line is not None:
                 on_line(records[-1], line.encode("utf-8"))
     return records
+
+
+_EMPTY_LIST = (list,)
+"""How ``_one_copy`` knows an empty list."""
+
+
+def _one_copy(value: Any, copies: dict[Any, Any]) -> Any:
+    """``value`` with every string, list and dict in it replaced by the first equal one
+    ``copies`` has seen (``SHARED_PARTS``). Inner values are made single first, so a
+    container is known by its kind and the identities of its items: no value is encoded or
+    compared twice. Other values (numbers, booleans, None) are kept as they are."""
+    kind = type(value)
+    if kind is str:
+        return copies.setdefault(value, value)
+    if kind is list:
+        if not value:
+            return copies.setdefault(_EMPTY_LIST, value)
+        items = [_one_copy(item, copies) for item in value]
+        return copies.setdefault((list, *map(_identity, items)), items)
+    if kind is dict:
+        entries = {
+            copies.setdefault(name, name): _one_copy(item, copies) for name, item in value.items()
+        }
+        key = (dict, *map(_identity, entries), *map(_identity, entries.values()))
+        return copies.setdefault(key, entries)
+    return value
+
+
+def _identity(value: Any) -> Any:
+    """What tells a value made single by ``_one_copy`` from others: its identity for the
+    kinds it makes single, else its kind and value (1, 1.0 and True are equal in Python
+    but not the same JSON)."""
+    kind = type(value)
+    return id(value) if kind is str or kind is list or kind is dict else (kind, value)
 
 
 @cache
@@ -275,11 +325,14 @@ class RunTables:
     @classmethod
     def load(cls, out: Path, *, alignment: bool = True, findings: bool = True) -> RunTables:
         suppressed = out / SUPPRESSED
+        seen: dict[Any, Any] = {}
         return cls(
-            rulings=read_records(out / CORPUS, Ruling),
-            alignment=read_records(out / ALIGNMENT, Alignment) if alignment else [],
-            findings=read_records(out / FINDINGS, Finding) if findings else [],
+            rulings=read_records(out / CORPUS, Ruling, seen=seen),
+            alignment=read_records(out / ALIGNMENT, Alignment, seen=seen) if alignment else [],
+            findings=read_records(out / FINDINGS, Finding, seen=seen) if findings else [],
             suppressed=(
-                read_records(suppressed, Finding) if findings and suppressed.is_file() else []
+                read_records(suppressed, Finding, seen=seen)
+                if findings and suppressed.is_file()
+                else []
             ),
         )

@@ -161,6 +161,55 @@ def test_values_that_repeat_from_row_to_row_are_kept_once(tmp_path: Path):
     assert second.text is not first.text
 
 
+def _incon(number: int, variants: list, extra: dict) -> Finding:
+    evidence = {"variants": variants, **extra}
+    return Finding("INCON001", "inconsistent-translation", "warning", "es", f"{number}.txt", 3,
+                   f"{number}.txt:3", None, None, None, "m", evidence)  # fmt: skip
+
+
+def test_equal_evidence_read_back_is_one_object(tmp_path: Path):
+    """A translation family's versions repeat in the evidence of each of its findings (1.3
+    GB of findings at a million units): read back, equal lists and dicts are one object,
+    versions shared between lists that differ are too, and every finding reads as
+    written."""
+    common = {"text": "Destello (…)", "rulings": ["1.txt:3", "2.txt:3"], "count": 2}
+    own = {"text": "Destello.", "rulings": ["3.txt:3"], "count": 1, "preferred": True}
+    rows = [
+        _incon(1, [common, own], {"ratio": 1}),
+        _incon(2, [common, own], {"ratio": 1.0}),
+        _incon(3, [common, {**own, "rulings": ["4.txt:3"]}], {"ratio": True}),
+    ]
+    path = write_jsonl(tmp_path / "findings.jsonl", rows)
+    first, second, third = read_records(path, Finding)
+    assert [first, second, third] == rows
+    assert second.evidence["variants"] is first.evidence["variants"]
+    assert third.evidence["variants"] is not first.evidence["variants"]
+    assert third.evidence["variants"][0] is first.evidence["variants"][0]
+    # 1, 1.0 and True are equal in Python but not the same JSON: none stands for another.
+    assert [type(f.evidence["ratio"]) for f in (first, second, third)] == [int, float, bool]
+    assert dumps(second) == dumps(rows[1])
+
+
+def test_tables_read_together_share_the_ruling_ids(tmp_path: Path):
+    """Read with one ``seen``, the alignment's and the findings' ids are the corpus's
+    strings, and the units' empty spans one list; each table reads as written."""
+    rulings = [_ruling(n, f"Text {n}.") for n in (1, 2)]
+    rulings[1].spans = []
+    pair = Alignment("a.txt:1", "a.txt:2", "es", 0.9, "embedding")
+    finding = _incon(1, [], {})
+    finding.ruling_id = "a.txt:2"
+    write_jsonl(tmp_path / "corpus.jsonl", rulings)
+    write_jsonl(tmp_path / "alignment.jsonl", [pair])
+    write_jsonl(tmp_path / "findings.jsonl", [finding])
+    run = tables.RunTables.load(tmp_path)
+    assert (run.rulings, run.alignment, run.findings) == (rulings, [pair], [finding])
+    first, second = run.rulings
+    assert run.alignment[0].source_id is first.id and run.alignment[0].target_id is second.id
+    assert run.findings[0].ruling_id is second.id
+    assert first.carried is second.carried is second.spans
+    assert first.spans is not second.spans  # not empty: its own value
+
+
 @pytest.mark.parametrize(
     "bad",
     ['{"a": 1', '{"a": 1} x', '{"a": 1}{"b": 2}', "{'a': 1}", "\ufeff{}", "nul", '{"a": 1},'],

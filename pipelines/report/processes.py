@@ -31,13 +31,15 @@ from ..registry import Entry
 ROOM_FACTOR = 1.0
 """Fork only when the memory the system has available is at least this many times the
 process's resident size (the child could at worst copy all of it)."""
-MAX_RESIDENT = 2 * 2**30
-"""Fork only while the process's resident size is at most this. The child copies every page
-whose objects it reads (reading an object writes its reference count), so the copy grows with
-the tables while the time saved does not: on the 1,000,000-unit corpus (4.5 GB resident) the
-forked report stage took 117.0 s (180.8 s CPU), no faster than the last one-process
-measurement (117.5 s), and its process tree's resident memory rose to 8.5 GB
-(benchmarks/results/scale.md, part million)."""
+MAX_RESIDENT = 2**30
+"""Fork only while the process's resident size is at most this. The child copies almost every
+page whose objects it reads (reading an object writes its reference count), so the process
+tree grows to about twice the process, while the time saved is a fifth to a third of the
+report stage. On the 1,000,000-unit corpus, with the tables read at 1.4 GB, the report
+stage forked took 142.6 s and 4,387 MB (proportional set sizes of both processes), and in
+one process 179.1 s and 2,830 MB: the limit keeps such a run within the 4 GB it is allowed.
+A 100k run (about 0.3 GB for ``rulings report``, 0.85 GB inside an edited ``rulings run``)
+still forks (benchmarks/results/scale.md, part million)."""
 
 
 class WriterError(RuntimeError):
