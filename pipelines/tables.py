@@ -248,10 +248,6 @@ def read_records(
     return records
 
 
-_EMPTY_LIST = (list,)
-"""How ``_one_copy`` knows an empty list."""
-
-
 def _one_copy(value: Any, copies: dict[Any, Any]) -> Any:
     """``value`` with every string, list and dict in it replaced by the first equal one
     ``copies`` has seen (``SHARED_PARTS``). Inner values are made single first, so a
@@ -261,8 +257,6 @@ def _one_copy(value: Any, copies: dict[Any, Any]) -> Any:
     if kind is str:
         return copies.setdefault(value, value)
     if kind is list:
-        if not value:
-            return copies.setdefault(_EMPTY_LIST, value)
         items = [_one_copy(item, copies) for item in value]
         return copies.setdefault((list, *map(_identity, items)), items)
     if kind is dict:
