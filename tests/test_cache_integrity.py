@@ -154,3 +154,21 @@ def test_a_file_digest_is_remembered_only_while_the_file_is_unchanged(tmp_path, 
     assert files.file_digest(path) == settled and reads == [], "a settled file is read once"
     path.write_text("Roba tres cartas.", encoding="utf-8")
     assert files.file_digest(path) != settled and reads == [path]
+
+
+def test_a_file_is_written_whole_into_a_new_folder_and_leaves_no_temporary_file(tmp_path):
+    from pipelines.files import read_checked, write_atomic, write_checked
+
+    entry = tmp_path / "work" / "check" / "ab" / "ab12.json"
+    write_checked(entry, {"findings": ["NUM001"]}, sync=False)
+    write_checked(entry, {"findings": ["PH001"]}, sync=False)
+    assert read_checked(entry) == {"findings": ["PH001"]}
+
+    def fails_halfway(handle) -> None:
+        handle.write(b"half of a new ")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        write_atomic(entry, fails_halfway)
+    assert read_checked(entry) == {"findings": ["PH001"]}
+    assert sorted(p.name for p in entry.parent.iterdir()) == ["ab12.json"]
