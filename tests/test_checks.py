@@ -483,6 +483,35 @@ def test_check_tasks_take_every_scope_of_a_batch_of_documents_before_the_next_ba
     assert task_bounds([]) == []
 
 
+def test_check_tasks_take_the_translations_of_one_english_document_one_after_the_other():
+    """The English of a card is worked out while remembered for each of its translations;
+    the findings still come back per run, whatever order the work was done in."""
+    from pipelines.check import task_bounds
+    from pipelines.vocabulary import Scope
+
+    pair, ruling_ = (Scope.PAIR, ("NUM001",)), (Scope.RULING, ("UNTR001",))
+    docs = ["es/Hypergenesis", "es/Epochrasite", "zh/Hypergenesis", "zh/Epochrasite"]
+    runs = [(*pair, doc, 2 * n, 2 * n + 2) for n, doc in enumerate(docs)]
+    runs += [(*ruling_, doc, 2 * n, 2 * n + 2) for n, doc in enumerate(docs)]
+    read_with = {doc: "en/" + doc.split("/")[1] for doc in docs}
+    assert task_bounds(runs, size=8, read_with=read_with) == [
+        ((*pair, [(0, 2), (4, 6)]), [0, 2]),
+        ((*ruling_, [(0, 2), (4, 6)]), [4, 6]),
+        ((*pair, [(2, 4), (6, 8)]), [1, 3]),
+        ((*ruling_, [(2, 4), (6, 8)]), [5, 7]),
+    ]
+    assert task_bounds(runs, size=100, read_with=read_with) == [
+        ((*pair, [(0, 2), (4, 6), (2, 4), (6, 8)]), [0, 2, 1, 3]),
+        ((*ruling_, [(0, 2), (4, 6), (2, 4), (6, 8)]), [4, 6, 5, 7]),
+    ]
+    assert task_bounds(runs, size=8) == [
+        ((*pair, [(0, 2), (2, 4)]), [0, 1]),
+        ((*ruling_, [(0, 2), (2, 4)]), [4, 5]),
+        ((*pair, [(4, 6), (6, 8)]), [2, 3]),
+        ((*ruling_, [(4, 6), (6, 8)]), [6, 7]),
+    ]
+
+
 def test_a_group_check_and_only_a_group_check_names_how_its_groups_are_gathered():
     with pytest.raises(ValueError, match="groups= goes with scope='group'"):
         check("INCON001", scope="group")

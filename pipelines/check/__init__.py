@@ -111,7 +111,10 @@ def run_checks(
             for start in range(0, len(missing), GROUPS_PER_TASK)
         ]
     first_document_task = len(tasks)
-    planned = task_bounds(todo)
+    read_with = {}
+    for pair in ctx.pairs:
+        read_with.setdefault(pair.target.doc, pair.source.doc)
+    planned = task_bounds(todo, read_with=read_with)
     tasks += [task for task, _ in planned]
     shared = {
         "rulings": ctx.rulings,
@@ -268,28 +271,41 @@ def doc_runs(keys: list[str]) -> list[tuple[int, int]]:
     return bounds
 
 
-def task_bounds(runs: list[Run], size: int = ITEMS_PER_TASK) -> list[tuple[Task, list[int]]]:
+def task_bounds(
+    runs: list[Run], size: int = ITEMS_PER_TASK, read_with: dict[str, str] | None = None
+) -> list[tuple[Task, list[int]]]:
     """The runs gathered into tasks of one scope and about ``size`` items (a document's
     items stay in one task), each with the indices of the runs it computes.
 
     Documents are taken in batches of about ``size`` items, and a batch's tasks of every
     scope come before the next batch's. So the checks of every scope read a document's texts
     while what the checks remember of them (``bounded``) is still there, instead of the
-    whole corpus later.
+    whole corpus later. ``read_with`` maps a document to the one whose texts its checks
+    read too (a translation to the English document it translates): documents that read the
+    same one are taken one after the other, where the first of them comes, so the English
+    of a card is worked out once for its Spanish and its Chinese, not once per language.
+    Only the order of the work changes: each run's findings are its own.
     """
     items_of: dict[str, int] = defaultdict(int)
     for _, _, doc, start, end in runs:
         items_of[doc] += end - start
+    order = _read_together(list(items_of), read_with or {})
+    rank = {doc: position for position, doc in enumerate(order)}
     batch_of: dict[str, int] = {}
     batch = items = 0
-    for doc, count in items_of.items():
+    for doc in order:
         if items >= size:
             batch, items = batch + 1, 0
         batch_of[doc] = batch
-        items += count
+        items += items_of[doc]
+    scope_rank: dict[Scope, int] = {}
+    for scope, *_ in runs:
+        scope_rank.setdefault(scope, len(scope_rank))
     batches: list[list[int]] = [[] for _ in range(batch + 1)] if runs else []
-    for index, run in enumerate(runs):
-        batches[batch_of[run[2]]].append(index)
+    for index in sorted(
+        range(len(runs)), key=lambda i: (scope_rank[runs[i][0]], rank[runs[i][2]], i)
+    ):
+        batches[batch_of[runs[index][2]]].append(index)
     tasks: list[tuple[Task, list[int]]] = []
     for indices in batches:
         items, task_scope = 0, None  # a batch starts a task of its own
@@ -302,6 +318,16 @@ def task_bounds(runs: list[Run], size: int = ITEMS_PER_TASK) -> list[tuple[Task,
             tasks[-1][1].append(index)
             items += end - start
     return tasks
+
+
+def _read_together(docs: list[str], read_with: dict[str, str]) -> list[str]:
+    """The documents, those that read the same document next to each other (in the order
+    the first of each comes)."""
+    together: dict[tuple[str, str], list[str]] = {}
+    for doc in docs:
+        key = ("read with", read_with[doc]) if doc in read_with else ("own", doc)
+        together.setdefault(key, []).append(doc)
+    return [doc for members in together.values() for doc in members]
 
 
 @paused_gc()
