@@ -36,7 +36,6 @@ def write_atomic(
     entry), the rename alone is enough."""
     path = Path(path)
     temporary = temporary_path(path)
-    replaced = False
     try:
         with _created(temporary) as handle:
             if isinstance(write, bytes | bytearray):
@@ -47,11 +46,10 @@ def write_atomic(
                 handle.flush()
                 os.fsync(handle.fileno())
         os.replace(temporary, path)
-        replaced = True
-    finally:
-        if not replaced:
-            with contextlib.suppress(FileNotFoundError):
-                temporary.unlink()
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        raise
     return path
 
 
