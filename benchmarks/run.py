@@ -77,7 +77,7 @@ OTHERS = {
     "inject_defects": [], "align_cr": [], "tools/calibrate_alignment": ["--dry-run"],
     "langid": [], "card_documents": ["--out", "{work}/card_documents"],
     "releases": ["--work", "{work}/releases"], "precision": ["recount"], "faults": [],
-    "report_load": [], "scale": [],
+    "report_load": [], "json_codec": [], "scale": [],
 }  # fmt: skip
 """The other benchmarks ``--all`` runs, with their arguments (``{work}``: a temporary folder);
 each writes its own results. The calibration tool reports without shipping (``--dry-run``)."""

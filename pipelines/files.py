@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
+
+from . import fastjson
 
 CHECKED_MAGIC = b"rulings-checked-v1 "
 
@@ -95,7 +96,7 @@ def write_text_atomic(path: Path, text: str) -> Path:
 
 def write_checked(path: Path | str, value: Any, *, sync: bool = True) -> Path:
     """A cache file: JSON with the SHA-256 of its bytes in front, written atomically."""
-    body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    body = fastjson.dumps(value)
     digest = hashlib.sha256(body).hexdigest().encode("ascii")
     return write_atomic(path, CHECKED_MAGIC + digest + b"\n" + body, sync=sync)
 
@@ -114,6 +115,6 @@ def read_checked(path: Path | str) -> Any | None:
     if hashlib.sha256(body).hexdigest() != expected:
         return None
     try:
-        return json.loads(body)
-    except ValueError:
+        return fastjson.loads(body)
+    except (ValueError, RecursionError):
         return None

@@ -6,13 +6,13 @@ import contextlib
 import gc
 import hashlib
 import json
-import json.scanner
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+from . import fastjson
 from .files import write_atomic
 from .model import (
     REPEATED_COLUMNS,
@@ -39,27 +39,24 @@ class TableError(Exception):
     """A stage file that is missing or malformed: the command exits 2."""
 
 
-_ENCODER = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False
-)
-_DECODER = json.JSONDecoder()
-_SCAN = json.scanner.make_scanner(_DECODER)
-"""The decoder's own scanner (C): ``json.loads`` without its per-call Python layers. A line
-it does not take whole goes through ``json.loads`` again, for the error message."""
-_JSON_SPACE = " \t\n\r"
-"""The whitespace JSON allows around a value (``json.loads`` skips exactly these)."""
-
-
 def dumps(record: Any) -> str:
     """One record as compact JSON, fields in declaration order (``model.as_dict``)."""
-    if hasattr(record, "__dataclass_fields__"):
-        record = as_dict(record)
-    return _ENCODER.encode(record)
+    return _line(record).decode("utf-8")
 
 
 def _line(record: Any) -> bytes:
     """A record's line in its table, without the line end."""
-    return dumps(record).encode("utf-8")
+    if hasattr(record, "__dataclass_fields__") and not _slotted(type(record)):
+        record = as_dict(record)
+    return fastjson.dumps(record)
+
+
+@cache
+def _slotted(record_type: type) -> bool:
+    """Whether a record has its fields and nothing else (a dataclass with slots, as every
+    record of ``model`` is): ``fastjson`` writes it as it is, without a dict made first
+    (which took more time than the writing)."""
+    return record_type.__dictoffset__ == 0
 
 
 def values_json(records: Sequence[Any]) -> str:
@@ -68,7 +65,7 @@ def values_json(records: Sequence[Any]) -> str:
     if not records:
         return "[]"
     values = field_getter(type(records[0]))
-    return _ENCODER.encode([values(record) for record in records])
+    return fastjson.dumps([values(record) for record in records]).decode("utf-8")
 
 
 def write_jsonl(
@@ -173,16 +170,11 @@ def _split(block: bytes) -> list[str]:
 def _loads(path: Path, number: int, line: str) -> Any:
     """One line's value, exactly as ``json.loads`` reads it (or TableError)."""
     try:
-        start = len(line) - len(line.lstrip(_JSON_SPACE))
-        value, end = _SCAN(line, start)
-        if end == len(line) or not line[end:].strip(_JSON_SPACE):
-            return value
-    except (StopIteration, ValueError, RecursionError):
-        pass
-    try:
-        return json.loads(line)
+        return fastjson.loads(line)
     except json.JSONDecodeError as error:
         raise TableError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise TableError(f"{path}:{number}: not valid JSON (nested too deeply)") from None
 
 
 def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:

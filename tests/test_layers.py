@@ -20,6 +20,7 @@ GROUND = {
     "termbase",
     "cards",
     "files",
+    "fastjson",
     "memo",
     "text",
     "settings",

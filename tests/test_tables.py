@@ -1,15 +1,15 @@
 """The stage files: JSON Lines read and written exactly as ``json`` reads and writes them.
 
-``pipelines.tables`` reads a line with the JSON decoder's own scanner and builds a record
-from its values in order when the line holds every field in order (what ``write_jsonl``
-writes); these tests hold it to what ``json.loads`` and keyword construction give, errors
-included.
+``pipelines.tables`` reads a line with ``fastjson`` (orjson, or ``json`` where the two
+differ) and builds a record from its values in order when the line holds every field in
+order (what ``write_jsonl`` writes); these tests hold it to what ``json.loads`` and keyword
+construction give, errors included.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -78,9 +78,11 @@ def test_frozen_records_and_plain_dicts_are_written(tmp_path: Path):
     assert rows.read_text(encoding="utf-8") == '{"b":2,"a":"é"}\n[1,2]\n'
 
 
-def test_nan_is_refused(tmp_path: Path):
-    with pytest.raises(ValueError):
-        write_jsonl(tmp_path / "bad.jsonl", [{"score": float("nan")}])
+def test_nan_is_written_null_and_a_lone_surrogate_is_refused(tmp_path: Path):
+    path = write_jsonl(tmp_path / "nan.jsonl", [{"score": float("nan")}])
+    assert path.read_text(encoding="utf-8") == '{"score":null}\n'
+    with pytest.raises(UnicodeEncodeError):
+        write_jsonl(tmp_path / "bad.jsonl", [{"text": "a\ud800"}])
 
 
 def test_lines_read_as_json_loads_reads_them(tmp_path: Path):
@@ -307,3 +309,28 @@ def test_rulings_that_share_an_id_are_each_digested_from_their_own_line():
     digests = CorpusDigests.of(twins)
     assert digests.digest(twins[:1]) == CorpusDigests.of(twins[:1]).digest(twins[:1])
     assert digests.digest(twins[:1]) != digests.digest(twins[1:])
+
+
+def test_a_record_is_written_with_its_fields_only(tmp_path: Path):
+    """A dataclass with a ``__dict__`` may hold more than its fields (orjson would write
+    them all): its line has its fields, in order, as a record with slots has."""
+
+    @dataclass
+    class Loose:
+        b: int
+        a: str
+
+    loose = Loose(1, "é")
+    loose.extra = "not a field"
+    path = write_jsonl(tmp_path / "loose.jsonl", [loose, RECORDS[1]])
+    first, second, _ = path.read_text(encoding="utf-8").split("\n")
+    assert first == '{"b":1,"a":"é"}'
+    assert (
+        second
+        == dumps(RECORDS[1])
+        == json.dumps(
+            {name: getattr(RECORDS[1], name) for name in column_names(Ruling)},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+    )

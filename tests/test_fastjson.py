@@ -1,0 +1,123 @@
+"""``fastjson`` writes the bytes the standard library writes and reads what it reads.
+
+The stage tables and the cache keys are digested, so a byte written otherwise would change
+every key; these tests compare with ``json`` on the values where orjson and ``json`` part
+ways (small floats, long integers, lone surrogates, keys that are not strings).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipelines import fastjson
+
+STANDARD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def standard(value) -> bytes:
+    return STANDARD.encode(value).encode("utf-8")
+
+
+def test_floats_of_every_magnitude_are_written_as_python_writes_them():
+    rng = random.Random(7)
+    floats = [rng.random() * 10 ** rng.randint(-30, 30) for _ in range(20_000)]
+    floats += [round(rng.random(), rng.randint(1, 8)) for _ in range(5_000)]
+    floats += [0.0, -0.0, 1e-4, 9.99e-5, 1e-5, 5e-324, 1e16, 1e15, 1e308, -2.5e-7]
+    for value in floats:
+        assert fastjson.dumps([value, {"score": -value}]) == standard([value, {"score": -value}])
+
+
+def test_values_orjson_refuses_or_reads_otherwise_go_through_json():
+    values = [
+        {"big": 2**64, "small": -(2**63) - 1, "huge": 10**30},
+        {1: "int key", "k": (1, 2)},
+        {"text": "a\ud800b"},
+        {"text": "Ünïcödé “quotes” 😀 \u2028 \x00 \x1f \\ \"' </script>"},
+        [True, False, None, 1.0, 1, ""],
+    ]
+    for value in values:
+        try:
+            expected = standard(value)
+        except UnicodeEncodeError:
+            with pytest.raises(UnicodeEncodeError):
+                fastjson.dumps(value)
+            continue
+        assert fastjson.dumps(value) == expected
+
+
+def test_every_character_is_written_as_json_writes_it():
+    text = "".join(chr(c) for c in range(0x3000) if not 0xD800 <= c <= 0xDFFF)
+    text += "".join(chr(c) for c in (0xFEFF, 0xFFFD, 0x1F600, 0x10FFFF))
+    assert fastjson.dumps([text]) == standard([text])
+
+
+def test_nan_and_infinities_are_written_null():
+    """The one difference kept: the tables' encoder refused them; they are written null
+    (still JSON), and no record holds one."""
+    assert fastjson.dumps([math.nan, math.inf, -math.inf]) == b"[null,null,null]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1}',
+        ' \t{"b" : [1, 2.5, -0.0, 1e-7, 1e400, true, null]}  \t',
+        '{"c": "\\ud83d\\ude00 \\u00e9 \\n"}',
+        '{"d": "\\ud800"}',
+        '{"e": NaN, "f": Infinity, "g": -Infinity}',
+        '{"g": 123456789012345678901234567890, "h": -9223372036854775809}',
+        '{"i": 18446744073709551615, "j": 9223372036854775807}',
+        '{"dup": 1, "dup": 2}',
+        '"just a string"',
+        "[]",
+    ],
+)
+def test_read_as_json_loads_reads(text: str):
+    expected = json.loads(text)
+    for given_text in (text, text.encode("utf-8")):
+        got = fastjson.loads(given_text)
+        assert json.dumps(got) == json.dumps(expected)
+        assert [type(v) for v in _leaves(got)] == [type(v) for v in _leaves(expected)]
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
+
+
+@pytest.mark.parametrize("text", ['{"a": 1', '{"a": 1} x', "", "[1,]", '{"a": "\x01"}'])
+def test_malformed_text_raises_what_json_raises(text: str):
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(text)
+    with pytest.raises(json.JSONDecodeError):
+        fastjson.loads(text)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_any_json_value_is_written_and_read_as_json_does(value):
+    try:
+        expected = standard(value)
+    except (UnicodeEncodeError, ValueError):
+        return
+    assert fastjson.dumps(value) == expected
+    assert json.dumps(fastjson.loads(expected)) == json.dumps(json.loads(expected))
