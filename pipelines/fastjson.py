@@ -33,11 +33,13 @@ from typing import Any
 import msgspec
 import orjson
 
+from .model import as_dict
+
 
 def _fields(value: Any) -> dict[str, Any]:
     """A dataclass instance as orjson writes it: its fields in declaration order."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return as_dict(value)
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
@@ -61,8 +63,8 @@ def dumps(value: Any) -> bytes:
     try:
         data = orjson.dumps(value)
     except TypeError:  # orjson.JSONEncodeError included
-        return _ENCODER.encode(value).encode("utf-8")
-    if (b"e-" in data and _SMALL_FLOAT.search(data)) or b"0.0000" in data:
+        data = None
+    if data is None or (b"e-" in data and _SMALL_FLOAT.search(data)) or b"0.0000" in data:
         return _ENCODER.encode(value).encode("utf-8")
     return data
 

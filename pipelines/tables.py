@@ -59,13 +59,13 @@ def _slotted(record_type: type) -> bool:
     return record_type.__dictoffset__ == 0
 
 
-def values_json(records: Sequence[Any]) -> str:
-    """Records of one type as one JSON array of their field values in declaration order (what
-    a cache key digests: the same content, the same text), encoded in one call."""
+def values_json(records: Sequence[Any]) -> bytes:
+    """Records of one type as one JSON array of their field values in declaration order, in
+    UTF-8 (what a cache key digests: the same content, the same bytes), encoded in one call."""
     if not records:
-        return "[]"
+        return b"[]"
     values = field_getter(type(records[0]))
-    return fastjson.dumps([values(record) for record in records]).decode("utf-8")
+    return fastjson.dumps([values(record) for record in records])
 
 
 def write_jsonl(
