@@ -19,14 +19,19 @@ library instead, so the bytes written and the values read are the standard libra
 - read: what msgspec refuses and ``json.loads`` takes (``NaN``, ``1e400``, an escaped lone
   surrogate), and malformed text, for ``json``'s own error message.
 
-One difference is kept: orjson writes NaN and the infinities as ``null`` where the tables'
-encoder refused them (no record holds one: they come from no computation of a record).
+One difference is kept: NaN and the infinities are written as ``null`` (as orjson writes
+them, the values that go through ``json`` too), where the tables' encoder refused them and
+the report's wrote ``NaN``, which is not JSON (no record holds one: they come from no
+computation of a record).
+
+The report writers use it too (the HTML page's data, SARIF): the same text, sooner.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 from typing import Any
 
@@ -43,30 +48,62 @@ def _fields(value: Any) -> dict[str, Any]:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-_ENCODER = json.JSONEncoder(
-    ensure_ascii=False,
-    separators=(",", ":"),
-    allow_nan=False,
-    check_circular=False,
-    default=_fields,
-)
+_ENCODERS = {
+    sort_keys: json.JSONEncoder(
+        ensure_ascii=False,
+        separators=(",", ":"),
+        allow_nan=False,
+        check_circular=False,
+        default=_fields,
+        sort_keys=sort_keys,
+    )
+    for sort_keys in (False, True)
+}
+_OPTIONS = {False: 0, True: orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS}
+"""orjson sorts keys by their UTF-8 bytes, which is the order of their code points, as
+``json`` sorts them (a key with a lone surrogate, the one exception, is refused by orjson
+and so written by ``json``). It writes a dataclass's fields unsorted, so with sorted keys a
+dataclass goes through ``_fields`` as a dict."""
 _SMALL_FLOAT = re.compile(rb"\de-\d")
 """orjson's exponent for a float under 1e-4; Python writes at least two digits (e-05)."""
 _DECODER = msgspec.json.Decoder()
 
 
-def dumps(value: Any) -> bytes:
+def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
     """``value`` as compact JSON in UTF-8, the bytes ``json`` would write (a dataclass
-    instance as the object of its fields in order). A dataclass with slots is written
-    straight from its fields; give one with a ``__dict__`` as a dict (orjson writes the
-    ``__dict__``, which may hold more than the fields)."""
+    instance as the object of its fields in order; with ``sort_keys``, every object's keys
+    in order). A dataclass with slots is written straight from its fields; give one with a
+    ``__dict__`` as a dict (orjson writes the ``__dict__``, which may hold more than the
+    fields)."""
     try:
-        data = orjson.dumps(value)
+        data = orjson.dumps(value, default=_fields, option=_OPTIONS[sort_keys])
     except TypeError:  # orjson.JSONEncodeError included
         data = None
     if data is None or (b"e-" in data and _SMALL_FLOAT.search(data)) or b"0.0000" in data:
-        return _ENCODER.encode(value).encode("utf-8")
+        try:
+            return _ENCODERS[sort_keys].encode(value).encode("utf-8")
+        except UnicodeError:  # a lone surrogate: as json fails
+            raise
+        except ValueError:  # NaN or an infinity: json refuses them
+            return _ENCODERS[sort_keys].encode(_finite(value)).encode("utf-8")
     return data
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and the infinities as None, as orjson writes them (``json`` would
+    refuse them): the rare value that goes through ``json`` with one is written as orjson
+    writes the others. Only containers that hold such a float are copied."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        cleaned = {key: _finite(item) for key, item in value.items()}
+        return value if all(cleaned[k] is value[k] for k in value) else cleaned
+    if isinstance(value, list | tuple):
+        items = [_finite(item) for item in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _finite(as_dict(value))
+    return value
 
 
 def loads(text: str | bytes) -> Any:

@@ -7,6 +7,7 @@ ways (small floats, long integers, lone surrogates, keys that are not strings).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -18,10 +19,17 @@ from hypothesis import strategies as st
 from pipelines import fastjson
 
 STANDARD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+SORTED = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, sort_keys=True
+)
 
 
 def standard(value) -> bytes:
     return STANDARD.encode(value).encode("utf-8")
+
+
+def standard_sorted(value) -> bytes:
+    return SORTED.encode(value).encode("utf-8")
 
 
 def test_floats_of_every_magnitude_are_written_as_python_writes_them():
@@ -61,6 +69,39 @@ def test_nan_and_infinities_are_written_null():
     """The one difference kept: the tables' encoder refused them; they are written null
     (still JSON), and no record holds one."""
     assert fastjson.dumps([math.nan, math.inf, -math.inf]) == b"[null,null,null]"
+
+
+def test_nan_is_written_null_in_a_value_that_goes_through_json_too():
+    """A small float sends the value through ``json``, which would refuse the NaN beside
+    it: the NaN is written as orjson writes it, and the rest as ``json`` does."""
+    value = {"score": 9.9e-05, "ratio": math.nan, "rows": [(math.inf, 2**70)], 1: "key"}
+    assert fastjson.dumps(
+        value
+    ) == b'{"score":9.9e-05,"ratio":null,"rows":[[null,%d]],"1":"key"}' % (2**70)
+
+
+def test_sorted_keys_are_sorted_as_json_sorts_them():
+    """By code point, at every level (orjson sorts UTF-8 bytes: the same order), a
+    dataclass's fields too (orjson alone writes them in declaration order)."""
+    value = {
+        "zeta": 1,
+        "Zeta": {"é": [1, {"b": 2, "a": 9.9e-05}], "e": None, "😀": 1, "\uffff": 2},
+        "": [Evidence(rule="702.9a", found=["x"])],
+        "中文": True,
+    }
+    assert fastjson.dumps(value, sort_keys=True) == standard_sorted(
+        {**value, "": [{"found": ["x"], "rule": "702.9a"}]}
+    )
+    without_small_float = {**value, "Zeta": {"k": [{"b": 2, "a": 1.5}], "é": 3}}
+    assert fastjson.dumps(without_small_float, sort_keys=True) == standard_sorted(
+        {**without_small_float, "": [{"found": ["x"], "rule": "702.9a"}]}
+    )
+
+
+@dataclasses.dataclass(slots=True)
+class Evidence:
+    rule: str
+    found: list
 
 
 @pytest.mark.parametrize(
@@ -120,4 +161,5 @@ def test_any_json_value_is_written_and_read_as_json_does(value):
     except (UnicodeEncodeError, ValueError):
         return
     assert fastjson.dumps(value) == expected
+    assert fastjson.dumps(value, sort_keys=True) == standard_sorted(value)
     assert json.dumps(fastjson.loads(expected)) == json.dumps(json.loads(expected))

@@ -11,7 +11,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from pipelines import stages
+from pipelines.check.context import CheckContext
 from pipelines.cli import main
+from pipelines.engine.local import LocalEngine
 from pipelines.memo import Reuse
 from pipelines.pipeline import OUTPUT_FILES
 from pipelines.settings import Settings
@@ -138,3 +140,38 @@ def test_the_stages_started_one_by_one_take_what_a_run_left_in_the_cache(
     kinds = ("align", "check", "check-group")
     assert {kind: work.total(kind) > 0 for kind in kinds} == dict.fromkeys(kinds, True)
     assert {kind: work.reused(kind) for kind in kinds} == {k: work.total(k) for k in kinds}
+
+
+def test_the_local_engine_checks_with_the_context_the_stage_built(
+    tmp_path: Path, corpus_dir, monkeypatch
+):
+    """The check stage works out the corpus facts for its cache keys on its context; the
+    local engine runs the checks on that context, so nothing is worked out twice (on the
+    100k corpus, a second context cost an edited run a second of corpus passes)."""
+    built: list[CheckContext] = []
+    original = CheckContext.__post_init__
+
+    def counted(self: CheckContext) -> None:
+        built.append(self)
+        original(self)
+
+    monkeypatch.setattr(CheckContext, "__post_init__", counted)
+    run(corpus_dir, tmp_path / "out", tmp_path / "cache")
+    assert len(built) == 1
+    facts = [key for key in built[0].cache if key[0] == "corpus fact"]
+    assert facts  # computed for the keys, then read by the checks from the same context
+
+
+def test_a_local_map_given_a_context_does_not_build_another():
+    built = []
+
+    def setup(**shared):
+        built.append(shared)
+        return {"offset": 100}
+
+    add = lambda item, context: item + context["offset"]  # noqa: E731
+    engine = LocalEngine()
+    assert engine.map(add, [1, 2], shared={"x": 1}, setup=setup, context={"offset": 5}) == [6, 7]
+    assert built == []
+    assert engine.map(add, [1, 2], shared={"x": 1}, setup=setup) == [101, 102]
+    assert built == [{"x": 1}]

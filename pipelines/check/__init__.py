@@ -71,8 +71,10 @@ def run_checks(
     work: WorkCache | None = None,
 ) -> list[Finding]:
     """Every selected check, findings in registry order. ``ctx`` gives the tables; each
-    worker of the engine builds its own context from them once. ``work`` keeps each
-    document's findings between runs."""
+    worker of the engine builds its own context from them once, but for an engine that
+    works in this process, which takes ``ctx`` itself: the corpus facts it computed for the
+    cache keys are not computed again. ``work`` keeps each document's findings between
+    runs."""
     engine = engine or LocalEngine()
     work = work or WorkCache(None, "check")
     group_work = work.sibling("check-group")
@@ -123,7 +125,7 @@ def run_checks(
         "cards": ctx.cards,
         "source_lang": ctx.source_lang,
     }
-    results = list(engine.map(check_task, tasks, shared=shared, setup=CheckContext))
+    results = list(engine.map(check_task, tasks, shared=shared, setup=CheckContext, context=ctx))
     by_code: dict[str, list[Finding]] = {code: [] for code in codes}
     for code, found in zip(corpus_codes, results, strict=False):
         by_code[code].extend(found[0][code])  # the corpus tasks come first

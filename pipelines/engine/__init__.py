@@ -36,10 +36,14 @@ class Engine(Protocol):
         *,
         shared: dict[str, Any] | None = None,
         setup: Callable[..., Any] | None = None,
+        context: Any = None,
     ) -> list[R]:
         """``[function(item, **shared) for item in items]``, or with a ``setup``,
         ``[function(item, context) for item in items]`` where ``context = setup(**shared)``
-        is built once per worker; however it is computed, results come in input order."""
+        is built once per worker; however it is computed, results come in input order.
+        ``context``, when given, is what ``setup(**shared)`` builds, already built by the
+        caller: an engine that runs the work in the caller's process uses it (with what it
+        has computed so far) instead of building another."""
 
     def close(self) -> None: ...
 

@@ -67,7 +67,9 @@ class DaskEngine:
         *,
         shared: dict[str, Any] | None = None,
         setup: Callable[..., Any] | None = None,
+        context: Any = None,
     ) -> list:
+        """As ``Engine.map``; ``context`` is not used: every worker builds its own."""
         if not items:
             return []
         [scattered] = self._client.scatter([shared or {}], broadcast=True, hash=False)

@@ -28,12 +28,14 @@ class LocalEngine:
         *,
         shared: dict[str, Any] | None = None,
         setup: Callable[..., Any] | None = None,
+        context: Any = None,
     ) -> list:
         if setup is None:
             return [function(item, **(shared or {})) for item in items]
         if not items:
             return []
-        context = setup(**(shared or {}))
+        if context is None:
+            context = setup(**(shared or {}))
         return [function(item, context) for item in items]
 
     def close(self) -> None:

@@ -21,6 +21,9 @@ from ..vocabulary import SEVERITY_ORDER
 from . import computed_before_fork, rulings_by_id, shared
 
 COLUMNS = REVIEW_COLUMNS
+_evidence_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+"""The evidence column's JSON (one encoder for every row: ``json.dumps`` with options builds
+one per call)."""
 SEVERITY_POSITION = {str(severity): rank for rank, severity in enumerate(SEVERITY_ORDER)}
 
 
@@ -70,7 +73,7 @@ def _row(finding: Finding, by_id: dict[str, Ruling]) -> dict[str, object]:
         "found": _text(evidence_text(evidence.get("found"))),
         "ruling_id": _text(ruling_id),
         "source_id": _text(source_id),
-        "evidence": json.dumps(evidence, ensure_ascii=False, sort_keys=True),
+        "evidence": _evidence_json(evidence),
         "fingerprint": _text(finding.fingerprint),
     }
 
