@@ -40,6 +40,13 @@ its own process on the local engine with an empty cache per input; per stage: wa
 seconds and peak RSS (``wait4``), and the highest RSS of the process tree sampled every
 0.2 s. A stage whose tree goes above ``--limit-gb`` (default 16) is stopped and recorded as
 over the limit; the later stages are not run.
+
+In ``long`` (every number of copies) and ``allprintings``, one document is then edited (a
+revision mark on the Chinese line in the middle of the long document; on the first ruling of
+the AllPrintings-shaped file, whose units are English rulings) and the stages run again with
+the cache into the same output folder, the nightly case, then with an empty cache on the
+edited input: the edited run's time against that cold run's, and its files against the
+cold run's. The ``million`` part has no edit: its two more runs would take two more hours.
 """
 
 from __future__ import annotations
@@ -169,12 +176,14 @@ def rss_bytes(pid: int) -> int:
         return 0
 
 
-def run_stages(inputs: list[Path], out: Path, limit_bytes: int) -> dict:
-    """Every stage in turn, each a fresh ``rulings`` process, an empty cache in ``out``."""
+def run_stages(inputs: list[Path], out: Path, limit_bytes: int, *, fresh: bool = True) -> dict:
+    """Every stage in turn, each a fresh ``rulings`` process, an empty cache in ``out`` (with
+    ``fresh`` False, the cache and output folder an earlier run left there)."""
     cache, run = out / "cache", out / "run"
-    for folder in (cache, run):
-        shutil.rmtree(folder, ignore_errors=True)
-    cache.mkdir(parents=True)
+    if fresh:
+        for folder in (cache, run):
+            shutil.rmtree(folder, ignore_errors=True)
+    cache.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "RULINGS_CACHE_DIR": str(cache)}
     stages: dict[str, dict] = {}
     for stage in STAGES:
@@ -198,6 +207,78 @@ def run_stages(inputs: list[Path], out: Path, limit_bytes: int) -> dict:
         "aligned_rows": count_lines(run / "alignment.jsonl"),
         "findings": count_lines(run / "findings.jsonl"),
     }
+
+
+def edited_rerun(inputs: list[Path], folder: Path, limit_bytes: int, edit) -> dict:
+    """After ``run_stages`` into ``folder``: ``edit`` changes one document of the input, the
+    stages run again with that run's cache into its output folder (the nightly case), then
+    with an empty cache into another folder; the edited run's time against that cold run's,
+    and its files against the cold run's."""
+    change = edit(inputs[0])
+    print(f"  edited: {change}", flush=True)
+    edited = run_stages(inputs, folder, limit_bytes, fresh=False)
+    cold = run_stages(inputs, folder / "cold-edited", limit_bytes)
+    ours, theirs = folder / "run", folder / "cold-edited" / "run"
+    files = sorted(path.name for path in theirs.iterdir() if path.is_file())
+    differing = [name for name in files if _digest(ours / name) != _digest(theirs / name)]
+    shutil.rmtree(folder / "cold-edited", ignore_errors=True)
+    return {
+        "change": change,
+        "edited": edited,
+        "cold": cold,
+        "share_of_cold_wall": round(edited["wall_seconds"] / cold["wall_seconds"], 4),
+        "share_of_cold_cpu": round(edited["cpu_seconds"] / cold["cpu_seconds"], 4),
+        "files_compared": len(files),
+        "files_differing": differing,
+    }
+
+
+def _digest(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def edit_long(folder: Path) -> dict:
+    """A revision mark at the end of the Chinese line in the middle of the long document."""
+    [path] = sorted(folder.glob("long_*_zh.txt"))
+    lines = path.read_text("utf-8").split("\n")
+    number = next(n for n in range(len(lines) // 2, len(lines)) if lines[n].strip())
+    lines[number] += "（修订）"
+    path.write_text("\n".join(lines), "utf-8")
+    return {"file": path.name, "line": number + 1}
+
+
+FIRST_RULING = re.compile(rb'"rulings": \[\{[^{}]*?"text": "')
+"""The text of a card's first ruling in the AllPrintings-shaped file (json.dumps's
+separators; MTGJSON's keys, ``date`` before ``text``)."""
+SEARCHED = 64 * MB
+"""How far into the file the first ruling is looked for (it comes in the first set)."""
+
+
+def edit_printings(folder: Path) -> dict:
+    """A revision mark at the start of the file's first English ruling (the file's units
+    are the cards' English rulings); the bytes stay JSON. Streamed: the benchmark's own
+    process must not hold the file, or its peak would be counted in the stages' (a child
+    starts at its parent's size)."""
+    path = folder / "AllPrintings.json"
+    edited = path.with_name(path.name + ".edited")
+    with path.open("rb") as source:
+        head = source.read(SEARCHED)
+        found = FIRST_RULING.search(head)
+        if found is None:
+            raise ValueError("no ruling in the first 64 MB of the AllPrintings-shaped file")
+        with edited.open("wb") as out:
+            out.write(head[: found.end()] + b"(rev.) " + head[found.end() :])
+            shutil.copyfileobj(source, out, 1 << 20)
+    edited.replace(path)
+    card = head.rfind(b'"name": "', 0, found.start())
+    name = head[card + 9 : head.index(b'"', card + 9)].decode() if card >= 0 else None
+    return {"file": path.name, "byte": found.end(), "card": name}
 
 
 def count_lines(path: Path, by: str | None = None):
@@ -259,7 +340,9 @@ def part_long(folder: Path, copies: list[int], limit: int) -> dict:
         print(f"long document, {count} cop{'y' if count == 1 else 'ies'}", flush=True)
         here = folder / f"long-{count}"
         made = long_rules(here / "input", count)
-        runs[str(count)] = {"input": made, **run_stages([here / "input"], here, limit)}
+        cold = run_stages([here / "input"], here, limit)
+        edit = edited_rerun([here / "input"], here, limit, edit_long) if cold["completed"] else {}
+        runs[str(count)] = {"input": made, **cold, "edit": edit}
         shutil.rmtree(here / "cache", ignore_errors=True)
     return {"runs": runs}
 
@@ -336,7 +419,11 @@ def part_allprintings(folder: Path, size_mb: int, variants: int, limit: int) -> 
     (folder / "input").mkdir()
     print(f"generating an AllPrintings-sized file ({size_mb} MB)", flush=True)
     made = allprintings(folder / "input" / "AllPrintings.json", size_mb, variants)
-    return {"input": made, **run_stages([folder / "input"], folder, limit)}
+    cold = run_stages([folder / "input"], folder, limit)
+    edit = (
+        edited_rerun([folder / "input"], folder, limit, edit_printings) if cold["completed"] else {}
+    )
+    return {"input": made, **cold, "edit": edit}
 
 
 def part_check(folder: Path, repeats: int, limit: int) -> dict:
@@ -544,8 +631,30 @@ def md_long(record: dict) -> list[str]:
                 for k in ("wall", "cpu")
             )
             per_unit = f"; per unit {wall}x the wall and {cpu}x the CPU seconds of one copy"
-        out += md_stages(run, "", per_unit)
+        out += md_stages(run, "", per_unit) + md_edit(run.get("edit"))
     return out
+
+
+def md_edit(edit: dict | None) -> list[str]:
+    """The edited rerun of a part (``edited_rerun``), when it was measured."""
+    if not edit:
+        return []
+    same = edit["files_compared"] - len(edit["files_differing"])
+    differing = f" (differing: {', '.join(edit['files_differing'])})" * bool(
+        edit["files_differing"]
+    )
+    cold = edit["cold"]
+    return [
+        "",
+        *md_stages(
+            edit["edited"],
+            f"One document edited ({edit['change']}), the stages again with the cache: "
+            f"{edit['share_of_cold_wall']:.1%} of the wall and {edit['share_of_cold_cpu']:.1%} "
+            f"of the CPU time of a cold run on the edited input ({cold['wall_seconds']:,.1f} s, "
+            f"{cold['cpu_seconds']:,.1f} s CPU, peak {cold['peak_rss_mb']:,} MB); {same} of "
+            f"{edit['files_compared']} files byte-identical to the cold run's{differing}. ",
+        ),
+    ]
 
 
 def md_run(record: dict) -> list[str]:
@@ -557,7 +666,7 @@ def md_run(record: dict) -> list[str]:
         else f"Input: {record.get('input')}.\n\n"
     )
     note = f"{record['note']}\n\n" if record.get("note") else ""
-    return md_stages(record, note + head)
+    return md_stages(record, note + head) + md_edit(record.get("edit"))
 
 
 def md_dask(record: dict) -> list[str]:
