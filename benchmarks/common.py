@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import platform
@@ -322,6 +323,17 @@ def _pss_kb(pid: int) -> int:
     except OSError:
         pass
     return 0
+
+
+def digest(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read a megabyte at a time ("" when it is absent)."""
+    if not path.is_file():
+        return ""
+    hashed = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            hashed.update(block)
+    return hashed.hexdigest()
 
 
 def read_jsonl(path) -> list[dict]:

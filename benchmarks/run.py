@@ -48,6 +48,7 @@ from common import (
     SHARED,
     TreeMemory,
     child_json,
+    digest,
     machine,
     md_table,
     page,
@@ -160,10 +161,6 @@ def worker(spec: dict) -> dict:
     result["children_peak_rss_mb"] = children.ru_maxrss / 1024
     result["worker_wall_seconds"] = time.perf_counter() - started
     return result
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
 
 
 def run_scenario(spec: dict) -> dict:

@@ -76,6 +76,7 @@ from common import (
     ROOT,
     RULINGS,
     child_json,
+    digest,
     machine,
     machine_line,
     md_records,
@@ -220,7 +221,7 @@ def edited_rerun(inputs: list[Path], folder: Path, limit_bytes: int, edit) -> di
     cold = run_stages(inputs, folder / "cold-edited", limit_bytes)
     ours, theirs = folder / "run", folder / "cold-edited" / "run"
     files = sorted(path.name for path in theirs.iterdir() if path.is_file())
-    differing = [name for name in files if _digest(ours / name) != _digest(theirs / name)]
+    differing = [name for name in files if digest(ours / name) != digest(theirs / name)]
     shutil.rmtree(folder / "cold-edited", ignore_errors=True)
     return {
         "change": change,
@@ -231,16 +232,6 @@ def edited_rerun(inputs: list[Path], folder: Path, limit_bytes: int, edit) -> di
         "files_compared": len(files),
         "files_differing": differing,
     }
-
-
-def _digest(path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def edit_long(folder: Path) -> dict:

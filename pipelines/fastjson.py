@@ -92,18 +92,21 @@ def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
 def _finite(value: Any) -> Any:
     """``value`` with NaN and the infinities as None, as orjson writes them (``json`` would
     refuse them): the rare value that goes through ``json`` with one is written as orjson
-    writes the others. Only containers that hold such a float are copied."""
+    writes the others."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        cleaned = {key: _finite(item) for key, item in value.items()}
-        return value if all(cleaned[k] is value[k] for k in value) else cleaned
+        return {key: _finite(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        items = [_finite(item) for item in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        return [_finite(item) for item in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _finite(as_dict(value))
     return value
+
+
+def text(value: Any, *, sort_keys: bool = False) -> str:
+    """``dumps`` as text: what ``json``'s encoder with these options returns."""
+    return dumps(value, sort_keys=sort_keys).decode("utf-8")
 
 
 def loads(text: str | bytes) -> Any:

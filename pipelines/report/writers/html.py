@@ -209,17 +209,12 @@ def json_for_script_parts(data: Any) -> Iterator[str]:
         yield _escaped("".join(pending))
 
 
-def _script_json(value: Any) -> str:
-    """Compact JSON, keys sorted (``fastjson``: the standard library's text, sooner)."""
-    return fastjson.dumps(value, sort_keys=True).decode("utf-8")
-
-
 def _json_pieces(value: Any, depth: int) -> Iterator[str]:
-    """``value`` as ``_script_json`` encodes it, the containers of the first ``depth``
-    levels item by item (the C encoder writes each item)."""
+    """``value`` as compact JSON with sorted keys (``fastjson``), the containers of the
+    first ``depth`` levels item by item (the encoder writes each item)."""
     if depth and type(value) is dict and value and all(type(k) is str for k in value):
         for number, (key, item) in enumerate(sorted(value.items())):
-            yield ("," if number else "{") + _script_json(key) + ":"
+            yield ("," if number else "{") + fastjson.text(key, sort_keys=True) + ":"
             yield from _json_pieces(item, depth - 1)
         yield "}"
     elif depth and type(value) is list and value:
@@ -228,7 +223,7 @@ def _json_pieces(value: Any, depth: int) -> Iterator[str]:
             yield from _json_pieces(item, depth - 1)
         yield "]"
     else:
-        yield _script_json(value)
+        yield fastjson.text(value, sort_keys=True)
 
 
 def _escaped(text: str) -> str:

@@ -63,21 +63,16 @@ def write_sarif(run: RunTables, out: Path) -> Path:
         ],
     }
     path = out / "findings.sarif"
-    head, empty, tail = _encoded(document).partition(RESULTS)
+    head, empty, tail = fastjson.text(document).partition(RESULTS)
     if not empty:
         raise ValueError("the SARIF document has no results list to fill")
     with path.open("w", encoding="utf-8") as handle:
         # the results one by one: a large run's whole document would not fit in memory
         handle.write(head + RESULTS[:-1])
         for number, result in enumerate(_results(run, index)):
-            handle.write(("," if number else "") + _encoded(result))
+            handle.write(("," if number else "") + fastjson.text(result))
         handle.write("]" + tail + "\n")
     return path
-
-
-def _encoded(value: dict) -> str:
-    """Compact JSON (``fastjson``: the standard library's text, sooner)."""
-    return fastjson.dumps(value).decode("utf-8")
 
 
 def _results(run: RunTables, index: dict[str, int]) -> Iterator[dict]:
