@@ -205,9 +205,7 @@ def read_records(
     in_order = names if _positional(record_type) else None
     known = set(names)
     repeated = REPEATED_COLUMNS.get(record_type, frozenset())
-    positions = [i for i, name in enumerate(names) if name in repeated]
     shared = SHARED_PARTS.get(record_type, frozenset())
-    shared_positions = [i for i, name in enumerate(names) if name in shared]
     one_copy: dict[Any, Any] = {} if seen is None else seen
     records = []
     append = records.append
@@ -216,13 +214,7 @@ def read_records(
             try:
                 if type(row) is dict and tuple(row) == in_order:
                     # The file as write_jsonl wrote it: every field, in order.
-                    values = list(row.values())
-                    for i in positions:
-                        if type(value := values[i]) is str:
-                            values[i] = one_copy.setdefault(value, value)
-                    for i in shared_positions:
-                        values[i] = _one_copy(values[i], one_copy)
-                    append(record_type(*values))
+                    append(record_type(*single_values(record_type, list(row.values()), one_copy)))
                 else:
                     given = {k: v for k, v in row.items() if k in known}
                     for name in repeated & given.keys():
@@ -238,6 +230,35 @@ def read_records(
             if on_line is not None:
                 on_line(records[-1], line.encode("utf-8"))
     return records
+
+
+def single_values(record_type: type, values: list[Any], copies: dict[Any, Any]) -> list[Any]:
+    """A record's field values in order (a row of its table, or of a cache entry: changed in
+    place), each repeated column's string and each shared part replaced by the equal one
+    ``copies`` has seen, as ``read_records`` reads a table: the rows of a million units
+    read back from the cache take the memory they took when computed, not a copy of every
+    id and every version in each row."""
+    repeated, shared = _single_positions(record_type)
+    count = len(values)
+    for i in repeated:
+        if i < count and type(value := values[i]) is str:
+            values[i] = copies.setdefault(value, value)
+    for i in shared:
+        if i < count:
+            values[i] = _one_copy(values[i], copies)
+    return values
+
+
+@cache
+def _single_positions(record_type: type) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The positions of ``record_type``'s repeated columns and of its shared parts."""
+    names = column_names(record_type)
+    repeated = REPEATED_COLUMNS.get(record_type, frozenset())
+    shared = SHARED_PARTS.get(record_type, frozenset())
+    return (
+        tuple(i for i, name in enumerate(names) if name in repeated),
+        tuple(i for i, name in enumerate(names) if name in shared),
+    )
 
 
 def _one_copy(value: Any, copies: dict[Any, Any]) -> Any:

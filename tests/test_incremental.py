@@ -4,6 +4,7 @@ a cold run on the same input."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -12,11 +13,14 @@ from click.testing import CliRunner
 
 from pipelines import stages
 from pipelines.check.context import CheckContext
+from pipelines.check.registry import CHECKS
 from pipelines.cli import main
 from pipelines.engine.local import LocalEngine
 from pipelines.memo import Reuse
+from pipelines.model import Alignment
 from pipelines.pipeline import OUTPUT_FILES
 from pipelines.settings import Settings
+from pipelines.vocabulary import Scope
 
 SPANISH = "000_40e512ac1ae253c1.txt"
 RULES_EXCERPT = "004_a602d6d99571243f.txt"
@@ -123,20 +127,29 @@ def test_a_run_handing_records_between_stages_writes_what_the_stage_commands_wri
     assert [n for n in compared if (seed_run / n).read_bytes() != (out / n).read_bytes()] == []
 
 
-def test_the_stages_started_one_by_one_take_what_a_run_left_in_the_cache(
-    tmp_path: Path, corpus_dir
-):
-    """A run keys each document's work on digests it takes while writing corpus.jsonl; a stage
-    started on its own digests the corpus it reads back. The keys agree: nothing is
-    recomputed."""
+def stages_after_a_run(
+    tmp_path: Path, corpus_dir: Path
+) -> tuple[Reuse, list[Alignment], stages.CheckResult]:
+    """A run, then the stages one by one on the same input with the cache it left: what
+    they took from the cache, the rows aligned and the findings."""
     cache = tmp_path / "cache"
     run(corpus_dir, tmp_path / "out", cache)
     settings = Settings(cache_dir=cache)
     out = tmp_path / "stages"
     stages.ingest_stage([corpus_dir], out, settings)
     work = Reuse()
-    stages.align_stage(out, settings, reuse=work)
-    stages.check_stage(out, settings, stages.Resources.load(settings), reuse=work)
+    rows = stages.align_stage(out, settings, reuse=work)
+    checked = stages.check_stage(out, settings, stages.Resources.load(settings), reuse=work)
+    return work, rows, checked
+
+
+def test_the_stages_started_one_by_one_take_what_a_run_left_in_the_cache(
+    tmp_path: Path, corpus_dir
+):
+    """A run keys each document's work on digests it takes while writing corpus.jsonl; a stage
+    started on its own digests the corpus it reads back. The keys agree: nothing is
+    recomputed."""
+    work, _, _ = stages_after_a_run(tmp_path, corpus_dir)
     kinds = ("align", "check", "check-group")
     assert {kind: work.total(kind) > 0 for kind in kinds} == dict.fromkeys(kinds, True)
     assert {kind: work.reused(kind) for kind in kinds} == {k: work.total(k) for k in kinds}
@@ -175,3 +188,25 @@ def test_a_local_map_given_a_context_does_not_build_another():
     assert built == []
     assert engine.map(add, [1, 2], shared={"x": 1}, setup=setup) == [101, 102]
     assert built == [{"x": 1}]
+
+
+def test_what_a_run_takes_from_the_cache_is_kept_in_one_copy(tmp_path: Path, corpus_dir):
+    """Alignment rows and findings taken from the cache keep one object for each id and name
+    they repeat, and for each equal part of their evidence, as tables read back do: on a
+    million units, the check stage of an edited run took 3,838 MB with every document's
+    findings read as copies, against 3,093 MB when it computed them."""
+    work, rows, checked = stages_after_a_run(tmp_path, corpus_dir)
+    assert work.reused("check") == work.total("check") > 0
+    cached = {entry.name for entry in CHECKS if entry.meta["scope"] != Scope.CORPUS}
+    findings = [f for f in checked.findings if f.code in cached]  # corpus checks always run
+    evidence = [part for f in findings for part in f.evidence.values() if isinstance(part, list)]
+    assert len(rows) > 10 and len(findings) > 10 and evidence
+    assert copies([row.group for row in rows] + [row.source_id for row in rows]) == []
+    assert copies([f.file for f in findings] + [f.ruling_id for f in findings]) == []
+    assert copies(evidence, key=lambda part: json.dumps(part, sort_keys=True)) == []
+
+
+def copies(values: list, key=lambda value: value) -> list:
+    """The values equal to an earlier one that are not that very object."""
+    first: dict = {}
+    return [v for v in values if v is not None and first.setdefault(key(v), v) is not v]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -19,7 +20,7 @@ from ..engine import Engine, partitions, process_cache
 from ..engine.local import LocalEngine
 from ..memo import WorkCache, digest
 from ..model import Alignment, Ruling, as_values, id_order
-from ..tables import CorpusDigests, paused_gc
+from ..tables import CorpusDigests, paused_gc, single_values
 from .card_rulings import SourcePool, align_card_document
 from .context import (
     AlignContext,
@@ -79,9 +80,13 @@ def align(
     ordered = [doc for group in _document_groups(ctx, ctx.documents) for doc in group]
     work = work or WorkCache(None, "align")
     keys = _document_keys(ctx, ordered, work, [source_lang, embedder], digests)
+    copies: dict[Any, Any] = {}  # one copy of what the stored rows repeat
     per_document = {
-        doc: rows for doc, key in keys.items() if (rows := _stored(work.get(key))) is not None
+        doc: rows
+        for doc, key in keys.items()
+        if (rows := _stored(work.get(key), copies)) is not None
     }
+    del copies
     shared = {
         "rulings": rulings,
         "vectors": ctx.vectors,
@@ -168,14 +173,21 @@ def _document_keys(
     return {doc: work.key([*options, sources, digests.digest(ctx.documents[doc])]) for doc in docs}
 
 
-def _stored(value: list[dict] | None) -> list[Alignment] | None:
-    """A document's rows from the cache (None when absent or not today's records)."""
-    if value is None:
+def _stored(value: Any, copies: dict[Any, Any]) -> list[Alignment] | None:
+    """A document's rows from the cache (None when absent or not today's records); the ids
+    and names they repeat are one object in ``copies``."""
+    if not isinstance(value, list):
         return None
     try:
-        return [Alignment(*row) for row in value]
+        return [Alignment(*single_values(Alignment, _fields(row), copies)) for row in value]
     except TypeError:
         return None
+
+
+def _fields(row: Any) -> list:
+    if type(row) is not list:
+        raise TypeError("a stored row is a list of its fields")
+    return row
 
 
 def _document_groups(ctx: AlignContext, documents) -> list[list[str]]:

@@ -27,7 +27,7 @@ from ..engine import Engine
 from ..engine.local import LocalEngine
 from ..memo import WorkCache, digest
 from ..model import Alignment, Finding, as_values
-from ..tables import paused_gc, values_json
+from ..tables import paused_gc, single_values, values_json
 from ..vocabulary import Scope
 from .context import AlignedPair, CheckContext
 from .registry import CHECKS, CORPUS_FACTS, Group, Problem
@@ -94,7 +94,8 @@ def run_checks(
     docs = list(dict.fromkeys(doc for _, _, doc, _, _ in runs))
     facts = corpus_facts_digest(ctx) if work.keeps else ""
     keys = document_keys(ctx, docs, codes, facts, work)
-    stored = {doc: _stored(work.get(keys[doc])) for doc in docs} if keys else {}
+    copies: dict[Any, Any] = {}  # one copy of what the stored findings repeat
+    stored = {doc: _stored(work.get(keys[doc]), copies) for doc in docs} if keys else {}
     todo = [run for run in runs if stored.get(run[2]) is None]
     grouped: dict[str, list[list[Finding] | None]] = {}
     group_keys_of: dict[str, list[str]] = {}
@@ -103,7 +104,7 @@ def run_checks(
         groups = groups_of(ctx, code)
         group_keys_of[code] = group_keys(ctx, code, groups, facts, group_work)
         grouped[code] = (
-            [_stored_findings(group_work.get(key)) for key in group_keys_of[code]]
+            [_stored_findings(group_work.get(key), copies) for key in group_keys_of[code]]
             if group_keys_of[code]
             else [None] * len(groups)
         )
@@ -112,6 +113,7 @@ def run_checks(
             (Scope.GROUP, (code,), missing[start : start + GROUPS_PER_TASK])
             for start in range(0, len(missing), GROUPS_PER_TASK)
         ]
+    del copies
     first_document_task = len(tasks)
     read_with = {}
     for pair in ctx.pairs:
@@ -222,27 +224,35 @@ def group_keys(
     return [work.key([code, facts, *group.name, digests.digest(group.reads)]) for group in groups]
 
 
-def _stored_findings(value: Any) -> list[Finding] | None:
-    """A group's findings from the cache (None when absent or not today's records)."""
+def _stored_findings(value: Any, copies: dict[Any, Any]) -> list[Finding] | None:
+    """A group's findings from the cache (None when absent or not today's records); what
+    they repeat (ids, the versions in their evidence) is one object in ``copies``."""
     if not isinstance(value, list):
         return None
     try:
-        return [Finding(*row) for row in value]
+        return [_finding(row, copies) for row in value]
     except (TypeError, AttributeError):
         return None
 
 
-def _stored(value: Any) -> list[dict[str, list[Finding]]] | None:
+def _stored(value: Any, copies: dict[Any, Any]) -> list[dict[str, list[Finding]]] | None:
     """A document's findings from the cache, per run of its items (None when absent or
-    not today's records)."""
+    not today's records), as ``_stored_findings``."""
     if not isinstance(value, list):
         return None
     try:
         return [
-            {code: [Finding(*row) for row in rows] for code, rows in part.items()} for part in value
+            {code: [_finding(row, copies) for row in rows] for code, rows in part.items()}
+            for part in value
         ]
     except (TypeError, AttributeError):
         return None
+
+
+def _finding(row: Any, copies: dict[Any, Any]) -> Finding:
+    if type(row) is not list:
+        raise TypeError("a stored finding is a list of its fields")
+    return Finding(*single_values(Finding, row, copies))
 
 
 def scope_items(ctx: CheckContext, scope: Scope) -> list:
