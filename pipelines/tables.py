@@ -237,7 +237,10 @@ def single_values(record_type: type, values: list[Any], copies: dict[Any, Any]) 
     place), each repeated column's string and each shared part replaced by the equal one
     ``copies`` has seen, as ``read_records`` reads a table: the rows of a million units
     read back from the cache take the memory they took when computed, not a copy of every
-    id and every version in each row."""
+    id and every version in each row. TypeError when ``values`` is not a list (a damaged
+    cache entry)."""
+    if type(values) is not list:
+        raise TypeError(f"a {record_type.__name__}'s values are a list of its fields")
     repeated, shared = _single_positions(record_type)
     count = len(values)
     for i in repeated:

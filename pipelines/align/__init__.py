@@ -179,15 +179,9 @@ def _stored(value: Any, copies: dict[Any, Any]) -> list[Alignment] | None:
     if not isinstance(value, list):
         return None
     try:
-        return [Alignment(*single_values(Alignment, _fields(row), copies)) for row in value]
+        return [Alignment(*single_values(Alignment, row, copies)) for row in value]
     except TypeError:
         return None
-
-
-def _fields(row: Any) -> list:
-    if type(row) is not list:
-        raise TypeError("a stored row is a list of its fields")
-    return row
 
 
 def _document_groups(ctx: AlignContext, documents) -> list[list[str]]:

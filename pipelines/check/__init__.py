@@ -230,7 +230,7 @@ def _stored_findings(value: Any, copies: dict[Any, Any]) -> list[Finding] | None
     if not isinstance(value, list):
         return None
     try:
-        return [_finding(row, copies) for row in value]
+        return [Finding(*single_values(Finding, row, copies)) for row in value]
     except (TypeError, AttributeError):
         return None
 
@@ -242,17 +242,14 @@ def _stored(value: Any, copies: dict[Any, Any]) -> list[dict[str, list[Finding]]
         return None
     try:
         return [
-            {code: [_finding(row, copies) for row in rows] for code, rows in part.items()}
+            {
+                code: [Finding(*single_values(Finding, row, copies)) for row in rows]
+                for code, rows in part.items()
+            }
             for part in value
         ]
     except (TypeError, AttributeError):
         return None
-
-
-def _finding(row: Any, copies: dict[Any, Any]) -> Finding:
-    if type(row) is not list:
-        raise TypeError("a stored finding is a list of its fields")
-    return Finding(*single_values(Finding, row, copies))
 
 
 def scope_items(ctx: CheckContext, scope: Scope) -> list:
