@@ -437,6 +437,14 @@ TABLE: tuple[Code, ...] = (
         translated in more than one way into the same language.""",
     ),
     _code(
+        "INCON002",
+        C.INCONSISTENT_TRANSLATION,
+        "warning",
+        CHECK,
+        """One translation is used for English
+        texts that say different things (a translation copied from another unit).""",
+    ),
+    _code(
         "MEAN001",
         C.MEANING,
         "warning",
@@ -570,13 +578,15 @@ def make_finding(
     marks: list[Mark] | None = None,
     severity: str | None = None,
     anchor: str = "",
+    row: Code | None = None,
 ) -> Finding:
-    """A finding of a catalogued code, with the code's category and default severity.
+    """A finding of a catalogued code, with the code's category and default severity
+    (``row``: a code of the run's own, a team's checklist rule, instead of the catalogue's).
 
     ``anchor`` is what the finding is about (normally its unit's text): it enters the
     fingerprint, line numbers do not.
     """
-    row = lookup(code)
+    row = row or lookup(code)
     finding = Finding(
         code=code,
         category=str(row.category),

@@ -44,9 +44,10 @@ if _started_as_command():
 import click
 
 from . import __version__, console, masters, outputs, pipeline, stages, tables
+from . import project as project_file
 from .align.embed import EmbedderError, build_embedder, known_specs
 from .cachedir import cache_root
-from .catalogue import TABLE, explanation
+from .catalogue import CHECK, TABLE, explanation
 from .check.baseline import BaselineError
 from .engine import ENGINES, EngineError, build_engine
 from .ingest import InputError
@@ -114,7 +115,8 @@ class RulingsGroup(click.Group):
             console.error(problem.format_message())
             code = EXIT_USAGE
         except USER_ERRORS as problem:
-            console.error(_user_message(problem))
+            for line in getattr(problem, "lines", None) or [_user_message(problem)]:
+                console.error(line)
             code = EXIT_USAGE
         finally:
             for number, handler in previous.items():
@@ -292,6 +294,91 @@ FORCE = click.option(
 INPUTS = click.argument("inputs", nargs=-1, type=click.Path(path_type=Path))
 
 
+CONFIG = click.Option(
+    ["--config", "config_file"],
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The project file (default: the nearest rulings.toml, or pyproject.toml with "
+    "[tool.rulings], in the first input's folder or above; else the current folder's).",
+)
+PROFILE = click.Option(["--profile"], help="A profile of the project file ([profile.NAME]).")
+
+
+class ConfiguredCommand(click.Command):
+    """A command whose options may come from the project file (``project.py``): what the
+    command line gives overrides it. The file is read and checked before the command does
+    anything; the command gets what only the file says as ``project``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.params += [CONFIG, PROFILE]
+        self.required = [param for param in self.params if param.required]
+        for param in self.required:  # the project file may give them: checked in invoke
+            param.required = False
+
+    def invoke(self, ctx: click.Context) -> Any:
+        config_file = ctx.params.pop("config_file", None)
+        profile = ctx.params.pop("profile", None)
+        project = project_file.load(
+            config_file or project_file.find(_start_folder(ctx)),
+            profile,
+            _configurable(ctx),
+            ctx,
+        )
+        for name, value in project.options.items():
+            if name in ctx.params and _from_command_line(ctx, name) is False:
+                ctx.params[name] = value
+        for param in self.required:
+            if ctx.params.get(param.name) in (None, ()):
+                raise click.UsageError(
+                    f"Missing option '{param.opts[0]}' (give it here or in the project file)."
+                )
+        ctx.params["project"] = project
+        try:
+            return super().invoke(ctx)
+        except SettingsError as problem:
+            raise _named_in_file(problem, project, ctx) from None
+
+
+def _start_folder(ctx: click.Context) -> Path:
+    """Where the project file is looked for: the first input given, else here."""
+    inputs = ctx.params.get("inputs") or ()
+    return Path(inputs[0]) if inputs else Path.cwd()
+
+
+def _from_command_line(ctx: click.Context, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source not in (None, click.core.ParameterSource.DEFAULT)
+
+
+def _configurable(ctx: click.Context) -> dict[str, click.Parameter]:
+    """Every option a project file may set (key -> parameter): those of the command, then
+    those of the other configured commands (a key checked, but left, where it does not
+    apply)."""
+    commands = [ctx.command, *ctx.find_root().command.commands.values()]
+    found: dict[str, click.Parameter] = {}
+    for command in commands:
+        if isinstance(command, ConfiguredCommand):
+            for param in command.params:
+                key = project_file.option_key(param)
+                if param.name not in ("config_file", "profile") and key not in found:
+                    found[key] = param
+    return found
+
+
+def _named_in_file(
+    problem: SettingsError, project: project_file.Project, ctx: click.Context
+) -> SettingsError:
+    """A problem with an option's value (``--key: what is wrong``) names the project file and
+    the key when the value came from the file."""
+    option, colon, rest = str(problem).partition(": ")
+    key = option.removeprefix("--")
+    origin = project.origins.get(key)
+    param = _configurable(ctx).get(key)
+    if not colon or origin is None or (param is not None and _from_command_line(ctx, param.name)):
+        return problem
+    return SettingsError(f"{origin}: {key}: {rest}")
+
+
 def out_option(required: bool) -> Callable:
     kind = click.Path(file_okay=False, path_type=Path)
     help_text = "Output folder for the stage files and reports."
@@ -326,8 +413,12 @@ def build_settings(
     worker_memory: str | None = None,
     formats: tuple[str, ...] = (),
     masters: tuple[str, ...] = (),
+    project: project_file.Project | None = None,
 ) -> Settings:
-    """The settings of the options given, every value checked (SettingsError otherwise)."""
+    """The settings of the options given, every value checked (SettingsError otherwise);
+    ``project``: what the project file says beyond the options (checked as it was read)."""
+    project = project or project_file.Project()
+    team = tuple(project.checklist.codes())
     source_lang = source_lang.strip().lower()
     unknown = sorted(set(formats) - set(WRITERS.names()))
     if unknown:
@@ -344,8 +435,8 @@ def build_settings(
         embedder=validate_embedder(embedder),
         cache_dir=cache_dir,
         termbases=tuple(termbases),
-        select=validate_codes("--select", select),
-        ignore=validate_codes("--ignore", ignore),
+        select=validate_codes("--select", select, team),
+        ignore=validate_codes("--ignore", ignore, team),
         baseline=baseline,
         fail_on=fail_on,
         engine=engine,
@@ -354,6 +445,7 @@ def build_settings(
         worker_memory=worker_memory,
         formats=tuple(formats),
         masters=tuple(spec.strip() for spec in masters),
+        **project.settings_fields(),
     )
 
 
@@ -412,7 +504,7 @@ def main() -> None:
     """Check translated Magic: The Gathering rulings and rules against their English source."""
 
 
-@main.command()
+@main.command(cls=ConfiguredCommand)
 @INPUTS
 @out_option(required=False)
 @INGEST_OPTIONS
@@ -457,7 +549,7 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
     return exit_status(result.findings, settings.fail_on)
 
 
-@main.command()
+@main.command(cls=ConfiguredCommand)
 @INPUTS
 @out_option(required=True)
 @INGEST_OPTIONS
@@ -480,7 +572,7 @@ def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
     return EXIT_OK
 
 
-@main.command()
+@main.command(cls=ConfiguredCommand)
 @out_option(required=True)
 @SOURCE_LANG
 @ALIGN_OPTIONS
@@ -503,7 +595,7 @@ def align(out: Path, **options: Any) -> int:
     return EXIT_OK
 
 
-@main.command()
+@main.command(cls=ConfiguredCommand)
 @out_option(required=True)
 @SOURCE_LANG
 @CACHE_DIR
@@ -527,7 +619,7 @@ def check(out: Path, **options: Any) -> int:
     return exit_status(checked.findings, settings.fail_on)
 
 
-@main.command()
+@main.command(cls=ConfiguredCommand)
 @out_option(required=True)
 @SOURCE_LANG
 @FORMATS
@@ -590,10 +682,18 @@ def fetch(kind: str, names: tuple[str, ...], cache_dir: Path | None) -> int:
     return EXIT_OK
 
 
-@main.command()
-def rules() -> int:
+@main.command(cls=ConfiguredCommand)
+@click.argument("code", required=False)
+def rules(code: str | None, project: project_file.Project) -> int:
     """List every finding code: code, category, severity, stage and what it means (codes
-    off by default are marked "off")."""
+    off by default are marked "off"), then the team's checklist rules; with CODE, that
+    code's full documentation with a bad and a good example from its tests."""
+    from .check.examples import render_rule
+
+    team = project.checklist
+    if code is not None:
+        click.echo(render_rule(code, team), nl=False)
+        return EXIT_OK
     from .check.registry import CHECKS
 
     for row in TABLE:
@@ -603,4 +703,36 @@ def rules() -> int:
             f"{row.code}\t{row.category}\t{row.severity}\t{row.stage}\t"
             f"{explanation(row.code, function)}{state}"
         )
+    for rule in team.rules:
+        click.echo(f"{rule.code}\t{rule.category}\t{rule.severity}\t{CHECK}\t{rule.explanation()}")
+    return EXIT_OK
+
+
+@main.command(cls=ConfiguredCommand)
+@INPUTS
+@out_option(required=False)
+@INGEST_OPTIONS
+@ALIGN_OPTIONS
+@CHECK_OPTIONS
+@ENGINE_OPTIONS
+@MASTERS
+@FORMATS
+def config(project: project_file.Project, **options: Any) -> int:
+    """Show the effective settings of a run with these options (every option, named
+    threshold, per-path ignore, severity override, checklist rule and allow list) and
+    where each comes from: the command line, the project file (and its profile) or the
+    default. Exit 2 when the project file has a mistake."""
+    ctx = click.get_current_context()
+    build_settings(
+        **{k: v for k, v in options.items() if k not in ("inputs", "out")}, project=project
+    )
+    origins = {}
+    for param in ctx.command.params:
+        key = project_file.option_key(param)
+        if param.name in options:
+            if _from_command_line(ctx, param.name):
+                origins[key] = project_file.COMMAND_LINE
+            else:
+                origins[key] = project.origins.get(key, project_file.DEFAULT)
+    click.echo(project_file.render(ctx.command.params, options, origins, project), nl=False)
     return EXIT_OK

@@ -3,9 +3,12 @@ work is done."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from .allowlists import AllowList
+from .checklists import Checklist
 from .vocabulary import (
     DEFAULT_EMBEDDER,
     DEFAULT_LANG_ID,
@@ -40,19 +43,33 @@ class Settings:
     restarts a worker that goes above it."""
     masters: tuple[str, ...] = ()
     """English masters to add to the inputs: fetched kinds (``mtgjson:TSP,PLC``) or paths."""
+    # What only the project file (``project.py``) says.
+    path_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(gitignore-style path pattern, codes, code prefixes or categories not reported there)."""
+    severities: tuple[tuple[str, str], ...] = ()
+    """(code, code prefix or category, the severity its findings are reported with)."""
+    thresholds: tuple[tuple[str, float], ...] = ()
+    """(named threshold, value) for those that differ from their defaults."""
+    checklist: Checklist = field(default_factory=Checklist)
+    """The team's own rules."""
+    allow: AllowList = field(default_factory=AllowList)
+    """Words that may stay in English per language, and words never to flag."""
 
 
 class SettingsError(ValueError):
     """An option value that cannot be used: the command exits 2 with this message."""
 
 
-def validate_codes(option: str, patterns: tuple[str, ...]) -> tuple[str, ...]:
-    """Finding codes, code prefixes or categories, in any case; an unknown one is an error
-    that suggests the closest known code or category."""
+def validate_codes(
+    option: str, patterns: tuple[str, ...], extra: Iterable[str] = ()
+) -> tuple[str, ...]:
+    """Finding codes, code prefixes or categories, in any case (``extra``: the codes of the
+    team's checklist rules); an unknown one is an error that suggests the closest known code
+    or category."""
     from .catalogue import CATALOGUE
     from .model import CATEGORIES
 
-    codes = sorted(CATALOGUE)
+    codes = sorted({*CATALOGUE, *extra})
     checked = []
     for pattern in patterns:
         upper, lower = pattern.upper(), pattern.lower()

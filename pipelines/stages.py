@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import tables
+from . import tables, thresholds
 from .align import align
 from .align.embed import EmbeddingCache, build_embedder, embed_texts
 from .cachedir import cache_root
@@ -25,6 +25,7 @@ from .cards import CardIndex
 from .catalogue import CATALOGUE
 from .check import CheckContext, run_checks, selected
 from .check.baseline import Baseline
+from .check.overrides import path_ignored, with_severities
 from .engine import Engine
 from .engine.local import LocalEngine
 from .ingest import IngestResult, InputError, finding_order, ingest
@@ -130,8 +131,14 @@ def align_stage(
         source_lang=settings.source_lang,
         embedder=embedder.name,
         engine=engine,
-        work=WorkCache(cache_root(settings.cache_dir), "align", reuse=reuse),
+        work=WorkCache(
+            cache_root(settings.cache_dir),
+            "align",
+            [thresholds.stage_digest(dict(settings.thresholds), thresholds.ALIGN)],
+            reuse=reuse,
+        ),
         digests=digests,
+        thresholds=dict(settings.thresholds),
     )
     tables.write_jsonl(out / tables.ALIGNMENT, rows)
     return rows
@@ -170,6 +177,9 @@ def check_stage(
         cards,
         settings.source_lang,
         digests=ingested.digests,
+        thresholds=dict(settings.thresholds),
+        checklist=settings.checklist,
+        allow=settings.allow,
     )
     findings = [f for f in ingested.findings if selected(f.code, settings.select, settings.ignore)]
     work = WorkCache(
@@ -179,11 +189,17 @@ def check_stage(
             settings.source_lang,
             *(_content_digest(path) for path in settings.termbases),
             _content_digest(out / tables.CARD_NAMES),
+            # the team's rules and allow lists by their content, wherever their files are
+            thresholds.stage_digest(dict(settings.thresholds), thresholds.CHECK),
+            settings.checklist.digest(),
+            settings.allow.digest(),
         ],
         reuse=reuse,
     )
     findings += run_checks(context, settings.select, settings.ignore, engine=engine, work=work)
     findings = fold(_unique(findings))
+    findings = path_ignored(findings, settings.path_ignores)
+    findings = with_severities(findings, settings.severities)
     findings.sort(key=finding_order)
     suppressed: list[Finding] = []
     if resources.baseline is not None:
@@ -272,6 +288,7 @@ def report_stage(
         run = tables.RunTables.load(out)
     run.termbase = resources.termbase
     run.source_lang = settings.source_lang
+    run.codes = tuple(settings.checklist.codes().values())
     return write_reports(run, out, settings.formats, processes=processes)
 
 

@@ -327,6 +327,9 @@ class RunTables:
     termbase: Any = None
     """The termbase the checks used (shipped plus --termbase files), for the TBX export."""
     source_lang: str = "en"
+    codes: tuple[Any, ...] = ()
+    """The catalogue rows (``catalogue.Code``) of the team's checklist rules, for the reports
+    that describe each code."""
 
     @property
     def by_id(self) -> dict[str, Ruling]:

@@ -291,7 +291,8 @@ def test_the_quick_look_keeps_every_translation_with_a_better_source():
     rng = np.random.default_rng(7)
     dim = 64
     rulings, vectors, contested = [], [], []
-    edges = [MIN_RIVAL_SIMILARITY, UNPAIRED_MIN_SIMILARITY, 0.7 + MARGIN, 0.8 + MARGIN]
+    margin = MARGIN.default
+    edges = [MIN_RIVAL_SIMILARITY.default, UNPAIRED_MIN_SIMILARITY, 0.7 + margin, 0.8 + margin]
     for k in range(400):
         target = unit(rng.standard_normal((1, dim)))[0]
         mine = float(rng.choice([0.5, 0.7, 0.8, 0.9]))

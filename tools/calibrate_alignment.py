@@ -216,12 +216,11 @@ def card_pairs(collected: Collected, seed: int, english: list, chinese: list, go
     from pipelines.align.margin import margin_scores
 
     rulings, gold_text = pseudo_cards(random.Random(seed), english, chinese, gold)
-    saved = card_rulings.ACCEPT_SCORE, card_rulings.MIN_SIMILARITY
-    card_rulings.ACCEPT_SCORE, card_rulings.MIN_SIMILARITY = -1.0, -2.0
-    try:
-        rows = align(rulings, encode)
-    finally:
-        card_rulings.ACCEPT_SCORE, card_rulings.MIN_SIMILARITY = saved
+    every_assignment = {
+        card_rulings.ACCEPT_SCORE.name: -1.0,
+        card_rulings.MIN_SIMILARITY.name: -2.0,
+    }
+    rows = align(rulings, encode, thresholds=every_assignment)
     ctx = AlignContext(rulings, encode)
     english_cards = [r for r in rulings if ctx.is_source(r) and not is_rules_unit(r)]
     pool = card_rulings.SourcePool.build(ctx, english_cards)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ from ..engine.local import LocalEngine
 from ..memo import WorkCache, digest
 from ..model import Alignment, Ruling, as_values, id_order
 from ..tables import CorpusDigests, paused_gc, single_values
+from ..thresholds import ALIGN, threshold
 from .card_rulings import SourcePool, align_card_document
 from .context import (
     AlignContext,
@@ -38,18 +40,53 @@ from .versions import Versions, outdated_not_missing
 
 GROUPS_PER_TASK = 200
 """Cards (or rules documents) per alignment task."""
-VOTE_SAMPLE = 16
-VOTE_MAJORITY = 0.5
-VOTE_MIN_SIMILARITY = 0.55
-"""A sampled unit votes for the document of its nearest English unit only when it is this
-close: a document of unrelated or untranslated rulings must not be taken for rules text."""
-VOTE_IN_ORDER = 0.75
-"""A translation of rules text keeps their order: the nearest English units of the sampled
-units (taken in document order) must mostly move forward. A card's rulings that each
-resemble some rule land all over the rules, in no order."""
-LONG_DOCUMENT = 100
-"""A card has at most a few dozen rulings: a document of more units is rules text or other
-prose whatever card it is about, and the vote decides where it belongs."""
+VOTE_SAMPLE = threshold(
+    "align.vote-sample",
+    16,
+    """Units of a translated document without rule numbers sampled to vote for the English
+    rules document it translates (each votes for the document of its nearest English
+    unit).""",
+    stage=ALIGN,
+    minimum=1,
+    integer=True,
+)
+VOTE_MAJORITY = threshold(
+    "align.vote-majority",
+    0.5,
+    """Share of the sampled units that must vote for one English rules document for the
+    translation to be aligned with it in order.""",
+    stage=ALIGN,
+    minimum=0,
+    maximum=1,
+)
+VOTE_MIN_SIMILARITY = threshold(
+    "align.vote-min-similarity",
+    0.55,
+    """A sampled unit votes only when its nearest English unit is this close: a document of
+    unrelated or untranslated rulings must not be taken for rules text.""",
+    stage=ALIGN,
+    minimum=-1,
+    maximum=1,
+)
+VOTE_IN_ORDER = threshold(
+    "align.vote-in-order",
+    0.75,
+    """A translation of rules text keeps their order: this share of the steps between the
+    sampled units' nearest English units must move forward (a card's rulings that each
+    resemble some rule land all over the rules).""",
+    stage=ALIGN,
+    minimum=0,
+    maximum=1,
+)
+LONG_DOCUMENT = threshold(
+    "align.long-document",
+    100,
+    """A card has at most a few dozen rulings: a document of this many units or more is rules
+    text or other prose whatever card it is about, and the vote decides where it belongs.""",
+    stage=ALIGN,
+    minimum=1,
+    integer=True,
+)
 
 __all__ = ["align"]
 
@@ -64,6 +101,7 @@ def align(
     engine: Engine | None = None,
     work: WorkCache | None = None,
     digests: CorpusDigests | None = None,
+    thresholds: Mapping[str, float] | None = None,
 ) -> list[Alignment]:
     """Every translated document aligned with its source, one task per group of documents
     (documents about the same card, or translating the same rules, go together); then the
@@ -74,8 +112,10 @@ def align(
     it from there. The passes across documents (families, releases) always run
     on all rows; a translation's better source reads only its own document and the English,
     so it is found with the document and kept with it. ``digests`` are those of the rulings'
-    lines in corpus.jsonl, when the run has them."""
-    ctx = AlignContext(rulings, encode, source_lang)
+    lines in corpus.jsonl, when the run has them; ``thresholds`` the run's named thresholds
+    that differ from their defaults."""
+    thresholds = dict(thresholds or {})
+    ctx = AlignContext(rulings, encode, source_lang, thresholds)
     engine = engine or LocalEngine()
     ordered = [doc for group in _document_groups(ctx, ctx.documents) for doc in group]
     work = work or WorkCache(None, "align")
@@ -92,6 +132,7 @@ def align(
         "vectors": ctx.vectors,
         "source_lang": source_lang,
         "embedder": embedder,
+        "thresholds": thresholds,
     }
     groups = _document_groups(ctx, [doc for doc in ordered if doc not in per_document])
     for docs, parts in zip(groups, engine.map(align_documents, groups, shared=shared), strict=True):
@@ -100,7 +141,7 @@ def align(
                 work.put(keys[doc], [as_values(row) for row in rows])
             per_document[doc] = rows
     rows = [row for doc in ordered for row in per_document[doc]]
-    world = _world(rulings, ctx.vectors, source_lang)
+    world = _world(rulings, ctx.vectors, source_lang, thresholds)
     assign_families(world.ctx, rows, world.versions)
     update_to_current(world.ctx, rows, Releases.build(world.ctx))
     rows = outdated_not_missing(rows)
@@ -119,15 +160,21 @@ class _World:
     rules_sources: dict[str, list[Ruling]]
 
 
-_WORLDS: dict[tuple[int, int], _World] = {}
+_WORLDS: dict[tuple, _World] = {}
 process_cache(_WORLDS.clear)
 
 
-def _world(rulings: list[Ruling], vectors: np.ndarray, source_lang: str) -> _World:
-    key = (id(rulings), id(vectors))
+def _world(
+    rulings: list[Ruling],
+    vectors: np.ndarray,
+    source_lang: str,
+    thresholds: Mapping[str, float] | None = None,
+) -> _World:
+    thresholds = dict(thresholds or {})
+    key = (id(rulings), id(vectors), tuple(sorted(thresholds.items())))
     if key not in _WORLDS:
         _WORLDS.clear()
-        ctx = AlignContext(rulings, _no_encoder, source_lang)
+        ctx = AlignContext(rulings, _no_encoder, source_lang, thresholds)
         ctx.vectors = vectors
         english_cards = [r for r in rulings if ctx.is_source(r) and not is_rules_unit(r)]
         own_by_card: dict[str, list[Ruling]] = defaultdict(list)
@@ -208,10 +255,11 @@ def align_documents(
     vectors: np.ndarray,
     source_lang: str,
     embedder: str,
+    thresholds: Mapping[str, float] | None = None,
 ) -> list[Alignment]:
     """The alignment rows of some translated documents, a list per document (one task of
     ``align``)."""
-    world = _world(rulings, vectors, source_lang)
+    world = _world(rulings, vectors, source_lang, thresholds)
     ctx = world.ctx
     world.pool.prepare(ctx, [r for doc in docs for r in ctx.documents[doc] if r.lang])
     with threadpool_limits(1):
@@ -269,7 +317,7 @@ def _rules_source(
     if not rules_sources:
         return None
     is_rules = any(is_rules_unit(m) for m in members)
-    if not is_rules and has_own and len(members) < LONG_DOCUMENT:
+    if not is_rules and has_own and len(members) < ctx.threshold(LONG_DOCUMENT):
         return None
     overlap = {doc: shared_keys(source, members) for doc, source in rules_sources.items()}
     version = members[0].doc_version
@@ -288,26 +336,28 @@ def _vote(
     english = [r for r in ctx.rulings if ctx.is_source(r) and r.doc not in {members[0].doc}]
     if not english:
         return None
-    step = max(1, len(members) // VOTE_SAMPLE)
-    sample = members[::step][:VOTE_SAMPLE]
+    size = int(ctx.threshold(VOTE_SAMPLE))
+    least = ctx.threshold(VOTE_MIN_SIMILARITY)
+    step = max(1, len(members) // size)
+    sample = members[::step][:size]
     similarity = ctx.matrix(english, sample)
     nearest = np.argmax(similarity, axis=0)
     votes = Counter(
         english[i].doc
         for column, i in enumerate(nearest)
-        if similarity[i, column] >= VOTE_MIN_SIMILARITY and sample[column].lang != ctx.source_lang
+        if similarity[i, column] >= least and sample[column].lang != ctx.source_lang
     )
     if not votes:
         return None
     doc, count = max(sorted(votes.items()), key=lambda kv: kv[1])
-    if doc not in rules_sources or count / len(sample) < VOTE_MAJORITY:
+    if doc not in rules_sources or count / len(sample) < ctx.threshold(VOTE_MAJORITY):
         return None
     positions = [
         english[i].position
         for column, i in enumerate(nearest)
-        if english[i].doc == doc and similarity[i, column] >= VOTE_MIN_SIMILARITY
+        if english[i].doc == doc and similarity[i, column] >= least
     ]
     steps = list(itertools.pairwise(positions))
-    if steps and sum(b > a for a, b in steps) / len(steps) < VOTE_IN_ORDER:
+    if steps and sum(b > a for a, b in steps) / len(steps) < ctx.threshold(VOTE_IN_ORDER):
         return None
     return doc

@@ -22,21 +22,36 @@ from ..cards import name_key
 from ..model import Alignment, Ruling
 from ..text import CARD_PLACEHOLDER, plain_quotes, template_text
 from ..text.tokens import tokens
+from ..thresholds import ALIGN, threshold
 from ..vocabulary import Method
 from .calibration import calibrated
 from .context import AlignContext, is_rules_unit, products
 from .margin import margin_scores
 from .versions import Versions, shared_words
 
-MIN_SIMILARITY = 0.30
-"""Below this cross-lingual similarity two rulings are never the same ruling."""
+MIN_SIMILARITY = threshold(
+    "align.min-similarity",
+    0.30,
+    """Card rulings: below this cross-lingual similarity two rulings are never the same
+    ruling (short lines of a card's own aside).""",
+    stage=ALIGN,
+    minimum=-1,
+    maximum=1,
+)
 OWN_MIN_SIMILARITY = 0.20
 SHORT_TEXT_CHARS = 40
 """Within a card's own rulings or text lines, two units that are each other's nearest and
 one of them short (a keyword line) are the same unit from OWN_MIN_SIMILARITY up: short
 texts score low for any embedder ("Vuela." and "Flying": 0.34)."""
-ACCEPT_SCORE = 0.5
-"""A pair is kept when its calibrated score says it is more likely right than wrong."""
+ACCEPT_SCORE = threshold(
+    "align.accept-score",
+    0.5,
+    """Card rulings: a pair is kept when its calibrated score (the probability it is right)
+    is at least this.""",
+    stage=ALIGN,
+    minimum=0,
+    maximum=1,
+)
 SAME_DATE_BONUS = 0.08
 OWN_CARD_BONUS = 0.10
 """The card's own English ruling outweighs the same text on another card with the
@@ -558,7 +573,9 @@ def _assign(
         else:
             method = "template"
         score = calibrated(float(similarity[i, j]), float(margin[i, j]), method, embedder)
-        if (similarity[i, j] < MIN_SIMILARITY or score < ACCEPT_SCORE) and not (
+        if (
+            similarity[i, j] < ctx.threshold(MIN_SIMILARITY) or score < ctx.threshold(ACCEPT_SCORE)
+        ) and not (
             own_first
             and (
                 min(len(_head(source.text)), len(_head(target.text))) <= SHORT_TEXT_CHARS

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from ..model import Ruling
+from ..thresholds import Threshold
 from ..vocabulary import DocKind
 
 Encoder = Callable[[list[str]], np.ndarray]
@@ -84,6 +85,8 @@ class AlignContext:
     rulings: list[Ruling]
     encode: Encoder
     source_lang: str = "en"
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    """The run's named thresholds that differ from their defaults (``thresholds.py``)."""
     row: dict[str, int] = field(init=False)
     """Each ruling's index in ``rulings``."""
     vector_row: dict[str, int] = field(init=False)
@@ -106,6 +109,10 @@ class AlignContext:
         if not self.texts:
             return np.zeros((0, 1), dtype=np.float32)
         return np.asarray(self.encode(self.texts), dtype=np.float32)
+
+    def threshold(self, named: Threshold) -> float:
+        """The run's value of a named threshold."""
+        return named.of(self.thresholds)
 
     def matrix(self, sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
         """Cosine similarities, sources as rows and targets as columns."""

@@ -17,14 +17,29 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Alignment, Ruling
+from ..thresholds import ALIGN, threshold
 from ..vocabulary import TRANSLATION_METHODS, Method
 from .card_rulings import SourcePool, head_template
 from .context import AlignContext, is_rules_unit
 
-MARGIN = 0.12
-"""How much closer a rival must be than the translation's own source."""
-MIN_RIVAL_SIMILARITY = 0.55
-"""A rival must itself be a likely translation pair."""
+MARGIN = threshold(
+    "align.better-source-margin",
+    0.12,
+    """MEAN002: how much closer another English unit must be to a translation than its own
+    source for the translation to be taken for that unit's.""",
+    stage=ALIGN,
+    minimum=0,
+    maximum=2,
+)
+MIN_RIVAL_SIMILARITY = threshold(
+    "align.better-source-min-similarity",
+    0.55,
+    """MEAN002: the other English unit must itself be this close to the translation (a
+    likely translation pair).""",
+    stage=ALIGN,
+    minimum=-1,
+    maximum=1,
+)
 UNPAIRED_MIN_SIMILARITY = 0.60
 """A translation with no source is another unit's translation when close to it (and a copy
 of a paired translation of its document always is)."""
@@ -104,7 +119,9 @@ def _better_rival(
     value = float(similarity[best])
     if own is not None:
         mine = float(ctx.matrix([own], [target])[0, 0])
-        better = value >= MIN_RIVAL_SIMILARITY and value >= mine + MARGIN
+        better = value >= ctx.threshold(MIN_RIVAL_SIMILARITY) and value >= mine + ctx.threshold(
+            MARGIN
+        )
     else:
         better = value >= UNPAIRED_MIN_SIMILARITY
     if better:
@@ -134,7 +151,7 @@ def _may_be_better(
     )
     if own is None:
         return float(values.max()) >= UNPAIRED_MIN_SIMILARITY - slack
-    wanted = max(MIN_RIVAL_SIMILARITY, float(values[0]) + MARGIN)
+    wanted = max(ctx.threshold(MIN_RIVAL_SIMILARITY), float(values[0]) + ctx.threshold(MARGIN))
     return float(values[1:].max()) >= wanted - slack
 
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from ..catalogue import CATALOGUE, make_finding
+from ..catalogue import CATALOGUE, Code, make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
 from ..memo import WorkCache, digest
@@ -30,7 +30,7 @@ from ..model import Alignment, Finding, as_values
 from ..tables import paused_gc, single_values, values_json
 from ..vocabulary import Scope
 from .context import AlignedPair, CheckContext
-from .registry import CHECKS, CORPUS_FACTS, Group, Problem
+from .registry import CORPUS_FACTS, Group, Problem, checks_of
 
 __all__ = ["AlignedPair", "CheckContext", "Problem", "run_checks", "selected"]
 
@@ -45,10 +45,13 @@ end)."""
 Task = tuple[Scope, tuple[str, ...], list[tuple[int, int]]]
 
 
-def selected(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
+def selected(
+    code: str, select: Iterable[str], ignore: Iterable[str], row: Code | None = None
+) -> bool:
     """Whether a finding code passes --select/--ignore (codes, code prefixes or categories,
-    any case). Codes that are off by default run only when --select names them."""
-    row = CATALOGUE.get(code)
+    any case; ``row``: the code's own row when the catalogue has none, a team's rule's).
+    Codes that are off by default run only when --select names them."""
+    row = row or CATALOGUE.get(code)
     category = str(row.category) if row else ""
 
     def matches(patterns: Iterable[str]) -> bool:
@@ -78,12 +81,13 @@ def run_checks(
     engine = engine or LocalEngine()
     work = work or WorkCache(None, "check")
     group_work = work.sibling("check-group")
-    codes = [entry.name for entry in CHECKS if selected(entry.name, select, ignore)]
+    checks, own = checks_of(ctx), ctx.team_codes
+    codes = [code for code in checks if selected(code, select, ignore, own.get(code))]
     runs: list[Run] = []
     corpus_codes: list[str] = []
     group_codes: list[str] = []
     for scope in Scope:
-        scoped = tuple(code for code in codes if CHECKS[code].meta["scope"] == scope)
+        scoped = tuple(code for code in codes if checks[code].meta["scope"] == scope)
         if scope == Scope.CORPUS:
             corpus_codes.extend(scoped)
         elif scope == Scope.GROUP:
@@ -126,6 +130,9 @@ def run_checks(
         "termbase": ctx.termbase,
         "cards": ctx.cards,
         "source_lang": ctx.source_lang,
+        "thresholds": ctx.thresholds,
+        "checklist": ctx.checklist,
+        "allow": ctx.allow,
     }
     results = list(engine.map(check_task, tasks, shared=shared, setup=CheckContext, context=ctx))
     by_code: dict[str, list[Finding]] = {code: [] for code in codes}
@@ -169,7 +176,7 @@ def groups_of(ctx: CheckContext, code: str) -> list[Group]:
     """The groups a ``group`` check compares, gathered once per context."""
     key = ("groups", code)
     if key not in ctx.cache:
-        ctx.cache[key] = CHECKS[code].meta["groups"](ctx)
+        ctx.cache[key] = checks_of(ctx)[code].meta["groups"](ctx)
     return ctx.cache[key]
 
 
@@ -349,10 +356,11 @@ def check_task(task: Task, ctx: CheckContext) -> list[dict[str, list[Finding]]]:
     scope, codes, bounds = task
     if scope == Scope.CORPUS:
         [code] = codes
-        return [{code: [to_finding(code, problem, ctx) for problem in CHECKS[code].target(ctx)]}]
+        check = checks_of(ctx)[code].target
+        return [{code: [to_finding(code, problem, ctx) for problem in check(ctx)]}]
     if scope == Scope.GROUP:
         [code] = codes
-        groups, check = groups_of(ctx, code), CHECKS[code].target
+        groups, check = groups_of(ctx, code), checks_of(ctx)[code].target
         return [
             {code: [to_finding(code, problem, ctx) for problem in check(groups[index], ctx)]}
             for index, _ in bounds
@@ -362,7 +370,7 @@ def check_task(task: Task, ctx: CheckContext) -> list[dict[str, list[Finding]]]:
     for start, end in bounds:
         part = {}
         for code in codes:
-            check = CHECKS[code].target
+            check = checks_of(ctx)[code].target
             part[code] = [
                 to_finding(code, problem, ctx)
                 for item in items[start:end]
@@ -387,6 +395,7 @@ def to_finding(code: str, problem: Problem, ctx: CheckContext) -> Finding:
             marks=problem.marks,
             severity=problem.severity,
             anchor=first.doc,
+            row=ctx.team_codes.get(code),
         )
     ruling = problem.ruling
     lang = problem.lang
@@ -406,4 +415,5 @@ def to_finding(code: str, problem: Problem, ctx: CheckContext) -> Finding:
         marks=problem.marks,
         severity=problem.severity,
         anchor=ruling.text,
+        row=ctx.team_codes.get(code),
     )

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
 
+from ..allowlists import AllowList
 from ..bounded import BoundedMemo
 from ..cards import CardIndex
+from ..catalogue import Code
+from ..checklists import Checklist
 from ..model import Alignment, Ruling
 from ..resources import read_tsv
 from ..tables import CorpusDigests
 from ..termbase import USABLE, Termbase, TermHit
+from ..thresholds import Threshold
 from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
 from .names import Names, name_spans
 from .references import Citation, miscited, rule_titles
@@ -71,12 +75,32 @@ class CheckContext:
     memo: BoundedMemo = field(default_factory=BoundedMemo)
     """Values per text or pair that checks read several times (to read, not to change);
     bounded, so a value read again after long is computed again."""
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    """The run's named thresholds that differ from their defaults (``thresholds.py``)."""
+    checklist: Checklist = field(default_factory=Checklist)
+    """The team's own rules (``checklists.py``), run with the built-in checks."""
+    allow: AllowList = field(default_factory=AllowList)
+    """Words that may stay in English, per language, and words never to flag."""
 
     def __post_init__(self) -> None:
         self.by_id = {r.id: r for r in self.rulings}
         self._hits = BoundedMemo()
         self._concepts = BoundedMemo()
         self._named = BoundedMemo()
+
+    def threshold(self, named: Threshold) -> float:
+        """The run's value of a named threshold."""
+        return named.of(self.thresholds)
+
+    def allowed(self, text: str, lang: str) -> list[tuple[int, int]]:
+        """The stretches of a text the allow lists let stay in English (once per text)."""
+        if not self.allow:
+            return []
+        key = ("allowed", text, lang)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self.allow.spans(text, lang)
+        return found
 
     def term_hits(self, text: str, lang: str) -> list[TermHit]:
         """The termbase's hits in a text, but those inside a longer name (a card name, a
@@ -132,6 +156,11 @@ class CheckContext:
                 named.add(hit.concept)
             found = self._named[key] = frozenset(named)
         return found
+
+    @cached_property
+    def team_codes(self) -> dict[str, Code]:
+        """The catalogue rows of the team's checklist rules, by code."""
+        return self.checklist.codes()
 
     @cached_property
     def pairs(self) -> list[AlignedPair]:

@@ -14,13 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalogue import CHECK, lookup
 from ..model import Mark, Ruling
-from ..registry import Registry
+from ..registry import Entry, Registry
 from ..vocabulary import Scope
 
 if TYPE_CHECKING:
     from .context import CheckContext
 
 CHECKS: Registry[Callable] = Registry("check", package="pipelines.check.checks")
+RUN_CHECKS: Registry[Callable] = Registry("run's checks", package="pipelines.check.checks")
+"""Functions that give the checks a run brings with it (the team's checklist rules), as
+entries like those of ``CHECKS``: ``@run_checks_from``."""
 CORPUS_FACTS: Registry[Callable] = Registry("corpus fact", package="pipelines.check.checks")
 
 
@@ -80,6 +83,27 @@ def check(
         return CHECKS.register(code, scope=scope, groups=groups)(function)
 
     return decorate
+
+
+def run_checks_from(function: Callable[[CheckContext], list[Entry]]) -> Callable:
+    """Register a function that gives the checks of a run's context (entries named by their
+    finding code, with a ``scope``), run with the registered ones."""
+    return RUN_CHECKS.register(f"{function.__module__}.{function.__name__}")(function)
+
+
+def checks_of(ctx: CheckContext) -> dict[str, Entry]:
+    """Every check of this run by code: the registered ones, then those its context brings.
+    Worked out once per context."""
+    key = ("checks of the run",)
+    if key not in ctx.cache:
+        found = {entry.name: entry for entry in CHECKS}
+        for source in RUN_CHECKS:
+            for entry in source.target(ctx):
+                if entry.name in found:
+                    raise ValueError(f"check {entry.name} is registered twice")
+                found[entry.name] = entry
+        ctx.cache[key] = found
+    return ctx.cache[key]
 
 
 def corpus_fact(function: Callable[[CheckContext], Any]) -> Callable[[CheckContext], Any]:

@@ -6,14 +6,46 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterator
 
+from ...thresholds import CHECK, threshold
 from ...vocabulary import Scope
 from ..context import AlignedPair, CheckContext
 from ..registry import Problem, check, corpus_fact
 
-ROBUST_Z = -3.5
-MIN_PAIRS = 20
-MIN_WORDS = 10
-FALLBACK_THRESHOLD = 0.35
+ROBUST_Z = threshold(
+    "meaning.robust-z",
+    -3.5,
+    """MEAN001: a pair whose similarity is more than this many robust standard deviations
+    from the median of its language (a negative number: below it) is far in meaning.""",
+    stage=CHECK,
+    maximum=0,
+)
+MIN_PAIRS = threshold(
+    "meaning.min-pairs",
+    20,
+    """MEAN001: a language needs this many aligned pairs for its own median and spread;
+    with fewer, the fallback similarity decides.""",
+    stage=CHECK,
+    minimum=2,
+    integer=True,
+)
+MIN_WORDS = threshold(
+    "meaning.min-words",
+    10,
+    """MEAN001: sources of fewer words are not judged (short sentences score low for any
+    embedder).""",
+    stage=CHECK,
+    minimum=1,
+    integer=True,
+)
+FALLBACK_THRESHOLD = threshold(
+    "meaning.fallback-similarity",
+    0.35,
+    """MEAN001: without enough pairs for statistics, a similarity under this is far in
+    meaning.""",
+    stage=CHECK,
+    minimum=-1,
+    maximum=1,
+)
 
 
 @corpus_fact
@@ -25,7 +57,7 @@ def _statistics(ctx: CheckContext) -> dict[str, tuple[float, float]]:
             values[pair.lang].append(pair.alignment.similarity)
     stats = {}
     for lang, sims in values.items():
-        if len(sims) >= MIN_PAIRS:
+        if len(sims) >= ctx.threshold(MIN_PAIRS):
             median = statistics.median(sims)
             mad = statistics.median(abs(s - median) for s in sims) * 1.4826
             stats[lang] = (median, max(mad, 0.02))
@@ -41,7 +73,7 @@ def meaning_differs(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     short sentences score low for any embedder; nor is a card's text line whose source has
     reminder text the translation leaves out (the similarity measures the reminder)."""
     similarity = pair.alignment.similarity
-    if similarity is None or len(pair.source_text.split()) < MIN_WORDS:
+    if similarity is None or len(pair.source_text.split()) < ctx.threshold(MIN_WORDS):
         return
     if pair.source_text != pair.source.text:
         return
@@ -49,9 +81,9 @@ def meaning_differs(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     if stats:
         median, spread = stats
         z = (similarity - median) / spread
-        if z >= ROBUST_Z:
+        if z >= ctx.threshold(ROBUST_Z):
             return
-    elif similarity >= FALLBACK_THRESHOLD:
+    elif similarity >= ctx.threshold(FALLBACK_THRESHOLD):
         return
     else:
         median, z = None, None

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from ...model import Mark, Ruling
+from ...thresholds import CHECK, threshold
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
 from ..registry import Problem, check, corpus_fact
@@ -15,9 +16,24 @@ from ..registry import Problem, check, corpus_fact
 CUT = re.compile(r"(?:…|\.\.\.|\. \. \.)\s*$")
 SENTENCE_END = re.compile(r"[.!?。！？][\"'”»」)）]*\s*(?:…|\.\.\.)$")
 QUOTED_ELLIPSIS = re.compile(r"[\[\[]?\.\s?\.\s?\.[\]”\"»]")
-SHORT_RATIO = 0.5
-"""A translation under half the usual length ratio of its language is too short."""
-MIN_SOURCE_CHARS = 40
+SHORT_RATIO = threshold(
+    "truncation.short-ratio",
+    0.5,
+    """TRUNC002: a translation shorter than this share of the usual length ratio of its
+    language is too short.""",
+    stage=CHECK,
+    minimum=0,
+    maximum=1,
+)
+MIN_SOURCE_CHARS = threshold(
+    "truncation.min-source-chars",
+    40,
+    """TRUNC002: sources shorter than this many characters are not measured (a short line's
+    length says little).""",
+    stage=CHECK,
+    minimum=1,
+    integer=True,
+)
 DEFAULT_RATIOS = {"es": 1.15, "zh": 0.32, "fr": 1.2, "de": 1.15, "it": 1.1, "pt": 1.1}
 
 
@@ -42,8 +58,9 @@ def cut_off(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
 def _length_ratios(ctx: CheckContext) -> dict[str, float]:
     """The median target/source length ratio per language over this run's pairs."""
     ratios = defaultdict(list)
+    shortest = ctx.threshold(MIN_SOURCE_CHARS)
     for pair in ctx.pairs:
-        if len(pair.source.text) >= MIN_SOURCE_CHARS:
+        if len(pair.source.text) >= shortest:
             ratios[pair.lang].append(len(pair.target.text) / len(pair.source.text))
     return {
         lang: statistics.median(values) if len(values) >= 20 else DEFAULT_RATIOS.get(lang, 1.0)
@@ -59,11 +76,11 @@ def far_too_short(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     Chinese characters per English character; a card's text line is measured without the
     reminder text its translation leaves out.)"""
     source_length = len(pair.source_text)
-    if source_length < MIN_SOURCE_CHARS:
+    if source_length < ctx.threshold(MIN_SOURCE_CHARS):
         return
     usual = _length_ratios(ctx).get(pair.lang, DEFAULT_RATIOS.get(pair.lang, 1.0))
     ratio = len(pair.target.text) / source_length
-    if ratio >= SHORT_RATIO * usual or CUT.search(pair.target.text.rstrip()):
+    if ratio >= ctx.threshold(SHORT_RATIO) * usual or CUT.search(pair.target.text.rstrip()):
         return
     yield Problem(
         pair.target,
