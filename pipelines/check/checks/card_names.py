@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ...allowlists import covered
 from ...cards import Mention, name_key
 from ...model import Mark, Ruling
 from ...vocabulary import Role, Scope
@@ -64,13 +65,17 @@ def _part_of_source_name(text: str, mention: Mention, source: str | None) -> boo
 def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """A translated ruling names a card by its English name ("la habilidad de Meddling
     Mage") where the card data gives a name in the ruling's language, or (when it gives
-    none) inside text that is otherwise translated. Use the official localized name."""
+    none) inside text that is otherwise translated. Use the official localized name. A
+    name the project's allow lists let stay in English is not reported."""
     lang = ruling.lang
     if not lang or lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
     source = pair.source.text if pair else None
+    allowed = ctx.allowed(ruling.text, lang)
     for mention in _english_mentions(ctx, ruling.text):
+        if covered(allowed, ruling.text, mention.start, mention.end):
+            continue
         localized = ctx.cards.name_in(mention.card, lang)
         if localized and name_key(localized) == name_key(mention.name):
             continue

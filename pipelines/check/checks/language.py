@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ...allowlists import covered
 from ...model import Mark, Ruling
 from ...resources import language_name
 from ...text import CARD_PLACEHOLDER, mask_card_names
@@ -26,12 +27,13 @@ def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """A ruling of a translated document is still in the source language (an English ruling
     in a Spanish or Chinese file). It stands where a translation should be; it is never
     scored as a good translation. The evidence names the English ruling it copies, when
-    the input has it."""
+    the input has it. A unit the project's allow lists let stay in English is not
+    reported."""
     if ruling.lang != ctx.source_lang:
         return
     row = ctx.untranslated.get(ruling.id)
     copied = ctx.by_id.get(row.source_id) if row and row.source_id else None
-    if is_kept_name(ruling, copied, ctx):
+    if is_kept_name(ruling, copied, ctx) or _allowed(ruling, ruling.doc_lang, ctx):
         return
     yield Problem(
         ruling,
@@ -46,6 +48,13 @@ def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
         source=copied,
         marks=[Mark.target(0, len(ruling.text), Role.FOREIGN)],
     )
+
+
+def _allowed(ruling: Ruling, lang: str | None, ctx: CheckContext) -> bool:
+    """A whole unit that the allow lists let stay in English (for translations into
+    ``lang``)."""
+    spans = ctx.allowed(ruling.text, lang or "")
+    return bool(spans) and covered(spans, ruling.text, 0, len(ruling.text))
 
 
 LATIN = "A-Za-z0-9\u00c0-\u024f"
@@ -199,11 +208,14 @@ def copy_of_the_source(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     term of its own language: still in English, whatever the language identifier said (it
     cannot tell the language of a word or two, and takes the document's). A unit made
     only of English game terms ("Reach, deathtouch") is reported even when it differs from
-    its source. A unit that is only a name kept as in the source is not reported."""
+    its source. A unit that is only a name kept as in the source, or that the project's
+    allow lists let stay in English, is not reported."""
     if not ruling.lang or ruling.lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
     if pair is not None and (is_kept_name(ruling, pair.source, ctx) or is_legal(pair.source.text)):
+        return
+    if _allowed(ruling, ruling.lang, ctx):
         return
     if pair is not None and _same_words(ruling, pair.source, ctx):
         how = "is its English source, unchanged"
@@ -304,7 +316,8 @@ def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     source ("Puedes jugar it any time you could cast an instant") counts, however short:
     identifiers cannot tell a short clause's language; for the same reason a run of fewer
     than four words that the identifier calls another language of the same script
-    ("conjuro y tribal." in Spanish) counts only when it copies the source."""
+    ("conjuro y tribal." in Spanish) counts only when it copies the source. Words the
+    project's allow lists let stay in English are never a foreign run."""
     if not ruling.doc_lang or ruling.lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
@@ -323,11 +336,13 @@ def half_translated(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
         for start, end in copied
         if not any(s["start"] <= start and end <= s["end"] for s in found)
     ]
+    allowed = ctx.allowed(ruling.text, ruling.doc_lang)
     runs = [
         span
         for span in sorted(found, key=lambda s: (s["start"], s["end"]))
         if not ctx.is_card_name(ruling.text[span["start"] : span["end"]])
         and not kept_on_purpose(ruling, span["start"], span["end"], source)
+        and not covered(allowed, ruling.text, span["start"], span["end"])
     ]
     if not runs:
         return

@@ -277,7 +277,7 @@ def _pair_scores(run: RunTables) -> dict[tuple[str, str], float]:
 
 def page_data(run: RunTables) -> dict[str, Any]:
     by_id = rulings_by_id(run)
-    rules = _rule_summaries()
+    rules = _rule_summaries(run.codes)
     doc_titles = _document_titles(run.rulings)
     scores = _pair_scores(run)
     findings = [(f, False) for f in run.findings] + [(f, True) for f in run.suppressed]
@@ -324,8 +324,9 @@ def page_data(run: RunTables) -> dict[str, Any]:
     }
 
 
-def _rule_summaries() -> dict[str, str]:
-    return {row.code: f"{row.summary} {row.details}".strip() for row in TABLE}
+def _rule_summaries(team: tuple = ()) -> dict[str, str]:
+    """Each code's explanation, the team's checklist rules' too."""
+    return {row.code: f"{row.summary} {row.details}".strip() for row in (*TABLE, *team)}
 
 
 def _document_titles(rulings: list[Ruling]) -> dict[str, str]:

@@ -7,8 +7,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ... import __version__, fastjson
-from ...catalogue import TABLE
+from ...catalogue import CHECK, TABLE, Code
 from ...tables import RunTables
+from ...vocabulary import Category, Severity
 from .. import writer
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
@@ -21,8 +22,23 @@ RESULTS = '"results":[]'
 def write_sarif(run: RunTables, out: Path) -> Path:
     """Every finding as a SARIF result: the rule (finding code) with its category and
     explanation, the file relative to the INPUT folder and the line, and the finding's
-    fingerprint as a partial fingerprint so that code-scanning tools track it."""
-    rules = sorted(TABLE, key=lambda row: row.code)
+    fingerprint as a partial fingerprint so that code-scanning tools track it. The team's
+    checklist rules are rules of their own codes."""
+    rules = [*TABLE, *run.codes]
+    known = {row.code for row in rules}
+    for finding in (*run.findings, *run.suppressed):
+        if finding.code not in known:  # a team rule of a checklist this report was not given
+            known.add(finding.code)
+            rules.append(
+                Code(
+                    finding.code,
+                    Category(finding.category),
+                    Severity(finding.severity),
+                    CHECK,
+                    "A rule of the team's checklist.",
+                )
+            )
+    rules.sort(key=lambda row: row.code)
     index = {rule.code: number for number, rule in enumerate(rules)}
     document = {
         "$schema": SCHEMA,
