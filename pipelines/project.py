@@ -409,7 +409,7 @@ class _Reader:
 
     def _path(self, value: str) -> str:
         path = Path(value).expanduser()
-        return str(path if path.is_absolute() else self.folder / path)
+        return os.path.normpath(path if path.is_absolute() else self.folder / path)
 
     def _checklist(self, values: dict[str, Any], origin: dict[str, str]) -> Checklist:
         files = [Path(self._path(p)) for p in _listed(values.get("checklists", []))]
