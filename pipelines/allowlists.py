@@ -19,6 +19,9 @@ from .memo import digest
 
 HEADER = ("lang", "text")
 EVERY_LANGUAGE = "*"
+WORD = "A-Za-z0-9_\u00c0-\u024f"
+"""The letters of a word an entry must not be part of (a Han character next to a Latin
+word is a boundary: Chinese is written without spaces)."""
 LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]+)*")
 
 
@@ -43,12 +46,12 @@ class AllowList:
             by_lang.setdefault(lang, []).append(text)
         return {
             lang: re.compile(
-                r"(?<!\w)(?:"
+                rf"(?<![{WORD}])(?:"
                 + "|".join(
                     r"\s+".join(map(re.escape, phrase.split()))
                     for phrase in sorted(set(phrases), key=lambda p: (-len(p), p))
                 )
-                + r")(?!\w)",
+                + rf")(?![{WORD}])",
                 re.IGNORECASE,
             )
             for lang, phrases in by_lang.items()

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalogue import CATALOGUE, CHECK, Code
+from .catalogue import CHECK, Code
 from .memo import digest
 from .model import CATEGORIES, SEVERITIES
 from .registry import Registry
@@ -47,6 +47,7 @@ FILE_KEYS = ("extends", "disable", "rule")
 BACK_REFERENCE = re.compile(r"\\(?:(\d{1,2})|g<([^>]*)>|(.))", re.DOTALL)
 LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]+)*")
 PLACEHOLDER = re.compile(r"\{(match|expected|found)\}")
+WORD = "A-Za-z0-9_\u00c0-\u024f"
 
 
 class ChecklistError(ValueError):
@@ -248,15 +249,10 @@ def words_test(rule: Rule, source: str | None, target: str) -> Iterator[Hit]:
 
 @functools.lru_cache(maxsize=4096)
 def _phrase(phrase: str, flags: int) -> re.Pattern[str]:
-    """A word or phrase as whole words (a Han or kana edge needs no boundary)."""
+    """A word or phrase as whole words (next to a Han character is a word's edge: Chinese
+    is written without spaces)."""
     body = r"\s+".join(map(re.escape, phrase.split()))
-    start = r"(?<!\w)" if phrase[:1].isascii() or _latin(phrase[0]) else ""
-    end = r"(?!\w)" if phrase[-1:].isascii() or _latin(phrase[-1]) else ""
-    return re.compile(start + body + end, flags)
-
-
-def _latin(char: str) -> bool:
-    return "\u00c0" <= char <= "\u024f"
+    return re.compile(rf"(?<![{WORD}]){body}(?![{WORD}])", flags)
 
 
 def _readable(pattern: str) -> str:
@@ -289,9 +285,6 @@ def load_checklists(
     if inline is not None:
         for rule in _rules_of(inline, inline_origin, "rule", problems, Path(inline_origin).parent):
             rules[rule.code] = rule
-    for code in rules:
-        if code in CATALOGUE:
-            problems.append(f"{rules[code].origin}: rule {code}: the code is a built-in one")
     if problems:
         raise ChecklistError(problems)
     return Checklist(tuple(rules.values()), tuple(str(p) for p in paths))

@@ -10,6 +10,7 @@ line on stderr with exit status 2.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 from collections.abc import Callable
@@ -370,13 +371,14 @@ def _named_in_file(
 ) -> SettingsError:
     """A problem with an option's value (``--key: what is wrong``) names the project file and
     the key when the value came from the file."""
-    option, colon, rest = str(problem).partition(": ")
-    key = option.removeprefix("--")
+    text = str(problem)
+    named = re.match(r"--([\w-]+)(: )?", text)
+    key = named.group(1) if named else ""
     origin = project.origins.get(key)
     param = _configurable(ctx).get(key)
-    if not colon or origin is None or (param is not None and _from_command_line(ctx, param.name)):
+    if origin is None or (param is not None and _from_command_line(ctx, param.name)):
         return problem
-    return SettingsError(f"{origin}: {key}: {rest}")
+    return SettingsError(f"{origin}: {key}: {text[named.end() :] if named.group(2) else text}")
 
 
 def out_option(required: bool) -> Callable:

@@ -484,7 +484,7 @@ class _Reader:
                 self.problem(label, f"must be a list of codes, not {_typename(codes)} {codes!r}")
                 continue
             try:
-                pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+                pathspec.GitIgnoreSpec.from_lines([pattern])
             except Exception as error:  # pathspec raises its own error types per pattern
                 self.problem(label, f"not a path pattern: {error}")
                 continue

@@ -12,8 +12,8 @@ from ..model import Finding
 
 
 @cache
-def _spec(pattern: str) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+def _spec(pattern: str) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
 
 
 def _matches(code: str, category: str, pattern: str) -> bool:
