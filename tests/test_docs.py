@@ -12,11 +12,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 from generate_checks_doc import TARGET, render  # noqa: E402
+from generate_config_doc import TARGET as CONFIG_TARGET  # noqa: E402
+from generate_config_doc import render as render_config  # noqa: E402
 
 
 def test_checks_doc_is_current():
     assert TARGET.read_text(encoding="utf-8") == render(), (
         "docs/checks.md is out of date: run python tools/generate_checks_doc.py"
+    )
+
+
+def test_configuration_doc_is_current():
+    assert CONFIG_TARGET.read_text(encoding="utf-8") == render_config(), (
+        "docs/configuration.md is out of date: run python tools/generate_config_doc.py"
     )
 
 

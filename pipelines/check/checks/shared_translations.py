@@ -132,7 +132,7 @@ def _taken_from_other(
     terms = sorted((other_concepts - concepts) & said)
     extra_numbers = []
     if numbers != other_numbers and said_numbers == other_numbers:
-        extra_numbers = sorted(str(n) for n in (other_numbers - numbers))
+        extra_numbers = sorted(str(n).rpartition(":")[2] for n in (other_numbers - numbers))
     if not terms and not extra_numbers:
         return None
     return terms, extra_numbers
@@ -150,7 +150,8 @@ def _problem(
     hits = [h for h in ctx.term_hits(pair.target.text, pair.lang) if h.concept in terms]
     marks = [Mark.target(h.start, h.end, Role.WRONG) for h in hits]
     shown = {h.concept: pair.target.text[h.start : h.end] for h in reversed(hits)}
-    said = [f"\u201c{shown[c]}\u201d ({c})" if c in shown else c for c in terms] + numbers
+    said = [f"\u201c{shown[c]}\u201d ({c})" if c in shown else c for c in terms]
+    said += [f"the number {number}" for number in numbers]
     return Problem(
         pair.target,
         f"The same translation stands for other English elsewhere (\u201c{other.source_text}\u201d"
