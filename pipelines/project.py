@@ -455,6 +455,8 @@ class _Reader:
         return tuple(sorted(found))
 
     def _thresholds(self, table: dict) -> tuple[tuple[str, float], ...]:
+        if not table:
+            return ()
         declared_thresholds()
         found = []
         names = THRESHOLDS.names()

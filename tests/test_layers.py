@@ -24,10 +24,14 @@ GROUND = {
     "memo",
     "text",
     "settings",
+    "thresholds",
+    "checklists",
+    "allowlists",
 }
 """The lower layer: what every stage may use."""
 STAGES = {"ingest", "align", "check", "report"}
 RUNNING = {"stages", "pipeline", "outputs", "manifest", "masters", "api", "cli", "console"}
+RUNNING |= {"project"}
 """Run sequencing and the interfaces: above the stages."""
 
 

@@ -18,10 +18,11 @@ from .consistency import PARAMETER, SHOWN_RULINGS, differences, variant_key
 
 MIN_SIMILARITY = threshold(
     "incon002.min-similarity",
-    0.5,
-    """INCON002: only pairs at least this similar (cross-lingual) are compared: a
-    translation aligned with the wrong English is the meaning checks' business, not a
-    translation used twice.""",
+    0.0,
+    """INCON002: only pairs at least this similar (cross-lingual) are compared. A
+    translation pasted from another card is far from its own English (0.17 for the Spanish
+    Icatian Crier that carries Return to Dust's text), so by default every pair of a
+    translation with its own document's English counts.""",
     stage=CHECK,
     minimum=-1,
     maximum=1,
@@ -82,7 +83,7 @@ def one_translation_for_different_english(group: Group, ctx: CheckContext) -> It
     and this one has not. English that differs only in wording, templating or card names
     (or whose difference the translation does not take sides on, "Este permanente" for "This
     creature" and "This Aura") is not reported; nor are pairs of a translation with another
-    card's English or with English far from it in meaning."""
+    card's English (a look-alike the aligner paired it with)."""
     pairs = [ctx.pairs_by_target[member.id] for member in group.members]
     variants: dict[str, list[AlignedPair]] = defaultdict(list)
     for pair in sorted(pairs, key=lambda p: (p.source_text, p.target.id)):
