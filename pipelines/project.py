@@ -212,7 +212,7 @@ def load(
 class _Reader:
     def __init__(self, path: Path, params: dict[str, click.Parameter], ctx: click.Context):
         self.path = path
-        self.where = _shown(path)
+        self.where = _relative(path)
         self.folder = Path(_relative(path.parent))
         self.params = params
         self.ctx = ctx
@@ -233,8 +233,10 @@ class _Reader:
         ):
             self.problem("profile", "must hold tables ([profile.NAME])")
             profiles = {}
-        for name, table in profiles.items():
-            self._checked_keys(table, top=False, label=f"profile.{name}.")
+        profiles = {
+            name: self._checked_keys(table, top=False, label=f"profile.{name}.")
+            for name, table in profiles.items()
+        }
         wanted = profile or base.get("default-profile")
         if wanted is not None and not isinstance(wanted, str):
             self.problem("default-profile", f"must be a profile name (a string), not {wanted!r}")
@@ -566,10 +568,6 @@ def _relative(path: Path) -> str:
     return str(path) if shown.startswith("..") else shown
 
 
-def _shown(path: Path) -> str:
-    return _relative(path)
-
-
 # --- showing the effective settings --------------------------------------------------------
 
 
@@ -582,7 +580,7 @@ def render(
     """The effective settings as a project file (TOML), each line saying where its value
     came from; unset options are comments."""
     declared_thresholds()
-    where = f"{_shown(project.path)}" if project.path else "none"
+    where = f"{_relative(project.path)}" if project.path else "none"
     profile = f", profile {project.profile}" if project.profile else ""
     lines = [f"# rulings config: the effective settings (project file: {where}{profile})"]
     body = []

@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from ...model import Mark
+from ...termbase import USABLE
 from ...text import mask_card_names
 from ...thresholds import CHECK, threshold
 from ...vocabulary import OWN_SOURCE_METHODS, Role, Scope
@@ -130,13 +131,29 @@ def _taken_from_other(
     """What the translation says that the other English says and this English does not
     (concepts, numbers), when there is any."""
     said, said_numbers = _what_it_says(ctx, pair.target.text, pair.lang)
-    terms = sorted((other_concepts - concepts) & said)
+    terms = sorted(
+        concept
+        for concept in (other_concepts - concepts) & said
+        if not _inflected(ctx, pair.source_text, concept)
+    )
     extra_numbers = []
     if numbers != other_numbers and said_numbers == other_numbers:
         extra_numbers = sorted(str(n).rpartition(":")[2] for n in (other_numbers - numbers))
     if not terms and not extra_numbers:
         return None
     return terms, extra_numbers
+
+
+def _inflected(ctx: CheckContext, text: str, concept: str) -> bool:
+    """Whether the English names the concept in a form the termbase does not list (an
+    inflection: "Vanguards" for the vanguard), a word starting with one of its forms."""
+    forms = [
+        form
+        for status in USABLE
+        for term in ctx.termbase.terms(concept, ctx.source_lang, status)
+        for form in term.forms
+    ]
+    return any(re.search(rf"(?<![\w]){re.escape(form)}", text, re.IGNORECASE) for form in forms)
 
 
 def _problem(
