@@ -126,14 +126,27 @@ def markdown(results: dict) -> str:
         ]
     )
     sample = results.get("sample")
-    sampled = (
-        f"A seeded sample (seed {results['seed']}) of {sample['size']} of the "
-        f"{sample['of']} evaluation findings was written for an independent reviewer "
-        f"(`{sample['path']}`): each with the shared translation, both English texts and the "
-        "file and line. Its verdicts are not in yet: the precision is not recorded here."
-        if sample
-        else "No evaluation sample was written."
-    )
+    if sample and sample["of"]:
+        sampled = (
+            f"A seeded sample (seed {results['seed']}) of {sample['size']} of the "
+            f"{sample['of']} evaluation findings was written for an independent reviewer "
+            f"(`{sample['path']}`): each with the shared translation, both English texts and "
+            "the file and line. Its verdicts are not in yet: the precision is not recorded here."
+        )
+    elif sample:
+        sampled = (
+            "The evaluation data gave no finding, so there is nothing to sample: no false "
+            f"alarm in {_evaluated(results):,} translated units, and no precision measured "
+            "on unseen data (the defect is rare in printed card text)."
+        )
+    else:
+        sampled = "No evaluation sample was written."
+    tuning = [
+        f"{f['file']}:{f['line']} ({f['lang']}): “{f['translation'][:90]}” for “"
+        f"{(f['english'] or '')[:90]}”, the translation of “{(f['other_english'] or '')[:90]}”"
+        for run in results["splits"].get("tuning", {}).get("runs", {}).values()
+        for f in run.get("findings_shown", [])
+    ]
     return page(
         "INCON002 on real data: one translation for different English",
         "Card documents of the MTGJSON sets (the printed Spanish and Chinese text of each "
@@ -143,7 +156,14 @@ def markdown(results: dict) -> str:
         results["machine"],
         table,
         sampled,
+        "The tuning findings (read while tuning):" if tuning else None,
+        tuning or None,
     )
+
+
+def _evaluated(results: dict) -> int:
+    runs = results["splits"].get("evaluation", {}).get("runs", {}).values()
+    return sum(run["translated_units"] for run in runs)
 
 
 def main(argv: list[str] | None = None) -> int:
