@@ -29,6 +29,7 @@ import re
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,29 @@ class Rule:
         return self.source is not None or bool(self.if_source)
 
     def applies_to(self, lang: str) -> bool:
-        return not self.languages or lang.split("-")[0] in self.languages or lang in self.languages
+        if not self.languages:
+            return True
+        return lang in self._languages or lang.partition("-")[0] in self._languages
+
+    @cached_property
+    def _languages(self) -> frozenset[str]:
+        return frozenset(self.languages)
+
+    @cached_property
+    def test(self) -> Test:
+        """The function of the rule's kind of test (looked up once: a rule is called on
+        every translation)."""
+        return RULE_KINDS[self.kind].target
+
+    @cached_property
+    def wrong_words(self) -> tuple[re.Pattern[str], dict[str, str]] | None:
+        """The words of a word-list rule as one pattern, and each word's right one."""
+        if not self.words:
+            return None
+        by_word = {_folded(wrong, self.case_sensitive): right for wrong, right in self.words}
+        longest = sorted({wrong for wrong, _ in self.words}, key=lambda w: (-len(w), w))
+        body = "|".join(r"\s+".join(map(re.escape, wrong.split())) for wrong in longest)
+        return re.compile(rf"(?<![{WORD}])(?:{body})(?![{WORD}])", self.flags), by_word
 
     @property
     def flags(self) -> int:
@@ -238,13 +261,23 @@ def requires_test(rule: Rule, source: str | None, target: str) -> Iterator[Hit]:
 
 @rule_kind("words", keys=("words",))
 def words_test(rule: Rule, source: str | None, target: str) -> Iterator[Hit]:
-    for wrong, right in rule.words:
-        for found in _phrase(wrong, rule.flags).finditer(target):
-            yield Hit(
-                {"match": "", "expected": right, "found": found.group()},
-                {"rule": rule.code, "found": found.group(), "expected": right},
-                target_span=found.span(),
-            )
+    pattern, right_of = rule.wrong_words
+    for found in pattern.finditer(target):
+        right = right_of.get(_folded(found.group(), rule.case_sensitive)) or next(
+            right
+            for wrong, right in rule.words
+            if _phrase(wrong, rule.flags).fullmatch(found.group())
+        )
+        yield Hit(
+            {"match": "", "expected": right, "found": found.group()},
+            {"rule": rule.code, "found": found.group(), "expected": right},
+            target_span=found.span(),
+        )
+
+
+def _folded(words: str, case_sensitive: bool) -> str:
+    joined = " ".join(words.split())
+    return joined if case_sensitive else joined.casefold()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -261,7 +294,7 @@ def _readable(pattern: str) -> str:
 
 
 def hits(rule: Rule, source: str | None, target: str) -> Iterator[Hit]:
-    return RULE_KINDS[rule.kind].target(rule, source, target)
+    return rule.test(rule, source, target)
 
 
 def message(rule: Rule, hit: Hit) -> str:

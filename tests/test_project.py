@@ -329,3 +329,20 @@ def test_the_most_specific_severity_override_wins_and_keeps_the_fingerprint():
     before = finding("STYLE003", "a.txt")
     [after] = with_severities([before], (("style", "error"),))
     assert after.severity == "error" and after.fingerprint == before.fingerprint
+
+
+def test_a_threshold_of_the_file_reaches_the_check(tmp_path):
+    from pipelines.cards import CardIndex
+    from pipelines.check import run_checks
+    from pipelines.check.examples import context_of, examples
+    from pipelines.termbase import Termbase
+
+    project(tmp_path, '[thresholds]\n"truncation.short-ratio" = 0.05\n')
+    result = invoke("config", str(tmp_path / "in"))
+    assert shown(result)["truncation.short-ratio"][0] == "0.05"
+    units = examples()["TRUNC002"].bad
+    ctx = context_of(units, Termbase.load(), CardIndex.build([]))
+    assert [f.code for f in run_checks(ctx, select=["TRUNC002"])] == ["TRUNC002"]
+    ctx = context_of(units, Termbase.load(), CardIndex.build([]))
+    ctx.thresholds = {"truncation.short-ratio": 0.05}
+    assert run_checks(ctx, select=["TRUNC002"]) == []
