@@ -224,12 +224,15 @@ TABLE: tuple[Code, ...] = (
     _code(
         "CARD002",
         C.CARD_NAME,
-        "warning",
+        "info",
         INGEST,
-        """The card a ruling document is about
-        could not be identified: its title is no known card name in any language and its
-        rulings name no known card. Add the card data (MTGJSON or Scryfall) to the input, or
-        fix the title.""",
+        """Once per run: translated documents are
+        about cards the card index does not know (a new set is in no shipped list). Their
+        titles are in the evidence. Each is paired with its English document by content
+        (symbols, numbers, keywords, the meaning of its lines) instead of by card, and the
+        card-name checks do not know its names. Add the set's card data (`rulings fetch
+        mtgjson SET`, or an MTGJSON or Scryfall file among the inputs). English documents
+        are never counted: their title is their card's name.""",
     ),
     # --- checks ------------------------------------------------------------------------------
     _code(

@@ -46,6 +46,7 @@ import click
 from . import __version__, console, masters, outputs, pipeline, stages, tables
 from .align.embed import EmbedderError, build_embedder, known_specs
 from .cachedir import cache_root
+from .cards import NameListError, read_name_list
 from .catalogue import TABLE, explanation
 from .check.baseline import BaselineError
 from .engine import ENGINES, EngineError, build_engine
@@ -279,6 +280,14 @@ FORMATS = click.option(
     + ", ".join(WRITERS.names())
     + ".",
 )
+CARD_NAMES = click.option(
+    "--card-names",
+    "card_names",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Card-name list (TSV with the columns card, lang, name) to use instead of the "
+    "shipped card index; the inputs' card data is added to it. Repeatable.",
+)
 MASTERS = click.option(
     "--masters",
     multiple=True,
@@ -326,6 +335,7 @@ def build_settings(
     worker_memory: str | None = None,
     formats: tuple[str, ...] = (),
     masters: tuple[str, ...] = (),
+    card_names: tuple[Path, ...] = (),
 ) -> Settings:
     """The settings of the options given, every value checked (SettingsError otherwise)."""
     source_lang = source_lang.strip().lower()
@@ -354,7 +364,19 @@ def build_settings(
         worker_memory=worker_memory,
         formats=tuple(formats),
         masters=tuple(spec.strip() for spec in masters),
+        card_names=validate_name_lists(card_names),
     )
+
+
+def validate_name_lists(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Card-name lists that can be read (the first problem of one that cannot is the
+    error)."""
+    for path in paths:
+        try:
+            read_name_list(path)
+        except NameListError as problem:
+            raise SettingsError(f"--card-names: {problem}") from None
+    return tuple(paths)
 
 
 def validate_embedder(spec: str) -> str:
@@ -420,6 +442,7 @@ def main() -> None:
 @CHECK_OPTIONS
 @ENGINE_OPTIONS
 @MASTERS
+@CARD_NAMES
 @FORCE
 def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int:
     """Run every stage on INPUT files or folders (default: corpus/).
@@ -461,6 +484,7 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
 @INPUTS
 @out_option(required=True)
 @INGEST_OPTIONS
+@CARD_NAMES
 @ENGINE_OPTIONS
 def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
     """Read INPUT files or folders into OUT/corpus.jsonl."""
@@ -508,6 +532,7 @@ def align(out: Path, **options: Any) -> int:
 @SOURCE_LANG
 @CACHE_DIR
 @CHECK_OPTIONS
+@CARD_NAMES
 @ENGINE_OPTIONS
 def check(out: Path, **options: Any) -> int:
     """Run the checks on OUT's corpus and alignment: OUT/findings.jsonl."""
@@ -553,15 +578,20 @@ def report(out: Path, **options: Any) -> int:
 )
 @click.option("--lookup", "lookups", multiple=True, help="A card name, in any language.")
 @CACHE_DIR
+@CARD_NAMES
 def cards(
-    inputs: tuple[Path, ...], run_dir: Path | None, lookups: tuple[str, ...], cache_dir: Path | None
+    inputs: tuple[Path, ...],
+    run_dir: Path | None,
+    lookups: tuple[str, ...],
+    cache_dir: Path | None,
+    card_names: tuple[Path, ...],
 ) -> int:
     """What the card-name index knows: names per language, and the card behind a name.
 
     The index holds the names the package ships plus those in card data given as INPUT
     (MTGJSON or Scryfall files) or read by an earlier run (--run).
     """
-    index = stages.card_index(list(inputs), run_dir, cache_dir)
+    index = stages.card_index(list(inputs), run_dir, cache_dir, validate_name_lists(card_names))
     console.card_index_summary(index)
     missing = 0
     for name in lookups:

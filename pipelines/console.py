@@ -22,6 +22,7 @@ from rich.table import Table
 
 from .cards import CardIndex
 from .ingest import IngestResult
+from .ingest.cards import title_coverage
 from .memo import Reuse
 from .model import CATEGORIES, SEVERITIES, Alignment, Finding
 from .resources import language_name
@@ -58,6 +59,12 @@ def ingest_summary(result: IngestResult) -> None:
         f"{count(len(result.rulings), 'ruling')} "
         f"({', '.join(f'{n} {name}' for name, n in sorted(result.formats.items()))})."
     )
+    if result.index is not None:
+        unknown, documents = title_coverage(result.rulings, result.index)
+        stdout.print(
+            f"Card index: knows {len(result.index):,} cards; {unknown:,} of this run's "
+            f"{count(documents, 'card document')}' titles are unknown."
+        )
     table = Table(title=None, show_edge=False, pad_edge=False)
     table.add_column("language")
     table.add_column("documents", justify="right")

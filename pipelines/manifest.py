@@ -32,7 +32,11 @@ def run_key(inputs: list[Path], settings: Settings, skip: list[Path] = ()) -> di
         for name, value in sorted(dataclasses.asdict(settings).items())
         if name not in VOLATILE
     }
-    files = [*settings.termbases, *([settings.baseline] if settings.baseline else [])]
+    files = [
+        *settings.termbases,
+        *settings.card_names,
+        *([settings.baseline] if settings.baseline else []),
+    ]
     return {
         "version": __version__,
         "code": code_digest(),

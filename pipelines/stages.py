@@ -89,6 +89,7 @@ def ingest_stage(
         engine=engine,
         skip=[out, *skip],
         work=WorkCache(cache_root(settings.cache_dir), "ingest", reuse=reuse),
+        name_lists=settings.card_names,
     )
     result.digests = tables.CorpusDigests()
     tables.write_jsonl(out / tables.CORPUS, result.rulings, on_line=result.digests.add)
@@ -162,7 +163,9 @@ def check_stage(
         alignment = tables.read_records(out / tables.ALIGNMENT, Alignment, seen=seen)
     del seen  # what was read once stays in the tables; the index of it can go
     # the index ingest built is that of its card names: those it adds are the index's own
-    cards = ingested.index or CardIndex.cached(ingested.card_names, cache_root(settings.cache_dir))
+    cards = ingested.index or CardIndex.cached(
+        ingested.card_names, cache_root(settings.cache_dir), settings.card_names
+    )
     context = CheckContext(
         ingested.rulings,
         alignment,
@@ -178,6 +181,7 @@ def check_stage(
         [
             settings.source_lang,
             *(_content_digest(path) for path in settings.termbases),
+            *(_content_digest(path) for path in settings.card_names),
             _content_digest(out / tables.CARD_NAMES),
         ],
         reuse=reuse,
@@ -275,11 +279,17 @@ def report_stage(
     return write_reports(run, out, settings.formats, processes=processes)
 
 
-def card_index(inputs: list[Path], run_dir: Path | None, cache_dir: Path | None) -> CardIndex:
-    """The card-name index of some card data files, or of an earlier run's output folder."""
+def card_index(
+    inputs: list[Path],
+    run_dir: Path | None,
+    cache_dir: Path | None,
+    name_lists: tuple[Path, ...] = (),
+) -> CardIndex:
+    """The card-name index of some card data files, or of an earlier run's output folder
+    (on the shipped names, or on ``name_lists`` instead)."""
     names: list[CardName] = []
     if run_dir is not None:
         names += tables.read_records(run_dir / tables.CARD_NAMES, CardName)
     if inputs:
-        names += ingest(inputs, cache_dir=cache_root(cache_dir)).card_names
-    return CardIndex.cached(names, cache_root(cache_dir))
+        names += ingest(inputs, cache_dir=cache_root(cache_dir), name_lists=name_lists).card_names
+    return CardIndex.cached(names, cache_root(cache_dir), name_lists)

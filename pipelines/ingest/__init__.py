@@ -47,9 +47,11 @@ def ingest(
     engine: Engine | None = None,
     skip: Iterable[Path] = (),
     work: WorkCache | None = None,
+    name_lists: tuple[Path, ...] = (),
 ) -> IngestResult:
     """Read every file under the inputs (but output folders: ``skip`` and any folder that
-    holds a run manifest); a bad file becomes findings, never an exception."""
+    holds a run manifest); a bad file becomes findings, never an exception. ``name_lists``
+    replace the shipped card names (``CardIndex.cached``)."""
     return ingest_sources(
         list(discover(inputs, skip=skip)),
         identifier=identifier,
@@ -58,6 +60,7 @@ def ingest(
         cache_dir=cache_dir,
         engine=engine,
         work=work,
+        name_lists=name_lists,
     )
 
 
@@ -70,6 +73,7 @@ def ingest_sources(
     cache_dir: Path | None = None,
     engine: Engine | None = None,
     work: WorkCache | None = None,
+    name_lists: tuple[Path, ...] = (),
 ) -> IngestResult:
     """Read the sources (one task per file), identify languages (one task per group of
     documents), then date the rulings and identify cards over the whole corpus.
@@ -89,7 +93,7 @@ def ingest_sources(
         if read.format:
             result.formats[read.format] += 1
     with paused_gc():
-        _corpus_passes(result, identifier, languages, source_lang, cache_dir, engine)
+        _corpus_passes(result, identifier, languages, source_lang, cache_dir, engine, name_lists)
     return result
 
 
@@ -100,9 +104,10 @@ def _corpus_passes(
     source_lang: str,
     cache_dir: Path | None,
     engine: Engine,
+    name_lists: tuple[Path, ...] = (),
 ) -> None:
     """Languages, dates, document kinds and cards, over everything the files gave."""
-    result.index = CardIndex.cached(result.card_names, cache_dir)
+    result.index = CardIndex.cached(result.card_names, cache_dir, name_lists)
     result.rulings = assign_languages(
         result.rulings,
         identifier,
@@ -116,7 +121,7 @@ def _corpus_passes(
     result.findings.extend(
         assign_documents(result.rulings, source_lang, tuple(dict.fromkeys(languages)), cache_dir)
     )
-    result.findings.extend(identify_cards(result.rulings, result.index))
+    result.findings.extend(identify_cards(result.rulings, result.index, source_lang))
     result.card_names.extend(
         identified_names(result.rulings, result.index, result.card_names, languages)
     )
