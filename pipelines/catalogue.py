@@ -242,6 +242,7 @@ TABLE: tuple[Code, ...] = (
         CHECK,
         """The source uses a game term and the
         translation uses a term the termbase forbids for it.""",
+        covers=("INCON001",),
     ),
     _code(
         "TERM002",
@@ -258,6 +259,7 @@ TABLE: tuple[Code, ...] = (
         CHECK,
         """The translation uses old official
         wording the termbase marks obsolete.""",
+        covers=("INCON001",),
     ),
     _code(
         "TERM004",

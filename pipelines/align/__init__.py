@@ -29,6 +29,7 @@ from .context import (
     is_source_document,
     is_translation_document,
 )
+from .documents import pair_by_content
 from .families import assign_families
 from .given import align_given, has_counterparts
 from .ordered_documents import align_document, shared_keys
@@ -78,8 +79,9 @@ def align(
     ctx = AlignContext(rulings, encode, source_lang)
     engine = engine or LocalEngine()
     ordered = [doc for group in _document_groups(ctx, ctx.documents) for doc in group]
+    paired = {doc: found.english for doc, found in pair_by_content(ctx, _with_own(ctx)).items()}
     work = work or WorkCache(None, "align")
-    keys = _document_keys(ctx, ordered, work, [source_lang, embedder], digests)
+    keys = _document_keys(ctx, ordered, work, [source_lang, embedder], digests, paired)
     copies: dict[Any, Any] = {}  # one copy of what the stored rows repeat
     per_document = {
         doc: rows
@@ -92,6 +94,7 @@ def align(
         "vectors": ctx.vectors,
         "source_lang": source_lang,
         "embedder": embedder,
+        "paired": paired,
     }
     groups = _document_groups(ctx, [doc for doc in ordered if doc not in per_document])
     for docs, parts in zip(groups, engine.map(align_documents, groups, shared=shared), strict=True):
@@ -149,6 +152,18 @@ def _world(rulings: list[Ruling], vectors: np.ndarray, source_lang: str) -> _Wor
     return _WORLDS[key]
 
 
+def _with_own(ctx: AlignContext) -> set[str]:
+    """The translated documents whose card has English rulings or text in the input."""
+    english_cards = {
+        r.card for r in ctx.rulings if r.card and ctx.is_source(r) and not is_rules_unit(r)
+    }
+    return {
+        doc
+        for doc, members in ctx.documents.items()
+        if is_translation_document(members[0]) and members[0].card in english_cards
+    }
+
+
 def _no_encoder(texts: list[str]) -> np.ndarray:
     raise RuntimeError("the vectors were computed before the alignment")
 
@@ -159,9 +174,11 @@ def _document_keys(
     work: WorkCache,
     options: list[str],
     digests: CorpusDigests | None,
+    paired: dict[str, str],
 ) -> dict[str, str]:
     """Each document's cache key: the options, its own units and what every document's
-    alignment reads besides them, the source documents. Empty when nothing is kept."""
+    alignment reads besides them, the source documents, and the English document it was
+    paired with by content. Empty when nothing is kept."""
     if not work.keeps:
         return {}
     digests = digests or CorpusDigests.of(ctx.rulings)
@@ -170,7 +187,10 @@ def _document_keys(
         for members in ctx.documents.values()
         if is_source_document(members[0])
     )
-    return {doc: work.key([*options, sources, digests.digest(ctx.documents[doc])]) for doc in docs}
+    return {
+        doc: work.key([*options, sources, digests.digest(ctx.documents[doc]), paired.get(doc, "")])
+        for doc in docs
+    }
 
 
 def _stored(value: Any, copies: dict[Any, Any]) -> list[Alignment] | None:
@@ -208,25 +228,35 @@ def align_documents(
     vectors: np.ndarray,
     source_lang: str,
     embedder: str,
+    paired: dict[str, str],
 ) -> list[Alignment]:
     """The alignment rows of some translated documents, a list per document (one task of
-    ``align``)."""
+    ``align``); ``paired``: the English document of those paired by content."""
     world = _world(rulings, vectors, source_lang)
     ctx = world.ctx
     world.pool.prepare(ctx, [r for doc in docs for r in ctx.documents[doc] if r.lang])
     with threadpool_limits(1):
-        parts = [_align_document(world, doc, embedder) for doc in docs]
+        parts = [_align_document(world, doc, embedder, paired.get(doc)) for doc in docs]
     for rows in parts:
         find_better_sources(ctx, rows, world.pool, world.own_by_card)
     return parts
 
 
-def _align_document(world: _World, doc: str, embedder: str) -> list[Alignment]:
-    """One document's rows (its matrices are small: one BLAS thread is fastest)."""
+def _align_document(
+    world: _World, doc: str, embedder: str, english_doc: str | None = None
+) -> list[Alignment]:
+    """One document's rows (its matrices are small: one BLAS thread is fastest); a document
+    paired by content with ``english_doc`` is aligned with that document's lines."""
     ctx = world.ctx
     members = ctx.documents[doc]
     if has_counterparts(members):
         return align_given(ctx, members, embedder)
+    if english_doc is not None:
+        english = ctx.sources_of[english_doc]
+        group = english[0].card or english_doc
+        return align_card_document(
+            ctx, members, english, world.pool, world.versions, embedder, group=group
+        )
     card = members[0].card
     has_own = bool(card and any(r.doc != doc for r in world.own_by_card.get(card, [])))
     source_doc = _rules_source(ctx, members, world.rules_sources, has_own)

@@ -49,6 +49,10 @@ SAME_PLACE_BONUS = 0.03
 """A small prior for a card's own units at the same place in both documents (order)."""
 MARGIN_WEIGHT = 0.5
 TEMPLATE_NEIGHBOURS = 3
+TEMPLATE_MIN_CARDS = 3
+"""A translated unit is paired with another card's text only when at least this many cards
+share it (a ruling printed on every card with suspend, "{T}: Add {C}."): a text of one or
+two other cards that merely looks like the unit is another card's, not a template."""
 UNTRANSLATED_MIN_SIMILARITY = 0.80
 UNTRANSLATED_CANDIDATES = 5
 """Nearest other-card rulings considered as the one an untranslated ruling copies."""
@@ -270,10 +274,12 @@ def align_card_document(
     pool: SourcePool,
     versions: Versions,
     embedder: str,
+    group: str | None = None,
 ) -> list[Alignment]:
-    """Pairs for the translated rulings of one document, plus what is missing or extra."""
+    """Pairs for the translated rulings of one document, plus what is missing or extra
+    (``group``: what they were aligned within, by default the document's card)."""
     lang = members[0].doc_lang
-    group = members[0].card or members[0].doc
+    group = group or members[0].card or members[0].doc
     targets = [r for r in members if ctx.is_target(r)]
     strays = [r for r in members if ctx.is_stray(r)]
     own_sources = _same_face(members, own_sources)
@@ -395,8 +401,9 @@ def _pairs(
 
 
 def _is_card_text(ruling: Ruling) -> bool:
-    """A line of a card's text: about a card, undated, not rules text."""
-    return bool(ruling.card) and not ruling.date and not is_rules_unit(ruling)
+    """A line of a card's text: undated, not rules text (the card may be one no card data
+    names yet)."""
+    return not ruling.date and not is_rules_unit(ruling)
 
 
 def _with_reminder(ctx: AlignContext, row: Alignment, pool: SourcePool, embedder: str) -> Alignment:
@@ -596,6 +603,13 @@ REMINDER_TEXT = re.compile(r"\s*[(（][^()（）]*[)）]")
 """Reminder text: a parenthesised explanation of a keyword on a card's text line."""
 
 
+def is_reminder_line(ruling: Ruling) -> bool:
+    """A card's text line that is only reminder text ("({R/W} puede pagarse con {R} o con
+    {W}.)"): printed cards add or leave out such lines as space allows, so one with no
+    English counterpart is nobody's translation and no extra."""
+    return _is_card_text(ruling) and REMINDER_TEXT.fullmatch(ruling.text.strip()) is not None
+
+
 def _head(text: str) -> str:
     """A text line without its reminder text: "Destello" of "Destello (Puedes jugar…)"."""
     return REMINDER.sub("", text)
@@ -688,7 +702,8 @@ def _candidates(
     for neighbours in pool.nearest(ctx, targets, TEMPLATE_NEIGHBOURS, exclude_docs):
         for index in neighbours:
             candidate = pool.rulings[index]
-            chosen.setdefault(candidate.id, candidate)
+            if pool.cards_with_text_of(candidate) >= TEMPLATE_MIN_CARDS:
+                chosen.setdefault(candidate.id, candidate)
     return sorted(chosen.values(), key=lambda r: ctx.row[r.id])
 
 

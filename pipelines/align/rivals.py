@@ -18,7 +18,7 @@ import numpy as np
 
 from ..model import Alignment, Ruling
 from ..vocabulary import TRANSLATION_METHODS, Method
-from .card_rulings import SourcePool, head_template
+from .card_rulings import SourcePool, head_template, is_reminder_line
 from .context import AlignContext, is_rules_unit
 
 MARGIN = 0.12
@@ -62,7 +62,7 @@ def find_better_sources(
             continue
         target = by_id[row.target_id]
         own = by_id.get(row.source_id) if row.method in TRANSLATION_METHODS else None
-        if own is None and row.method != Method.NO_SOURCE:
+        if own is None and (row.method != Method.NO_SOURCE or is_reminder_line(target)):
             continue
         copied = copies.get((target.doc, target.text))
         if (

@@ -46,8 +46,9 @@ RULES_FORMATS = frozenset({"cr-text", "cr-summary"})
 
 
 def is_card_text(ruling: Ruling) -> bool:
-    """A line of a card's text: about a card, undated, not rules text."""
-    return bool(ruling.card) and not ruling.date and ruling.format not in RULES_FORMATS
+    """A line of a card's text: undated, not rules text (the card may be one no card data
+    names yet)."""
+    return not ruling.date and ruling.format not in RULES_FORMATS and ruling.section is None
 
 
 def compared_source(source: Ruling, target: Ruling) -> str:

@@ -437,6 +437,20 @@ def address_forms(lang: str) -> tuple[re.Pattern[str], re.Pattern[str], dict[str
     )
 
 
+@cache
+def addressed_verbs(lang: str) -> dict[str, re.Pattern[str]]:
+    """formal form -> a pattern of "you" doing what it translates in English ("you may",
+    "you can't", "you don't have"), from formality.tsv's english column."""
+    found = {}
+    for row in read_tsv("formality.tsv"):
+        if row["lang"] == lang.split("-")[0] and row.get("english"):
+            verbs = "|".join(re.escape(v) for v in row["english"].split("|"))
+            found[row["formal"]] = re.compile(
+                rf"\byou\s+(?:\S+\s+){{0,2}}?(?:{verbs})\b", re.IGNORECASE
+            )
+    return found
+
+
 WORD = re.compile(r"\w+(?:['’]\w+)?", re.UNICODE)
 
 

@@ -15,6 +15,11 @@ from ..resources import read_tsv
 from ..text.tokens import tokens
 from ..vocabulary import DocKind
 
+MIN_MENTION_VOTES = 2.0
+"""A document is about a card its text names when a ruling opens with the name, or two
+name it: a card's text names other cards in passing ("una carta llamada Teferi, el
+Tuercetiempo"), and a name inside a longer one ("Marwyn, la Cuidadora") is no mention of
+the shorter card."""
 MAX_CARD_RULINGS = 100
 """A card has at most a few dozen rulings: a longer document (a translated rules file that
 mentions Mountain more than any other card) is not identified from the names it mentions."""
@@ -166,14 +171,15 @@ def _card_of(members: list[Ruling], index: CardIndex, source_lang: str) -> tuple
     if len(members) > MAX_CARD_RULINGS or (title and members[0].doc_lang == source_lang):
         return None, ""
     votes: Counter[str] = Counter()
+    own_title = f" {name_key(title or '')} "
     for item in members:
         for mention in index.mentions(item.text):
-            if not is_subtype(mention.name):
+            if not is_subtype(mention.name) and f" {name_key(mention.name)} " not in own_title:
                 votes[mention.card] += _mention_weight(item.text, mention)
     if not votes:
         return None, ""
     ranked = votes.most_common()
-    if ranked[0][1] < 1.0 or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+    if ranked[0][1] < MIN_MENTION_VOTES or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
         return None, ""
     return ranked[0][0], "mentions"
 

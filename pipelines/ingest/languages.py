@@ -68,7 +68,52 @@ def assign_languages(
     if store:
         store.add({key: value for _, new in done for key, value in new.items()})
     shared_identifier.cache_clear()
-    return [by_id[item.id] for item in rulings]
+    identified = [by_id[item.id] for item in rulings]
+    follow_folders(identified, title_langs or {})
+    return identified
+
+
+FOLDER_MIN_DOCUMENTS = 3
+FOLDER_MAJORITY = 0.75
+"""A document too short to tell its language takes its folder's, when at least this many
+other documents of the folder tell theirs and this share of them agree."""
+
+
+def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
+    """A document whose own text cannot tell its language ("Scry 1. / Draw a card.", whose
+    words are Spanish words too; "Vigilance") takes the language of its folder, when the
+    folder's other documents agree on one: a team keeps each language's documents
+    together. A document tells its language when a unit of at least ``SHORT_TEXT_LETTERS``
+    letters is in it, or its title is a card name of that language. The units of a document
+    that changes language follow it where they are short (``_defer_to_document``)."""
+    by_doc: dict[str, list[Ruling]] = defaultdict(list)
+    for item in rulings:
+        by_doc[item.doc].append(item)
+    told: dict[str, bool] = {}
+    folder_of: dict[str, str] = {}
+    languages: dict[str, Counter[str]] = defaultdict(Counter)
+    for doc, members in by_doc.items():
+        first = members[0]
+        folder_of[doc] = first.file.replace("\\", "/").rpartition("/")[0]
+        told[doc] = (first.doc_title in title_langs) or any(
+            m.lang == first.doc_lang and weighted_letters(m.text) >= SHORT_TEXT_LETTERS
+            for m in members
+        )
+        if told[doc] and first.doc_lang:
+            languages[folder_of[doc]][first.doc_lang] += 1
+    for doc, members in by_doc.items():
+        if told[doc]:
+            continue
+        votes = languages.get(folder_of[doc])
+        if not votes or sum(votes.values()) < FOLDER_MIN_DOCUMENTS:
+            continue
+        lang, count = max(sorted(votes.items()), key=lambda kv: kv[1])
+        if lang == members[0].doc_lang or count < FOLDER_MAJORITY * sum(votes.values()):
+            continue
+        for item in members:
+            item.doc_lang = lang
+            if not item.spans and _defer_to_document(item):
+                item.lang = lang
 
 
 def identify_documents(

@@ -10,9 +10,30 @@ from ...model import Mark, Ruling
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
 from ..names import TITLE_CASE
-from ..registry import Problem, check
+from ..registry import Problem, check, corpus_fact
 
 HAN = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]")
+LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*")
+CLAUSE_START = re.compile(r"(?:^|[.:;!?\"“(—–•]\s*|\]:\s*)$")
+
+
+@corpus_fact
+def _source_words(ctx: CheckContext) -> set[str]:
+    """The words the source-language texts of the run write in lower case."""
+    found: set[str] = set()
+    for ruling in ctx.rulings:
+        if ruling.lang == ctx.source_lang:
+            found.update(LOWER_WORD.findall(ruling.text))
+    return found
+
+
+def _is_word_not_name(ctx: CheckContext, text: str, mention: Mention) -> bool:
+    """A one-word name at the start of a sentence or clause that the English also writes
+    as an ordinary word ("Return target creature…": the verb, not the face Return of Never
+    // Return): capitalised there by the sentence, not because it is a name."""
+    if " " in mention.name.strip() or not CLAUSE_START.search(text[: mention.start]):
+        return False
+    return mention.name.casefold() in _source_words(ctx)
 
 
 def _english_mentions(ctx: CheckContext, text: str) -> list[Mention]:
@@ -71,6 +92,8 @@ def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Proble
     pair = ctx.pairs_by_target.get(ruling.id)
     source = pair.source.text if pair else None
     for mention in _english_mentions(ctx, ruling.text):
+        if _is_word_not_name(ctx, ruling.text, mention):
+            continue
         localized = ctx.cards.name_in(mention.card, lang)
         if localized and name_key(localized) == name_key(mention.name):
             continue
@@ -96,7 +119,9 @@ def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
     many cards, the source's own card name stands for the translation's card. A name that
     is also a game term of the termbase ("Fortify", the keyword and a card) is not taken
     for the card, nor is one that is part of a longer name ("Grapeshot" in "Grapeshot
-    Catapult", a card the index does not know)."""
+    Catapult", a card the index does not know), nor a one-word name that opens a sentence or
+    clause and is an ordinary word of the English text ("Return target creature…", not the
+    face Return of Never // Return)."""
     lang = pair.lang
     mentions = ctx.cards.mentions(pair.source.text, [ctx.source_lang])
     if not mentions:
@@ -105,7 +130,9 @@ def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
     mentions = [
         m
         for m in mentions
-        if (m.start, m.end) not in terms and _inside_longer_name(pair.source.text, m) is None
+        if (m.start, m.end) not in terms
+        and _inside_longer_name(pair.source.text, m) is None
+        and not _is_word_not_name(ctx, pair.source.text, m)
     ]
     if not mentions:
         return
