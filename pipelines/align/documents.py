@@ -65,7 +65,10 @@ def is_card_document(members: list[Ruling]) -> bool:
 
 def pair_by_content(ctx: AlignContext, has_own: set[str]) -> dict[str, Paired]:
     """The English document of each translated card document whose card has no English in
-    the input (``has_own``: the translated documents that do), per language, one to one."""
+    the input (``has_own``: the translated documents that do), per language, one to one. A
+    document of a card the card data knows is paired only with an English document of a
+    card it does not know (a title it cannot read): another known card's English is that
+    card's, however alike the texts (two cards with the same suspend rulings)."""
     english = {
         doc: [m for m in members if ctx.is_source(m)]
         for doc, members in ctx.documents.items()
@@ -77,7 +80,7 @@ def pair_by_content(ctx: AlignContext, has_own: set[str]) -> dict[str, Paired]:
     for doc, units in english.items():
         if units[0].card:
             english_of_card[units[0].card].append(doc)
-    by_lang: dict[str, list[str]] = defaultdict(list)
+    by_lang: dict[tuple[str, bool], list[str]] = defaultdict(list)
     for doc, members in ctx.documents.items():
         if not is_translation_document(members[0]) or not is_card_document(members):
             continue
@@ -85,10 +88,14 @@ def pair_by_content(ctx: AlignContext, has_own: set[str]) -> dict[str, Paired]:
         if doc in has_own:
             claimed[lang].update(english_of_card.get(members[0].card or "", ()))
         elif any(ctx.is_target(m) for m in members):
-            by_lang[lang].append(doc)
+            by_lang[lang, members[0].card is not None].append(doc)
     found: dict[str, Paired] = {}
-    for lang, docs in sorted(by_lang.items()):
-        free = sorted(doc for doc in english if doc not in claimed[lang])
+    for (lang, known), docs in sorted(by_lang.items()):
+        free = sorted(
+            doc
+            for doc in english
+            if doc not in claimed[lang] and not (known and english[doc][0].card)
+        )
         found.update(_assign(ctx, sorted(docs), free, english))
     return found
 

@@ -17,15 +17,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Alignment, Ruling
+from ..text.card_text import is_reminder_line
 from ..vocabulary import TRANSLATION_METHODS, Method
-from .card_rulings import SourcePool, head_template, is_reminder_line
+from .card_rulings import SourcePool, covers_more, head_template
 from .context import AlignContext, is_rules_unit
 
 MARGIN = 0.12
 """How much closer a rival must be than the translation's own source."""
 MIN_RIVAL_SIMILARITY = 0.55
 """A rival must itself be a likely translation pair."""
-UNPAIRED_MIN_SIMILARITY = 0.60
+UNPAIRED_MIN_SIMILARITY = 0.80
 """A translation with no source is another unit's translation when close to it (and a copy
 of a paired translation of its document always is)."""
 SAME_MEANING = 0.85
@@ -97,6 +98,7 @@ def _better_rival(
     if own is not None:
         same = ctx.matrix(rivals, [own])[:, 0]
         rivals = [r for r, value in zip(rivals, same, strict=True) if value < SAME_MEANING]
+    rivals = [r for r in rivals if not covers_more(target, r)]
     if not rivals:
         return
     similarity = ctx.matrix(rivals, [target])[:, 0]

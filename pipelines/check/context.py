@@ -15,6 +15,7 @@ from ..model import Alignment, Ruling
 from ..resources import read_tsv
 from ..tables import CorpusDigests
 from ..termbase import USABLE, Termbase, TermHit
+from ..text.card_text import REMINDER_TEXT, is_card_text
 from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
 from .names import Names, name_spans
 from .references import Citation, miscited, rule_titles
@@ -39,16 +40,6 @@ class AlignedPair:
     @property
     def lang(self) -> str:
         return self.target.lang or ""
-
-
-REMINDER_TEXT = re.compile(r"\s*[(（][^()（）]*[)）]")
-RULES_FORMATS = frozenset({"cr-text", "cr-summary"})
-
-
-def is_card_text(ruling: Ruling) -> bool:
-    """A line of a card's text: undated, not rules text (the card may be one no card data
-    names yet)."""
-    return not ruling.date and ruling.format not in RULES_FORMATS and ruling.section is None
 
 
 def compared_source(source: Ruling, target: Ruling) -> str:

@@ -12,14 +12,9 @@ from ..engine import Engine, partitions, process_cache
 from ..engine.local import LocalEngine
 from ..files import read_checked, write_checked
 from ..model import Ruling
+from ..text.scripts import script_profile, weighted_letters
 from ..vocabulary import DEFAULT_SOURCE_LANG
-from .langid import (
-    Identification,
-    LanguageIdentifier,
-    build,
-    script_profile,
-    weighted_letters,
-)
+from .langid import Identification, LanguageIdentifier, build
 
 SHORT_TEXT_LETTERS = 30
 """Below this many letters a detector's guess between two languages of the same script is

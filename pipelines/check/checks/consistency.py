@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -27,6 +27,8 @@ class Variant:
     text: str
     rulings: list[Ruling] = field(default_factory=list)
     defects: int = 0
+    confused: dict[str, str] = field(default_factory=dict)
+    """Forbidden forms this version writes where another names the concept right."""
 
     @property
     def rank(self) -> tuple[int, int, str]:
@@ -211,6 +213,44 @@ def _unnamed_concepts(ctx: CheckContext, pair) -> set[str]:
     }
 
 
+def _confused_terms(variants: list[Variant], ctx: CheckContext, lang: str) -> None:
+    """A version that writes the form the termbase forbids for a concept (a confusable:
+    "habilidad activada" for a triggered ability) where another version of the same ruling
+    names that concept more often with an approved form ("habilidad disparada") has the
+    wrong term: a defect, recorded in ``confused`` (found -> expected). A form approved for
+    one concept and forbidden for another counts against the one the versions name more
+    often together. This tells which version is right with no English source to read."""
+    approved: list[Counter[str]] = []
+    forbidden: list[list[tuple[str, str, set[str]]]] = []
+    for variant in variants:
+        hits = ctx.term_hits(variant.text, lang)
+        approved.append(Counter(h.concept for h in hits if h.status in USABLE))
+        meant = defaultdict(set)
+        for hit in hits:
+            if hit.status in USABLE:
+                meant[hit.start, hit.end].add(hit.concept)
+        forbidden.append(
+            [(h.concept, h.form, meant[h.start, h.end]) for h in hits if h.status == "forbidden"]
+        )
+    totals = sum(approved, Counter())
+    for mine, variant in enumerate(variants):
+        for concept, form, also in sorted(forbidden[mine], key=lambda f: (f[0], f[1])):
+            if any(totals[other] >= totals[concept] for other in also):
+                continue
+            rivals = [
+                k for k, found in enumerate(approved) if found[concept] > approved[mine][concept]
+            ]
+            if not rivals:
+                continue
+            expected = next(
+                h.form
+                for h in ctx.term_hits(variants[rivals[0]].text, lang)
+                if h.concept == concept and h.status in USABLE
+            )
+            variant.defects += 1
+            variant.confused[form] = expected
+
+
 def _lost_tokens(variants: list[Variant], lang: str) -> None:
     """Symbols and numbers are copied, never invented: a version that lacks a symbol or a
     number that another version of the same ruling has lost it (a defect)."""
@@ -292,6 +332,7 @@ def translated_several_ways(group: Group, ctx: CheckContext) -> Iterator[Problem
     for variant in variants.values():
         variant.defects = min(defects(r, ctx) for r in variant.rulings)
     _lost_tokens(list(variants.values()), lang)
+    _confused_terms(list(variants.values()), ctx, lang)
     ranked = sorted(variants.values(), key=lambda v: v.rank)
     best, runner_up = ranked[0], ranked[1]
     decided = best.rank[:2] != runner_up.rank[:2]
@@ -316,7 +357,13 @@ def translated_several_ways(group: Group, ctx: CheckContext) -> Iterator[Problem
     source = source if source and source.lang == ctx.source_lang else None
     for version, variant in enumerate(ranked[1:], 1):
         changes = shown_differences(best.rulings[0], variant.rulings[0], ctx, lang)
-        shown = "; ".join(describe_change(c) for c in changes[:3])
+        shown = "; ".join(
+            [
+                f"\u201c{found}\u201d instead of \u201c{expected}\u201d (the termbase forbids it)"
+                for found, expected in sorted(variant.confused.items())
+            ]
+            + [describe_change(c) for c in changes[:3]]
+        )
         if decided:
             message = (
                 f"Translated differently elsewhere ({len(variants)} versions); against the "
@@ -335,6 +382,7 @@ def translated_several_ways(group: Group, ctx: CheckContext) -> Iterator[Problem
                     "variants": _listing(summary, ruling.id, version),
                     "preferred_because": why,
                     "differences": changes,
+                    "confused_terms": dict(sorted(variant.confused.items())),
                     "family": family,
                 },
                 source=source,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from ...align.card_rulings import is_reminder_line
+from ...text.card_text import is_reminder_line
 from ...vocabulary import DocKind, Method, Release, Scope
 from ..context import CheckContext
 from ..registry import Problem, check, corpus_fact
