@@ -28,27 +28,26 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
-from common import ROOT, page, parser, per_100, read_jsonl, record, run_rulings, shared_or_exit
+from common import (
+    card_names_of,
+    page,
+    parser,
+    per_100,
+    read_jsonl,
+    record,
+    run_rulings,
+    shared_or_exit,
+)
 
 from testkit.cards import LANGUAGES, names_only, write_set_documents
-from testkit.paths import MTGJSON
 
 EVALUATION_SETS = ("M10", "RTR", "BFZ", "WAR", "THB", "IKO")
 TUNING_SETS = ("TSP", "PLC", "FUT", "RAV", "ISD", "KTK", "AKH", "DOM", "ELD")
 """The split of benchmarks/README.md."""
 MODES = ("documents", "card-names")
-
-
-def build_index(sets, target: Path) -> None:
-    """A card-name list of the sets' names (``tools/build_card_names.py --out``)."""
-    files = [str(MTGJSON / f"{code}.json") for code in sets]
-    command = [sys.executable, "tools/build_card_names.py", "--out", str(target), *files]
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
 
 
 def write_card_data(out: Path, sets) -> Path:
@@ -122,8 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(args.out, ignore_errors=True)
     docs = args.out / "docs"
     written = write_set_documents(docs, sets, langs)
-    index = args.out / "card-names.tsv"
-    build_index(index_sets, index)
+    index = card_names_of(index_sets, args.out / "card-names.tsv")
     card_data = write_card_data(args.out, sets) if "card-names" in modes else None
     runs = {}
     for lang in langs:

@@ -2,7 +2,9 @@
 are aligned.
 
 A document whose card is known (its title names it) is paired with its card's English. The
-others, a new set's cards that no card data names yet, are paired by content: every such
+others, a new set's cards that no card data names yet, are paired by place where the team's
+folders mirror each other (``es/DOM/opt.txt`` translates ``DOM/opt.txt``), else by content:
+every such
 translated document of a language against every English card document that no translation
 of that language claims by card, scored by what a translation keeps of its source (the
 meaning of its lines, its symbols and numbers, its number of lines), and assigned one to one,
@@ -96,8 +98,45 @@ def pair_by_content(ctx: AlignContext, has_own: set[str]) -> dict[str, Paired]:
             for doc in english
             if doc not in claimed[lang] and not (known and english[doc][0].card)
         )
-        found.update(_assign(ctx, sorted(docs), free, english))
+        placed = by_place(sorted(docs), free)
+        found.update(placed)
+        taken = {p.english for p in placed.values()}
+        rest = [doc for doc in sorted(docs) if doc not in placed]
+        found.update(_assign(ctx, rest, [doc for doc in free if doc not in taken], english))
     return found
+
+
+PLACE_SCORE = 1.0
+"""The score of a pair by place (``Paired.score``): sure, however its texts differ."""
+
+
+def by_place(docs: list[str], free: list[str]) -> dict[str, Paired]:
+    """Translated and English documents in the same place of parallel folders (``es/DOM/opt.txt``
+    and ``en/DOM/opt.txt``; a folder named for a language aside): a team that mirrors its
+    folders says which document translates which, whatever the texts say. Only places that
+    one document of each side holds."""
+    english_at: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for doc in free:
+        english_at[place(doc)].append(doc)
+    translated_at: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for doc in docs:
+        translated_at[place(doc)].append(doc)
+    return {
+        found[0]: Paired(english_at[at][0], PLACE_SCORE, PLACE_SCORE)
+        for at, found in translated_at.items()
+        if len(found) == 1 and len(english_at.get(at, ())) == 1
+    }
+
+
+LANGUAGE_FOLDER = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?$")
+
+
+def place(doc: str) -> tuple[str, ...]:
+    """A document's file, as its folders place it: the file name and its folder, folders
+    named for a language (es, zh-Hans, en_US) left out."""
+    parts = [p for p in doc.split("#")[0].replace("\\", "/").split("/") if p]
+    kept = [p for p in parts[:-1] if not LANGUAGE_FOLDER.match(p)] + parts[-1:]
+    return tuple(kept[-2:])
 
 
 def _assign(
@@ -170,12 +209,8 @@ def _in_place(doc: str, candidates: list[str]) -> str:
     """Of interchangeable English documents, the one in the translation's place (the same
     file name in a folder of the same name: ``es/DOM/opt.txt`` and ``DOM/opt.txt``), else
     the first."""
-    place = _place(doc)
-    return next((c for c in candidates if _place(c) == place), candidates[0])
-
-
-def _place(doc: str) -> tuple[str, ...]:
-    return tuple(doc.split("#")[0].replace("\\", "/").split("/")[-2:])
+    at = place(doc)
+    return next((c for c in candidates if place(c) == at), candidates[0])
 
 
 def _centroids(ctx: AlignContext, groups: list[list[Ruling]]) -> np.ndarray:

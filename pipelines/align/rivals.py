@@ -19,16 +19,19 @@ import numpy as np
 from ..model import Alignment, Ruling
 from ..text.card_text import is_reminder_line
 from ..vocabulary import TRANSLATION_METHODS, Method
-from .card_rulings import SourcePool, covers_more, head_template
+from .card_rulings import TEMPLATE_MIN_CARDS, SourcePool, covers_more, head_template
 from .context import AlignContext, is_rules_unit
 
 MARGIN = 0.12
 """How much closer a rival must be than the translation's own source."""
 MIN_RIVAL_SIMILARITY = 0.55
 """A rival must itself be a likely translation pair."""
-UNPAIRED_MIN_SIMILARITY = 0.80
+UNPAIRED_MIN_SIMILARITY = 0.60
 """A translation with no source is another unit's translation when close to it (and a copy
 of a paired translation of its document always is)."""
+UNPAIRED_TEMPLATE_MIN_SIMILARITY = 0.80
+"""... but a text many cards share, which the aligner had among its candidates and did not
+take, only when very close: a 2024 ruling on suspend is near every suspend ruling."""
 SAME_MEANING = 0.85
 """A rival this close to the translation's own source says the same thing ("Damage dealt to
 a battle causes…" in 120.3h, "…results in…" in 310.6): the translation cannot belong to it
@@ -87,11 +90,16 @@ def find_better_sources(
         rivals = _rivals(ctx, target, own, row, by_id, sources_of_doc, position, pool, own_by_card)
         rivals = [r for r in rivals if own is None or r.id != own.id]
         if rivals and _may_be_better(ctx, target, own, rivals, slack):
-            _better_rival(ctx, row, target, own, rivals)
+            _better_rival(ctx, row, target, own, rivals, pool)
 
 
 def _better_rival(
-    ctx: AlignContext, row: Alignment, target: Ruling, own: Ruling | None, rivals: list[Ruling]
+    ctx: AlignContext,
+    row: Alignment,
+    target: Ruling,
+    own: Ruling | None,
+    rivals: list[Ruling],
+    pool: SourcePool,
 ) -> None:
     """Record the best rival of a translation, when it matches the translation clearly better
     than its own source (or, unpaired, well enough)."""
@@ -108,7 +116,8 @@ def _better_rival(
         mine = float(ctx.matrix([own], [target])[0, 0])
         better = value >= MIN_RIVAL_SIMILARITY and value >= mine + MARGIN
     else:
-        better = value >= UNPAIRED_MIN_SIMILARITY
+        shared = pool.cards_with_text_of(rivals[best]) >= TEMPLATE_MIN_CARDS
+        better = value >= (UNPAIRED_TEMPLATE_MIN_SIMILARITY if shared else UNPAIRED_MIN_SIMILARITY)
     if better:
         row.better_source = rivals[best].id
         row.better_similarity = round(value, 4)
@@ -188,8 +197,9 @@ def _paired_texts(rows: list[Alignment], by_id: dict[str, Ruling]) -> dict:
 
 
 def _is_card_row(row: Alignment, by_id: dict[str, Ruling]) -> bool:
+    """A row of card rulings or card text (the card may be one no card data names)."""
     target = by_id[row.target_id]
-    return bool(target.card) and not is_rules_unit(target) and not target.counterpart
+    return not is_rules_unit(target) and not target.counterpart
 
 
 def _rivals(
@@ -204,7 +214,10 @@ def _rivals(
     own_by_card: dict[str, list[Ruling]],
 ) -> list[Ruling]:
     if _is_card_row(row, by_id):
-        found = {r.id: r for r in own_by_card.get(target.card, []) if r.doc != target.doc}
+        own_units = own_by_card.get(target.card, []) if target.card else []
+        if not own_units and row.group in sources_of_doc:  # paired with a document by content
+            own_units = sources_of_doc[row.group]
+        found = {r.id: r for r in own_units if r.doc != target.doc}
         for index in pool.nearest(ctx, [target], TEMPLATE_RIVALS, {target.doc})[0]:
             rival = pool.rulings[index]
             found.setdefault(rival.id, rival)

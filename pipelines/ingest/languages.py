@@ -72,6 +72,11 @@ FOLDER_MIN_DOCUMENTS = 3
 FOLDER_MAJORITY = 0.75
 """A document too short to tell its language takes its folder's, when at least this many
 other documents of the folder tell theirs and this share of them agree."""
+FOLDER_UNANIMITY = 0.9
+FOLDER_UNANIMOUS_DOCUMENTS = 9
+"""A document of a folder whose other documents (at least this many) are this much of one
+language is a document of that language, however much of it is left in another: a Spanish
+card's document whose lines were left in English is an untranslated Spanish document."""
 
 
 def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
@@ -79,8 +84,10 @@ def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
     words are Spanish words too; "Vigilance") takes the language of its folder, when the
     folder's other documents agree on one: a team keeps each language's documents
     together. A document tells its language when a unit of at least ``SHORT_TEXT_LETTERS``
-    letters is in it, or its title is a card name of that language. The units of a document
-    that changes language follow it where they are short (``_defer_to_document``)."""
+    letters is in it, or its title is a card name of that language. A document that tells
+    another language than a folder all of one language (``FOLDER_UNANIMITY``) takes the
+    folder's (English left in a Spanish document). The units of a document that changes
+    language follow it where they are short (``_defer_to_document``)."""
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
         by_doc[item.doc].append(item)
@@ -97,13 +104,19 @@ def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
         if told[doc] and first.doc_lang:
             languages[folder_of[doc]][first.doc_lang] += 1
     for doc, members in by_doc.items():
-        if told[doc]:
-            continue
-        votes = languages.get(folder_of[doc])
-        if not votes or sum(votes.values()) < FOLDER_MIN_DOCUMENTS:
+        votes = Counter(languages.get(folder_of[doc], {}))
+        own = members[0].doc_lang
+        if told[doc] and own:
+            votes[own] -= 1  # the other documents' votes
+        if sum(votes.values()) < FOLDER_MIN_DOCUMENTS:
             continue
         lang, count = max(sorted(votes.items()), key=lambda kv: kv[1])
-        if lang == members[0].doc_lang or count < FOLDER_MAJORITY * sum(votes.values()):
+        if lang == own:
+            continue
+        share = count / sum(votes.values())
+        if told[doc] and not (share >= FOLDER_UNANIMITY and count >= FOLDER_UNANIMOUS_DOCUMENTS):
+            continue
+        if share < FOLDER_MAJORITY:
             continue
         for item in members:
             item.doc_lang = lang
