@@ -25,7 +25,7 @@ from zhconv.zhconv import getdict
 from .bounded import BoundedMemo
 from .files import read_checked, write_checked
 from .model import CardName
-from .resources import resource_path
+from .resources import read_tsv, resource_path
 
 ORACLE_ID = "oracle_id"
 SHIPPED_NAMES = ("card_names.tsv", "card_names_manual.tsv")
@@ -49,6 +49,22 @@ def _unscripted_key(text: str) -> str:
 
 def _has_han(text: str) -> bool:
     return any("\u4e00" <= c <= "\u9fff" for c in text)
+
+
+@cache
+def _subtype_keys() -> frozenset[str]:
+    return frozenset(
+        name_key(name)
+        for row in read_tsv("subtypes.tsv")
+        for lang, name in row.items()
+        if lang != "kind" and name and name.strip()
+    )
+
+
+def is_subtype_name(name: str) -> bool:
+    """Whether a name is also a subtype, in any language of ``subtypes.tsv`` ("Forest",
+    "Plains", 平原; "Earth", a planar type): a text that names it names the type."""
+    return name_key(name) in _subtype_keys()
 
 
 def shipped_name_lists() -> tuple[Path, ...]:

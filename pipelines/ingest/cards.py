@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import cache
 
-from ..cards import CardIndex, Mention, name_key
+from ..cards import CardIndex, Mention, is_subtype_name, name_key
 from ..catalogue import make_finding
 from ..model import CardName, Finding, Ruling
 from ..resources import read_tsv
@@ -174,7 +174,7 @@ def _card_of(members: list[Ruling], index: CardIndex, source_lang: str) -> tuple
     own_title = f" {name_key(title or '')} "
     for item in members:
         for mention in index.mentions(item.text):
-            if not is_subtype(mention.name) and f" {name_key(mention.name)} " not in own_title:
+            if not is_subtype_name(mention.name) and f" {name_key(mention.name)} " not in own_title:
                 votes[mention.card] += _mention_weight(item.text, mention)
     if not votes:
         return None, ""
@@ -182,23 +182,6 @@ def _card_of(members: list[Ruling], index: CardIndex, source_lang: str) -> tuple
     if ranked[0][1] < MIN_MENTION_VOTES or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
         return None, ""
     return ranked[0][0], "mentions"
-
-
-@cache
-def _subtypes() -> frozenset[str]:
-    """Every subtype's name, in every language of ``subtypes.tsv``, as name keys."""
-    return frozenset(
-        name_key(name)
-        for row in read_tsv("subtypes.tsv")
-        for lang, name in row.items()
-        if lang != "kind" and name and name.strip()
-    )
-
-
-def is_subtype(name: str) -> bool:
-    """Whether a name is also a subtype ("Forest", "Plains", 平原): a card's text that
-    names it names the type, not the card."""
-    return name_key(name) in _subtypes()
 
 
 @cache

@@ -84,7 +84,8 @@ def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
     words are Spanish words too; "Vigilance") takes the language of its folder, when the
     folder's other documents agree on one: a team keeps each language's documents
     together. A document tells its language when a unit of at least ``SHORT_TEXT_LETTERS``
-    letters is in it, or its title is a card name of that language. A document that tells
+    letters is in it, or its title is a card name of that language; a file of many documents
+    (MTGJSON, the rules) has no vote. A document that tells
     another language than a folder all of one language (``FOLDER_UNANIMITY``) takes the
     folder's (English left in a Spanish document). The units of a document that changes
     language follow it where they are short (``_defer_to_document``)."""
@@ -94,6 +95,8 @@ def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
     told: dict[str, bool] = {}
     folder_of: dict[str, str] = {}
     languages: dict[str, Counter[str]] = defaultdict(Counter)
+    voted: set[str] = set()
+    documents_of_file = Counter(members[0].file for members in by_doc.values())
     for doc, members in by_doc.items():
         first = members[0]
         folder_of[doc] = first.file.replace("\\", "/").rpartition("/")[0]
@@ -101,12 +104,13 @@ def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
             m.lang == first.doc_lang and weighted_letters(m.text) >= SHORT_TEXT_LETTERS
             for m in members
         )
-        if told[doc] and first.doc_lang:
+        if told[doc] and first.doc_lang and documents_of_file[first.file] == 1:
             languages[folder_of[doc]][first.doc_lang] += 1
+            voted.add(doc)
     for doc, members in by_doc.items():
         votes = Counter(languages.get(folder_of[doc], {}))
         own = members[0].doc_lang
-        if told[doc] and own:
+        if doc in voted:
             votes[own] -= 1  # the other documents' votes
         if sum(votes.values()) < FOLDER_MIN_DOCUMENTS:
             continue

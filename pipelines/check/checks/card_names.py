@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...cards import Mention, name_key
+from ...cards import Mention, is_subtype_name, name_key
 from ...model import Mark, Ruling
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
@@ -28,12 +28,31 @@ def _source_words(ctx: CheckContext) -> set[str]:
 
 
 def _is_word_not_name(ctx: CheckContext, text: str, mention: Mention) -> bool:
-    """A one-word name at the start of a sentence or clause that the English also writes
-    as an ordinary word ("Return target creature…": the verb, not the face Return of Never
-    // Return): capitalised there by the sentence, not because it is a name."""
-    if " " in mention.name.strip() or not CLAUSE_START.search(text[: mention.start]):
+    """A one-word name that the English also writes as an ordinary word, at the start of a
+    sentence or clause, or anywhere when it is one face of a split card ("Return target
+    creature…", "[Cost], Reveal this card…, Return an unblocked attacker": the verb, not
+    the face Return of Never // Return; a split card is named whole); or a name that is
+    also a subtype ("Earth", a planar type and the face of Heaven // Earth)."""
+    if is_subtype_name(mention.name):
+        return True
+    if " " in mention.name.strip() or mention.name.casefold() not in _source_words(ctx):
         return False
-    return mention.name.casefold() in _source_words(ctx)
+    face = FACES in mention.card and name_key(mention.name) != name_key(mention.card)
+    return face or bool(CLAUSE_START.search(text[: mention.start]))
+
+
+FACES = " // "
+GLOSS = re.compile(r"[(（]\s*([^()（）]{1,60}?)\s*[)）]")
+
+
+def _is_gloss(text: str, mention: Mention) -> bool:
+    """An English name in brackets right after the translation's own name for it
+    ("趁愿仙儿（Fae of Wishes）"): given for reference, not left untranslated."""
+    for found in GLOSS.finditer(text):
+        if found.start(1) <= mention.start and mention.end <= found.end(1):
+            before = text[: found.start()].rstrip()
+            return bool(before) and not before[-1].isspace() and before[-1] not in ".:;"
+    return False
 
 
 def _english_mentions(ctx: CheckContext, text: str) -> list[Mention]:
@@ -85,14 +104,16 @@ def _part_of_source_name(text: str, mention: Mention, source: str | None) -> boo
 def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """A translated ruling names a card by its English name ("la habilidad de Meddling
     Mage") where the card data gives a name in the ruling's language, or (when it gives
-    none) inside text that is otherwise translated. Use the official localized name."""
+    none) inside text that is otherwise translated. Use the official localized name. An
+    English name in brackets right after the localized one ("趁愿仙儿（Fae of Wishes）") is
+    given for reference and is not reported."""
     lang = ruling.lang
     if not lang or lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
     source = pair.source.text if pair else None
     for mention in _english_mentions(ctx, ruling.text):
-        if _is_word_not_name(ctx, ruling.text, mention):
+        if _is_word_not_name(ctx, ruling.text, mention) or _is_gloss(ruling.text, mention):
             continue
         localized = ctx.cards.name_in(mention.card, lang)
         if localized and name_key(localized) == name_key(mention.name):
