@@ -29,7 +29,7 @@ from .context import (
     is_source_document,
     is_translation_document,
 )
-from .documents import pair_by_content
+from .documents import pair_by_content, place
 from .families import assign_families
 from .given import align_given, has_counterparts
 from .ordered_documents import align_document, shared_keys
@@ -266,7 +266,26 @@ def _align_document(
         lang = members[0].doc_lang
         return [Alignment(None, m.id, lang, 0.0, "no-source", None, doc) for m in members]
     own = [r for r in world.own_by_card.get(card, []) if r.doc != doc] if card else []
-    return align_card_document(ctx, members, own, world.pool, world.versions, embedder)
+    return align_card_document(
+        ctx, members, one_of_reprints(doc, own), world.pool, world.versions, embedder
+    )
+
+
+def one_of_reprints(doc: str, own: list[Ruling]) -> list[Ruling]:
+    """A card's English, once: of English documents of the card that say the same (a card
+    reprinted in two sets, one document each), the one in the translation's place, else the
+    first; English documents that differ are all kept (masters and a team's own English)."""
+    by_doc: dict[str, list[Ruling]] = defaultdict(list)
+    for unit in own:
+        by_doc[unit.doc].append(unit)
+    if len(by_doc) < 2:
+        return own
+    texts = {tuple(u.text for u in units) for units in by_doc.values()}
+    if len(texts) > 1:
+        return own
+    at = place(doc)
+    chosen = next((d for d in sorted(by_doc) if place(d) == at), min(by_doc))
+    return by_doc[chosen]
 
 
 def in_alignment_order(rows: list[Alignment]) -> list[Alignment]:

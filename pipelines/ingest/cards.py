@@ -174,7 +174,7 @@ def _card_of(members: list[Ruling], index: CardIndex, source_lang: str) -> tuple
     own_title = f" {name_key(title or '')} "
     for item in members:
         for mention in index.mentions(item.text):
-            if not is_subtype_name(mention.name) and f" {name_key(mention.name)} " not in own_title:
+            if _may_identify(mention, own_title):
                 votes[mention.card] += _mention_weight(item.text, mention)
     if not votes:
         return None, ""
@@ -182,6 +182,17 @@ def _card_of(members: list[Ruling], index: CardIndex, source_lang: str) -> tuple
     if ranked[0][1] < MIN_MENTION_VOTES or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
         return None, ""
     return ranked[0][0], "mentions"
+
+
+def _may_identify(mention: Mention, own_title: str) -> bool:
+    """Whether a mention may tell the card a document is about: not a subtype ("Forest"),
+    not a part of the title's own name ("Cuidadora" in "Marwyn, la Cuidadora"), not one
+    face of a split card (互斗, Fight of Prepare // Fight, is also the keyword action)."""
+    return (
+        not is_subtype_name(mention.name)
+        and f" {name_key(mention.name)} " not in own_title
+        and (" // " not in mention.card or name_key(mention.name) == name_key(mention.card))
+    )
 
 
 @cache
