@@ -2,7 +2,8 @@
 termbase does not list: what TERM002 would miss ("activarse", "Enderézalas").
 
 Usage (from the repository root; read the tuning sets only, see benchmarks/README.md):
-    python tools/measure_term_forms.py ../shared/data/mtgjson/{TSP,PLC,FUT,RAV,ISD,KTK,AKH,DOM,ELD}.json
+    python tools/measure_term_forms.py \
+        ../shared/data/mtgjson/{TSP,PLC,FUT,RAV,ISD,KTK,AKH,DOM,ELD}.json
 
 For every approved or admitted Spanish term that is an infinitive (-ar, -er, -ir), each word
 of the sets' printed Spanish card text that is the verb with clitic pronouns attached
