@@ -18,7 +18,7 @@ from ..termbase import USABLE, Termbase, TermHit
 from ..text.card_text import REMINDER_TEXT, is_card_text
 from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
 from .names import Names, name_spans
-from .references import Citation, miscited, rule_titles
+from .references import Citation, miscited, rule_titles, rule_topics
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,15 +154,25 @@ class CheckContext:
     def rule_titles(self) -> dict[str, dict[str, str]]:
         return rule_titles(self.rulings)
 
+    @cached_property
+    def rule_headings(self) -> dict[str, dict[str, str]]:
+        """``rule_titles`` as written, for messages."""
+        return rule_titles(self.rulings, as_written=True)
+
+    @cached_property
+    def rule_topics(self) -> dict[str, dict[str, frozenset[str]]]:
+        return rule_topics(self.rulings, self.source_lang)
+
     def miscitations(self, pair: AlignedPair) -> list[tuple[Citation, Citation]]:
         """Rules the source cites with the wrong number (the translation's is right)."""
         key = ("miscited", pair.source.id, pair.target.id)
         found = self.memo.get(key)
         if found is None:
             titles = self.rule_titles.get(pair.source.doc, {})
+            topics = self.rule_topics.get(pair.source.doc, {})
             found = self.memo[key] = (
-                miscited(pair.source, pair.target, titles, self.source_lang, pair.lang)
-                if titles
+                miscited(pair.source, pair.target, titles, self.source_lang, pair.lang, topics)
+                if titles or topics
                 else []
             )
         return found
