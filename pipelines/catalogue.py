@@ -311,6 +311,14 @@ TABLE: tuple[Code, ...] = (
         the right one.""",
     ),
     _code(
+        "SRC002",
+        C.MEANING,
+        "info",
+        CHECK,
+        """A translator's note about the source:
+        shown for the English team, not checked as translation.""",
+    ),
+    _code(
         "PH002",
         C.PLACEHOLDER,
         "warning",

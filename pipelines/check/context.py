@@ -17,6 +17,7 @@ from ..tables import CorpusDigests
 from ..termbase import USABLE, Termbase, TermHit
 from ..text.card_text import REMINDER_TEXT, is_card_text
 from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
+from .lexicon import translator_notes
 from .names import Names, name_spans
 from .references import Citation, miscited, rule_titles, rule_topics
 
@@ -72,14 +73,14 @@ class CheckContext:
 
     def term_hits(self, text: str, lang: str) -> list[TermHit]:
         """The termbase's hits in a text, but those inside a longer name (a card name, a
-        subtype, a name kept in English in brackets); cached: the same text recurs on many
-        cards."""
+        subtype, a name kept in English in brackets) or a translator's note; cached: the same
+        text recurs on many cards."""
         key = (text, lang)
         hits = self._hits.get(key)
         if hits is None:
             hits = self.termbase.find(text, lang)
             if hits:
-                spans = self.name_spans(text, lang)
+                spans = self.name_spans(text, lang) + translator_notes(text, lang)
                 if spans:
                     names = Names(spans)
                     hits = [h for h in hits if not names.hold(h.start, h.end)]

@@ -477,6 +477,14 @@ def translator_notes(text: str, lang: str) -> list[tuple[int, int]]:
     return [m.span() for m in pattern.finditer(text)] if pattern else []
 
 
+def without_translator_notes(text: str, lang: str) -> str:
+    """The text with its translator's notes blanked (offsets kept): what is checked as
+    translation."""
+    for start, end in translator_notes(text, lang):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
 @lru_cache(maxsize=TEXTS_REMEMBERED)
 def is_legal(text: str) -> bool:
     """Legal or credit text (addresses, trademarks), which translations keep as it is."""

@@ -15,7 +15,12 @@ from ...termbase import TermHit
 from ...text.tokens import either
 from ...vocabulary import Scope, is_cjk
 from ..context import AlignedPair, CheckContext
-from ..lexicon import address_forms, addressed_verbs, regional_variants
+from ..lexicon import (
+    address_forms,
+    addressed_verbs,
+    regional_variants,
+    without_translator_notes,
+)
 from ..registry import Problem, check
 
 ADDRESSING_YOU = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
@@ -236,13 +241,15 @@ def capital_after_semicolon(ruling: Ruling, ctx: CheckContext) -> Iterator[Probl
 @check("STYLE004", scope=Scope.DOCUMENT)
 def mixed_quotation_marks(document: list[Ruling], ctx: CheckContext) -> Iterator[Problem]:
     """One document uses more than one style of quotation marks ("…", “…”, «…»). The
-    less used styles are reported where they first appear."""
+    less used styles are reported where they first appear. A translator's note, which is
+    no translation (SRC002), is not counted."""
     uses: dict[str, list[Ruling]] = defaultdict(list)
     for ruling in document:
         if ruling.lang != document[0].doc_lang:
             continue
+        checked = without_translator_notes(ruling.text, ruling.lang or "")
         for style, pattern in QUOTE_STYLES.items():
-            if pattern.search(ruling.text):
+            if pattern.search(checked):
                 uses[style].append(ruling)
     if len(uses) < 2:
         return
