@@ -271,6 +271,14 @@ FAIL_ON = click.option(
     show_default=True,
     help="Exit 1 when a finding at or above this severity is reported.",
 )
+MIN_CONFIDENCE = click.option(
+    "--min-confidence",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.0,
+    show_default=True,
+    help="Report only findings at least this sure (their confidence, 0..1: the code's judged "
+    "precision times the sureness of the pair); the others go to suppressed.jsonl.",
+)
 FORMATS = click.option(
     "--format",
     "formats",
@@ -313,7 +321,7 @@ def out_option(required: bool) -> Callable:
 
 INGEST_OPTIONS = _with(SOURCE_LANG, LANGUAGES, LANG_ID)
 ALIGN_OPTIONS = _with(EMBEDDER, CACHE_DIR)
-CHECK_OPTIONS = _with(TERMBASE, SELECT, IGNORE, BASELINE, FAIL_ON)
+CHECK_OPTIONS = _with(TERMBASE, SELECT, IGNORE, BASELINE, MIN_CONFIDENCE, FAIL_ON)
 ENGINE_OPTIONS = _with(ENGINE, SCHEDULER, WORKERS, WORKER_MEMORY)
 
 
@@ -336,6 +344,7 @@ def build_settings(
     formats: tuple[str, ...] = (),
     masters: tuple[str, ...] = (),
     card_names: tuple[Path, ...] = (),
+    min_confidence: float = 0.0,
 ) -> Settings:
     """The settings of the options given, every value checked (SettingsError otherwise)."""
     source_lang = source_lang.strip().lower()
@@ -365,6 +374,7 @@ def build_settings(
         formats=tuple(formats),
         masters=tuple(spec.strip() for spec in masters),
         card_names=validate_name_lists(card_names),
+        min_confidence=min_confidence,
     )
 
 

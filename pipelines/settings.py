@@ -40,6 +40,9 @@ class Settings:
     restarts a worker that goes above it."""
     masters: tuple[str, ...] = ()
     """English masters to add to the inputs: fetched kinds (``mtgjson:TSP,PLC``) or paths."""
+    min_confidence: float = 0.0
+    """Findings less sure than this (``Finding.confidence``) go to suppressed.jsonl instead
+    of findings.jsonl, and do not count towards --fail-on."""
     card_names: tuple[Path, ...] = ()
     """Card-name lists (TSV: card, lang, name) used instead of the shipped card index; the
     inputs' card data is added to them as to the shipped one."""

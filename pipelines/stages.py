@@ -25,6 +25,7 @@ from .cards import CardIndex
 from .catalogue import CATALOGUE
 from .check import CheckContext, run_checks, selected
 from .check.baseline import Baseline
+from .check.confidence import split_by_confidence, with_confidence
 from .engine import Engine
 from .engine.local import LocalEngine
 from .ingest import IngestResult, InputError, finding_order, ingest
@@ -187,11 +188,13 @@ def check_stage(
         reuse=reuse,
     )
     findings += run_checks(context, settings.select, settings.ignore, engine=engine, work=work)
-    findings = fold(_unique(findings))
+    findings = with_confidence(fold(_unique(findings)), alignment)
     findings.sort(key=finding_order)
     suppressed: list[Finding] = []
     if resources.baseline is not None:
         findings, suppressed = resources.baseline.split(findings)
+    findings, unsure = split_by_confidence(findings, settings.min_confidence)
+    suppressed = sorted([*suppressed, *unsure], key=finding_order)
     tables.write_jsonl(out / tables.FINDINGS, findings)
     tables.write_jsonl(out / tables.SUPPRESSED, suppressed)
     return CheckResult(findings, suppressed)

@@ -46,11 +46,11 @@ GLOSS = re.compile(r"[(（]\s*([^()（）]{1,60}?)\s*[)）]")
 
 
 def _is_gloss(text: str, mention: Mention) -> bool:
-    """An English name in brackets right after the translation's own name for it
+    """An English name alone in brackets right after the translation's own name for it
     ("趁愿仙儿（Fae of Wishes）"): given for reference, not left untranslated."""
     for found in GLOSS.finditer(text):
-        if found.start(1) <= mention.start and mention.end <= found.end(1):
-            before = text[: found.start()].rstrip()
+        if (found.start(1), found.end(1)) == (mention.start, mention.end):
+            before = text[: found.start()]
             return bool(before) and not before[-1].isspace() and before[-1] not in ".:;"
     return False
 
