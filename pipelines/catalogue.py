@@ -353,6 +353,22 @@ TABLE: tuple[Code, ...] = (
         the translation, added, or out of order.""",
     ),
     _code(
+        "OMIT001",
+        C.PLACEHOLDER,
+        "warning",
+        CHECK,
+        """The source has more bracketed template
+        variables than the translation: a variable or a template was left out.""",
+    ),
+    _code(
+        "OMIT002",
+        C.MEANING,
+        "warning",
+        CHECK,
+        """The source states more conditions than
+        the translation: a condition was probably left out.""",
+    ),
+    _code(
         "NUM001",
         C.NUMBER,
         "error",
