@@ -33,7 +33,10 @@ def dropped_variable(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     permanent]) than the translation: a variable, or a whole template that holds one ("[This
     permanent] enters the battlefield with …", one of four), was left out. Translations
     write their own words in the brackets ([费用], [特性]), so the variables are counted, not
-    compared; one the translation adds is not reported."""
+    compared; one the translation adds is not reported. Rules text only: a card's text
+    writes loyalty costs in brackets ([+2]:) that printed translations write without."""
+    if not pair.source.section:
+        return
     ours = _found(pair.source_text, "variable", ctx.source_lang)
     theirs = _found(without_translator_notes(pair.target.text, pair.lang), "variable", pair.lang)
     if len(ours) <= len(theirs):
@@ -58,8 +61,9 @@ def dropped_condition(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
     texts have as many sentences; else the translation as a whole) states no condition with
     the words its language states one with (如果, 若, 除非, 当…时; si, a menos que): the
     condition, and the clause it governs, were probably left out. The words are data
-    (resources/dropped_passages.tsv)."""
-    if not _patterns("condition", pair.lang):
+    (resources/dropped_passages.tsv). Rules text only (measured there); card text is
+    templated otherwise."""
+    if not pair.source.section or not _patterns("condition", pair.lang):
         return
     ours = _sentences(pair.source_text, ENGLISH_SENTENCE_END)
     theirs = _sentences(without_translator_notes(pair.target.text, pair.lang), SENTENCE_END)
