@@ -228,8 +228,9 @@ TABLE: tuple[Code, ...] = (
         INGEST,
         """Once per run: translated documents are
         about cards the card index does not know (a new set is in no shipped list). Their
-        titles are in the evidence. Each is paired with its English document by content
-        (symbols, numbers, keywords, the meaning of its lines) instead of by card, and the
+        titles are in the evidence. Each is paired with its English document by place (the
+        same file in a parallel folder) or by content (symbols, numbers, the meaning of its
+        lines) instead of by card, and the
         card-name checks do not know its names. Add the set's card data (`rulings fetch
         mtgjson SET`, or an MTGJSON or Scryfall file among the inputs). English documents
         are never counted: their title is their card's name.""",
@@ -268,6 +269,14 @@ TABLE: tuple[Code, ...] = (
         CHECK,
         """The translation uses a word the
         termbase forbids and approves for no concept.""",
+    ),
+    _code(
+        "TERM005",
+        C.TERMINOLOGY,
+        "error",
+        CHECK,
+        """The translation names another compound
+        game term than the source (legendary permanent card for legendary creature card).""",
     ),
     _code(
         "UNTR001",

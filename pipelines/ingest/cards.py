@@ -112,7 +112,8 @@ def unknown_cards(unknown: list[list[Ruling]], index: CardIndex) -> list[Finding
             "CARD002",
             f"{len(unknown)} translated documents are about cards the card index "
             f"({len(index):,} cards) does not know ({shown}{more}): their English documents "
-            "are found by content, and card names are not checked in them. Add the set's "
+            "are found by place or by content, and card names are not checked in them. Add "
+            "the set's "
             "card data (`rulings fetch mtgjson SET`, or an MTGJSON or Scryfall file among "
             "the inputs) to name them.",
             evidence={
