@@ -394,8 +394,9 @@ def _walk(root: Path, base: str, skipped: set[Path]) -> Iterator[_Found]:
             yield _Found(path, path.relative_to(root).as_posix(), base, hidden)
 
 
-_SPOOLED: dict[str, Path] = {}
-"""The streams this process read, each once, and the temporary file holding its bytes."""
+_SPOOLED: dict[tuple, tuple[object, Path]] = {}
+"""The streams this process read, each once, by what they are (``_identity``), with the
+temporary file holding the bytes (and the stream object, kept so that its id is not reused)."""
 
 
 def _spooled(stream: Path) -> Path:
@@ -403,21 +404,39 @@ def _spooled(stream: Path) -> Path:
     time the stream is discovered (the run key and the ingest both discover the inputs;
     a pipe can be read only once)."""
     name = os.fspath(stream)
-    if name in _SPOOLED:
-        return _SPOOLED[name]
-    folder = Path(tempfile.mkdtemp(prefix="rulings-input-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    target = folder / (stream_name(stream) or "stream")
     try:
+        if name == STDIN:
+            if sys.stdin is None:
+                raise InputError("-: there is no standard input to read")
+            handle = sys.stdin.buffer
+        else:
+            handle = None
+        key, owner = _identity(name, handle)
+        if key in _SPOOLED:
+            return _SPOOLED[key][1]
+        folder = Path(tempfile.mkdtemp(prefix="rulings-input-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        target = folder / (stream_name(stream) or "stream")
         with open(target, "wb") as sink:
-            if name == STDIN:
-                if sys.stdin is None:
-                    raise InputError("-: there is no standard input to read")
-                shutil.copyfileobj(sys.stdin.buffer, sink)
+            if handle is not None:
+                shutil.copyfileobj(handle, sink)
             else:
                 with open(stream, "rb") as source:
                     shutil.copyfileobj(source, sink)
     except OSError as error:
         raise InputError(f"cannot read {name}: {error.strerror or error}") from None
-    _SPOOLED[name] = target
+    _SPOOLED[key] = (owner, target)
     return target
+
+
+def _identity(name: str, handle: BinaryIO | None) -> tuple[tuple, object]:
+    """What a stream is: its device and inode (a pipe's are its own while it is open; a
+    file's with its size and time), or the object itself when it has no descriptor (a
+    test's standard input)."""
+    try:
+        status = os.fstat(handle.fileno()) if handle is not None else os.stat(name)
+    except (AttributeError, OSError, ValueError):
+        return (name, id(handle)), handle
+    if not stat.S_ISREG(status.st_mode):  # a pipe's size and time change as it is read
+        return (name, status.st_dev, status.st_ino), None
+    return (name, status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns), None
