@@ -137,6 +137,11 @@ class SourceFile:
     def manifest_digest(self) -> str:
         """What the run manifest records for this input: its bytes' digest, or why it was
         not read (a FIFO is never opened: opening it could wait for a writer forever)."""
+        if self.not_read == NOT_READ_HIDDEN:  # its finding gives its size
+            try:
+                return f"not read: hidden, {self.size} bytes"
+            except OSError as error:
+                return f"not read: hidden, {error.strerror or error}"
         if self.not_read:
             return f"not read: {self.not_read} {self.detail}".strip()
         try:
