@@ -98,10 +98,9 @@ class SourceFile:
     def _whole(self) -> bytes | None:
         """The file's bytes when it is small enough to hold (one read for its head and its
         text), else None; dropped once the text is decoded."""
+        if self.size > WHOLE_READ_BYTES:
+            return None
         with open(self.path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > WHOLE_READ_BYTES:
-                return None
             return handle.read()
 
     @cached_property
