@@ -69,7 +69,8 @@ def unit_key(row: dict) -> tuple[str, int]:
 
 
 def is_source_file(file: str) -> bool:
-    """A file of the English root: the tool prefixes a clashing path with its root's name."""
+    """A file of the English root: the tool prefixes clashing paths with their roots' names
+    (docs/contract-ids.md)."""
     prefix = file.replace("\\", "/").split("/")[:-2]
     return not prefix or prefix[-1] == "en"
 

@@ -60,8 +60,10 @@ TABLE: tuple[Code, ...] = (
         C.PARSE,
         "error",
         INGEST,
-        """The file is not text (it contains NUL bytes
-        or other binary data) and was skipped. Every other file of the batch is still read.""",
+        """The file is not text (more than 5% of its
+        first 64 KiB are control bytes: an image, an archive, compressed or other binary
+        data) and was skipped. Every other file of the batch is still read; a text file with
+        a few NUL bytes is read, and its lines that hold them are PARSE013.""",
     ),
     _code(
         "PARSE002",
@@ -142,8 +144,11 @@ TABLE: tuple[Code, ...] = (
         "error",
         INGEST,
         """The file cannot be read (a link that leads
-        nowhere or into a loop, no permission, a device error) and was skipped. Every other
-        file of the batch is still read.""",
+        nowhere or into a loop, no permission, a device error), or is not a regular file (a
+        named pipe, a socket, a device: it is never opened, since a pipe without a writer
+        would wait forever), and was skipped. Every other file of the batch is still read. A
+        pipe is read when it is given as INPUT itself: ``-`` (the standard input) or a
+        process substitution such as ``<(zcat rulings.txt.gz)``.""",
     ),
     _code(
         "PARSE011",
@@ -164,6 +169,37 @@ TABLE: tuple[Code, ...] = (
         as written: a unit id used twice (the repeat gets a suffix), a unit with no text, a
         file with no units, or XML entities (declared or used), which are never expanded and
         stay in the text as written.""",
+    ),
+    _code(
+        "PARSE013",
+        C.PARSE,
+        "warning",
+        INGEST,
+        """A line holds NUL bytes (a file damaged on
+        disk or written by a tool that pads with zeros). The line was read without them and
+        the rest of the file was read as usual; the columns where they were are in the
+        evidence. A file is taken for binary (PARSE001) only when more than 5% of its first
+        64 KiB are control bytes.""",
+    ),
+    _code(
+        "PARSE014",
+        C.PARSE,
+        "info",
+        INGEST,
+        """A hidden file (its name starts with a dot)
+        inside an input folder was not read: editors, file managers and version control
+        keep their own files under such names. Rename the file, or give it as INPUT
+        itself, to have it read.""",
+    ),
+    _code(
+        "PARSE015",
+        C.PARSE,
+        "info",
+        INGEST,
+        """Folders inside the inputs that were not
+        entered: hidden folders (.git, .svn, an editor's settings) and the output folders of
+        rulings runs. One finding per run lists them; give such a folder as INPUT itself to
+        have it read.""",
     ),
     _code(
         "DOC001",

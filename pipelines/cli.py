@@ -52,6 +52,8 @@ from .check.baseline import BaselineError
 from .engine import ENGINES, EngineError, build_engine
 from .ingest import InputError
 from .ingest.langid import IDENTIFIERS, supported_languages
+from .ingest.source import input_exists
+from .memo import Reuse
 from .model import Finding
 from .report import WRITERS
 from .settings import (
@@ -108,6 +110,9 @@ class RulingsGroup(click.Group):
                 raise Interrupted
         except click.exceptions.Exit as done:
             code = done.exit_code
+        except BrokenPipeError:  # click's own output (help, version) into a closed pipe
+            console.silence_stdout()
+            code = EXIT_OK
         except (click.Abort, KeyboardInterrupt, Interrupted) as stopped:
             console.interrupted(str(stopped) if isinstance(stopped, Interrupted) else "")
             code = EXIT_INTERRUPTED
@@ -123,6 +128,9 @@ class RulingsGroup(click.Group):
                 # would otherwise die of it, without a word and with the run's work done.
                 signal.signal(number, signal.SIG_IGN if _started_as_command() else handler)
             sys.unraisablehook = previous_hook
+        if (problem := console.stdout_problem()) and code != EXIT_INTERRUPTED:
+            console.error(problem)  # the outputs are written; what was printed is not
+            code = EXIT_USAGE
         sys.exit(code or EXIT_OK)
 
 
@@ -426,7 +434,7 @@ def master_files(settings: Settings) -> list[Path]:
 def existing_inputs(inputs: tuple[Path, ...]) -> list[Path]:
     paths = list(inputs) or [DEFAULT_INPUT]
     for path in paths:
-        if not path.exists() and not path.is_symlink():
+        if not input_exists(path):
             raise InputError(f"no such file or folder: {path}")
     return paths
 
@@ -485,6 +493,7 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
         console.reused(out)
     else:
         console.work_reused(result.work)
+        console.foreign_entries(result.work)
     console.findings_summary(result.findings, result.suppressed)
     console.reports_written(result.written)
     return exit_status(result.findings, settings.fail_on)
@@ -506,11 +515,13 @@ def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
         workers=settings.workers,
         memory_limit=settings.worker_memory,
     )
+    reuse = Reuse()
     try:
-        result = stages.ingest_stage(existing_inputs(inputs), out, settings, engine)
+        result = stages.ingest_stage(existing_inputs(inputs), out, settings, engine, reuse=reuse)
     finally:
         engine.close()
     console.ingest_summary(result)
+    console.foreign_entries(reuse)
     return EXIT_OK
 
 
@@ -522,18 +533,21 @@ def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
 def align(out: Path, **options: Any) -> int:
     """Pair every translated ruling in OUT/corpus.jsonl with its source: OUT/alignment.jsonl."""
     settings = build_settings(**options)
+    outputs.check_writable(out, inside=True)
     engine = build_engine(
         settings.engine,
         settings.scheduler,
         workers=settings.workers,
         memory_limit=settings.worker_memory,
     )
+    reuse = Reuse()
     try:
         with console.progress() as progress:
-            rows = stages.align_stage(out, settings, progress.update, engine)
+            rows = stages.align_stage(out, settings, progress.update, engine, reuse=reuse)
     finally:
         engine.close()
     console.alignment_summary(rows)
+    console.foreign_entries(reuse)
     return EXIT_OK
 
 
@@ -547,6 +561,7 @@ def align(out: Path, **options: Any) -> int:
 def check(out: Path, **options: Any) -> int:
     """Run the checks on OUT's corpus and alignment: OUT/findings.jsonl."""
     settings = build_settings(**options)
+    outputs.check_writable(out, inside=True)
     resources = load_resources(settings)
     engine = build_engine(
         settings.engine,
@@ -554,11 +569,13 @@ def check(out: Path, **options: Any) -> int:
         workers=settings.workers,
         memory_limit=settings.worker_memory,
     )
+    reuse = Reuse()
     try:
-        checked = stages.check_stage(out, settings, resources, engine)
+        checked = stages.check_stage(out, settings, resources, engine, reuse=reuse)
     finally:
         engine.close()
     console.findings_summary(checked.findings, checked.suppressed)
+    console.foreign_entries(reuse)
     return exit_status(checked.findings, settings.fail_on)
 
 
@@ -571,6 +588,7 @@ def check(out: Path, **options: Any) -> int:
 def report(out: Path, **options: Any) -> int:
     """Write OUT/report.html and the other report files from OUT's tables."""
     settings = build_settings(**options)
+    outputs.check_writable(out, inside=True)
     resources = stages.Resources.load(settings)
     written = stages.report_stage(out, settings, resources)
     console.reports_written(written)
@@ -639,7 +657,7 @@ def rules() -> int:
     for row in TABLE:
         function = CHECKS[row.code].target if row.code in CHECKS else None
         state = "" if row.default else "\toff"
-        click.echo(
+        console.echo(
             f"{row.code}\t{row.category}\t{row.severity}\t{row.stage}\t"
             f"{explanation(row.code, function)}{state}"
         )

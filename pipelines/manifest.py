@@ -42,7 +42,7 @@ def run_key(inputs: list[Path], settings: Settings, skip: list[Path] = ()) -> di
         "code": code_digest(),
         "options": options,
         "option_files": {str(path): _file_digest(path) for path in files},
-        "inputs": {doc.rel: _file_digest(doc.path) for doc in discover(inputs, skip=skip)},
+        "inputs": {doc.rel: doc.manifest_digest() for doc in discover(inputs, skip=skip)},
     }
 
 

@@ -129,6 +129,11 @@ def validate_engine(
         )
     if workers is not None and workers < 1:
         raise SettingsError("--workers must be at least 1")
+    if engine == "dask":
+        try:
+            import distributed  # noqa: F401  (the engine needs it; not installed by default)
+        except ImportError:
+            raise SettingsError("the dask engine needs: pip install 'rulings[dask]'") from None
     if worker_memory:
         try:
             from dask.utils import parse_bytes

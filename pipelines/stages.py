@@ -29,6 +29,7 @@ from .check.confidence import split_by_confidence, with_confidence
 from .engine import Engine
 from .engine.local import LocalEngine
 from .ingest import IngestResult, InputError, finding_order, ingest
+from .ingest.source import input_exists
 from .memo import Reuse, WorkCache, digest
 from .model import Alignment, CardName, Finding, Ruling
 from .report import write_reports
@@ -79,7 +80,7 @@ def ingest_stage(
     """Read the inputs; write corpus.jsonl, parse-findings.jsonl and cards.jsonl. Output
     folders (``out``, ``skip`` and any folder with a run manifest) are never read."""
     for path in inputs:
-        if not path.exists() and not path.is_symlink():
+        if not input_exists(path):
             raise InputError(f"no such file or folder: {path}")
     result = ingest(
         inputs,
