@@ -27,9 +27,11 @@ def _family_of() -> dict[str, str]:
 
 
 def compounds(hits: list[TermHit], text: str, lang: str) -> list[list[TermHit]]:
-    """Runs of two or more adjacent terms ("legendary creature card", 传奇生物牌), each term
-    the smallest one there (永久物 and 牌, not 永久物牌 over them)."""
-    usable = [h for h in hits if h.status in USABLE]
+    """Runs of two or more adjacent parts of compound terms ("legendary creature card",
+    传奇生物牌): object kinds and qualifiers (term_families.tsv), each the smallest term
+    there (永久物 and 牌, not 永久物牌 over them)."""
+    family = _family_of()
+    usable = [h for h in hits if h.status in USABLE and h.concept in family]
     atoms = [
         h
         for h in usable
@@ -51,6 +53,15 @@ def _adjacent(text: str, left: TermHit, right: TermHit, lang: str, joiner) -> bo
     if is_unspaced(lang):
         return gap == ""
     return right.start >= left.end and joiner is not None and joiner.fullmatch(gap) is not None
+
+
+OBJECT_KIND = "object-kind"
+HEAD_FIRST = frozenset({"es", "fr", "it", "pt"})
+"""Languages whose compounds put the head first ("carta de criatura legendaria")."""
+
+
+def _head(run: list[TermHit], lang: str) -> str:
+    return (run[0] if lang.split("-")[0] in HEAD_FIRST else run[-1]).concept
 
 
 @check("TERM005", scope=Scope.PAIR)
@@ -81,10 +92,10 @@ def another_compound(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
             continue
         for found, their_run in zip(their_sets, theirs, strict=True):
             lost, added = wanted - found, found - wanted
-            if len(lost) != 1 or len(added) != 1 or run[-1].concept != their_run[-1].concept:
+            if len(lost) != 1 or len(added) != 1 or _head(run, "en") != _head(their_run, lang):
                 continue  # one part differs, and not the head: a legendary *card* stays a card
             (was,), (now,) = lost, added
-            if family.get(was) is None or family.get(was) != family.get(now):
+            if family.get(was) != OBJECT_KIND or family.get(now) != OBJECT_KIND:
                 continue
             if their_counts[was] >= our_counts[was] or their_counts[now] <= our_counts[now]:
                 continue  # the translation names each as often: it says the same, otherwise
