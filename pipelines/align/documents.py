@@ -4,13 +4,13 @@ are aligned.
 A document whose card is known (its title names it) is paired with its card's English. The
 others, a new set's cards that no card data names yet, are paired by place where the team's
 folders mirror each other (``es/DOM/opt.txt`` translates ``DOM/opt.txt``), else by content:
-every such
-translated document of a language against every English card document that no translation
-of that language claims by card, scored by what a translation keeps of its source (the
-meaning of its lines, its symbols and numbers, its number of lines), and assigned one to one,
-best pairs first. A pair is kept only when it is clearly the document's best: a translated
-document with no such English document stays unpaired, and its lines are matched only with
-texts that many cards share (``card_rulings``), never with a look-alike line of another card.
+every such translated document of a language against every English card document that no
+translation of that language claims by card, scored by what a translation keeps of its
+source (the meaning of its lines, its symbols and numbers, its number of lines), and
+assigned one to one, best pairs first. A pair is kept only when it is clearly the
+document's best: a translated document with no such English document stays unpaired, and
+its lines are matched only with texts that many cards share (``card_rulings``), never with
+a look-alike line of another card.
 """
 
 from __future__ import annotations
