@@ -28,17 +28,21 @@ def _source_words(ctx: CheckContext) -> set[str]:
 
 
 def _is_word_not_name(ctx: CheckContext, text: str, mention: Mention) -> bool:
-    """A one-word name that the English also writes as an ordinary word, at the start of a
-    sentence or clause, or anywhere when it is one face of a split card ("Return target
-    creature…", "[Cost], Reveal this card…, Return an unblocked attacker": the verb, not
-    the face Return of Never // Return; a split card is named whole); or a name that is
-    also a subtype ("Earth", a planar type and the face of Heaven // Earth)."""
+    """A one-word face of a split card at the start of a sentence or clause ("Return target
+    creature…": the verb, not the face Return of Never // Return; a split card is named
+    whole); a one-word name that the English also writes as an ordinary word, at the start
+    of a clause, or anywhere when it is a face ("[Cost], Reveal this card…, Return an
+    unblocked attacker"); or a name that is also a subtype ("Earth", a planar type and the
+    face of Heaven // Earth)."""
     if is_subtype_name(mention.name):
         return True
-    if " " in mention.name.strip() or mention.name.casefold() not in _source_words(ctx):
+    if " " in mention.name.strip():
         return False
     face = FACES in mention.card and name_key(mention.name) != name_key(mention.card)
-    return face or bool(CLAUSE_START.search(text[: mention.start]))
+    opens = bool(CLAUSE_START.search(text[: mention.start]))
+    if face and opens:
+        return True
+    return (face or opens) and mention.name.casefold() in _source_words(ctx)
 
 
 FACES = " // "
