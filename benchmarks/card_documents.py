@@ -32,6 +32,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from common import (
+    card_names_of,
     page,
     parser,
     per_100,
@@ -68,7 +69,8 @@ def unit_key(row: dict) -> tuple[str, int]:
 
 
 def is_source_file(file: str) -> bool:
-    """A file of the English root: the tool prefixes a clashing path with its root's name."""
+    """A file of the English root: the tool prefixes clashing paths with their roots' names
+    (docs/contract-ids.md)."""
     prefix = file.replace("\\", "/").split("/")[:-2]
     return not prefix or prefix[-1] == "en"
 
@@ -294,6 +296,12 @@ def main(argv: list[str] | None = None) -> int:
     cli.add_argument("--langs", default=",".join(LANGUAGES))
     cli.add_argument("--seed", type=int, default=SEED)
     cli.add_argument("--per-kind", type=int, default=PER_KIND)
+    cli.add_argument(
+        "--index-sets",
+        help="run with a card index of these sets only (--card-names) instead of the shipped "
+        "one, which holds every set of ../shared: the measured sets must not be among them",
+    )
+    cli.add_argument("--name", help="results/{card_documents,inject_cards}-NAME")
     args = cli.parse_args(argv)
     shared = shared_or_exit()
     out, langs = args.out, args.langs.split(",")
@@ -305,14 +313,20 @@ def main(argv: list[str] | None = None) -> int:
         path = out / "defective" / lang / file
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, "utf-8")
-    both = {"sets": args.sets, "skipped": skipped}
+    extra: list = []
+    if args.index_sets:
+        index_sets = args.index_sets.split(",")
+        if overlap := sorted(set(index_sets) & set(args.sets.split(","))):
+            cli.error(f"the index must not hold the measured sets: {', '.join(overlap)}")
+        extra = ["--card-names", card_names_of(index_sets, out / "card-names.tsv")]
+    both = {"sets": args.sets, "skipped": skipped, "index_sets": args.index_sets or "shipped"}
     documents = both | {"langs": args.langs, "pairing": {}}
     injected = both | {"seed": args.seed, "per_kind": args.per_kind, "languages": {}}
     for lang in langs:
         clean, defective = out / "runs" / f"clean-{lang}", out / "runs" / f"defective-{lang}"
         runs = {
-            "clean": run_rulings([out / "en", out / lang], clean),
-            "defective": run_rulings([out / "en", out / "defective" / lang], defective),
+            "clean": run_rulings([out / "en", out / lang], clean, *extra),
+            "defective": run_rulings([out / "en", out / "defective" / lang], defective, *extra),
         }
         formats = Counter(row.get("format") for row in read_jsonl(clean / "corpus.jsonl"))
         paired = pairing(clean, docs, lang)
@@ -322,8 +336,9 @@ def main(argv: list[str] | None = None) -> int:
         caught = f"{sum(g['caught'] for g in result['gold'])}/{len(result['gold'])}"
         paired_share = f"{paired['with_source']}/{paired['lines']} lines with a source"
         print(f"{lang}: {paired_share}, {paired['right_source']} right; {caught} defects caught")
-    record("card_documents", documents, pairing_markdown)
-    record("inject_cards", injected, injection_markdown)
+    suffix = f"-{args.name}" if args.name else ""
+    record(f"card_documents{suffix}", documents, pairing_markdown)
+    record(f"inject_cards{suffix}", injected, injection_markdown)
     return 0
 
 

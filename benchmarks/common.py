@@ -253,6 +253,15 @@ def run_rulings(inputs, out, *extra_args) -> dict:
     return {"seconds": seconds, "exit_code": done.returncode, "command": command[1:]}
 
 
+def card_names_of(sets, target: Path) -> Path:
+    """A card-name list of the MTGJSON sets' names only (``tools/build_card_names.py
+    --out``), for ``rulings run --card-names``: a new set is in no shipped list."""
+    files = [str(paths.MTGJSON / f"{code}.json") for code in sets]
+    command = [sys.executable, "tools/build_card_names.py", "--out", str(target), *files]
+    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+    return target
+
+
 def child_json(script, *args, env: dict | None = None) -> dict:
     """Run ``python SCRIPT ARGS...`` in a fresh interpreter (its own peak memory, no warm
     models) and return the JSON object it prints last."""

@@ -7,7 +7,11 @@ run manifest included) and the next run must give a clean run's bytes.
 
 The faults, the clean references and the checks after each fault are ``testkit.faults`` (its
 docstring says how they are made); this script runs ``--faults`` of them and records the
-figures. tests/test_faults.py runs a modest number of these faults in CI.
+figures. Then the hostile battery (``testkit.faults.HOSTILE``, docs/inputs.md): same-named
+inputs, cache entries copied across keys, FIFOs and streams, a closed stdout, NUL bytes,
+hidden files and the one-line messages, each case checked for lines lost; its totals are
+recorded beside the faults'. tests/test_faults.py runs a modest number of these faults, and
+the whole battery, in CI.
 """
 
 from __future__ import annotations
@@ -38,6 +42,31 @@ ROWS = [
 ]  # fmt: skip
 
 
+BATTERY_ROWS = [
+    ("hostile cases tried", "cases_tried"),
+    ("cases survived (the command ended as expected, every line accounted for)", "cases_survived"),
+    ("**input lines or ids lost, output files not a clean run's**", "data_lost"),
+]
+
+
+def battery_part(b: dict | None) -> str | None:
+    if not b:
+        return None
+    totals = md_table(["what", "count"], [[what, b[key]] for what, key in BATTERY_ROWS])
+    cases = md_table(
+        ["case", "what", "survived", "lost", "problems"],
+        [
+            [c["kind"], c["detail"], "yes" if c["survived"] else "**no**", c["lost"],
+             "; ".join(c["problems"]) or "-"]
+            for c in b["cases"]
+        ],
+    )  # fmt: skip
+    return (
+        f"The hostile battery (`testkit.faults.HOSTILE`, docs/inputs.md), in "
+        f"{b['hostile_seconds']} s:\n\n{totals}\n\n{cases}"
+    )
+
+
 def markdown(f: dict) -> str:
     counts = f | {"faults": sum(f["faults"].values()), "problems": len(f["problems"])}
     rows = [[what, counts[key]] for what, key in ROWS]
@@ -53,6 +82,7 @@ def markdown(f: dict) -> str:
         f["machine"],
         md_table(["what", "count"], rows),
         "Problems:\n\n" + "\n".join(f"- {p}" for p in f["problems"]) if f["problems"] else None,
+        battery_part(f.get("battery")),
     )
 
 
@@ -62,7 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     cli.add_argument("--seed", type=int, default=16)
     args = cli.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unmount and clean up on the way
-    record("faults", faults.run(args.faults, args.seed), markdown)
+    figures = faults.run(args.faults, args.seed)
+    figures["battery"] = faults.battery()
+    record("faults", figures, markdown)
     return 0
 
 

@@ -6,7 +6,9 @@
 
 ``sample`` reads each run's ``findings.jsonl``, ``corpus.jsonl`` and ``alignment.jsonl`` and draws
 a seeded sample stratified by finding code (every code; at least ``--floor`` per code, or all
-of a rarer code, the rest proportional to the code's share) and, within a code, by language.
+of a rarer code, the rest proportional to the code's share) and, within a code, by language;
+with ``--uniform``, a simple random sample of all the findings (whose precision estimates the
+whole list's: a stratified one over-weights rare codes).
 It writes one JSON object per finding (id, run, the finding, and the texts a judge needs: the
 translation, its English source, or the document it points at) to SHEET.jsonl, and the same
 as a readable SHEET.md.
@@ -118,13 +120,21 @@ def load_run(run_dir: Path, name: str) -> list[dict]:
     return items
 
 
-def sample(runs: list[Path], n: int, seed: int, floor: int = FLOOR) -> list[dict]:
+def sample(
+    runs: list[Path], n: int, seed: int, floor: int = FLOOR, uniform: bool = False
+) -> list[dict]:
     names = [run.name for run in runs]
     names = [r.name if names.count(r.name) == 1 else f"{r.parent.name}/{r.name}" for r in runs]
     items = [item for run, name in zip(runs, names, strict=True) for item in load_run(run, name)]
     order = ("run", "code", "lang", "file", "line", "fingerprint")
     items.sort(key=lambda i: tuple(i[k] or ("" if k != "line" else 0) for k in order))
     rng = random.Random(seed)
+    if uniform:
+        chosen = rng.sample(items, min(n, len(items)))
+        chosen.sort(
+            key=lambda i: (i["code"], i["lang"] or "", i["run"], i["file"] or "", i["line"] or 0)
+        )
+        return [{"id": f"U{seed}-{k:03d}", **item} for k, item in enumerate(chosen, 1)]
     by_code = defaultdict(list)
     for item in items:
         by_code[item["code"]].append(item)
@@ -292,6 +302,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=160)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--floor", type=int, default=FLOOR)
+    p.add_argument(
+        "--uniform",
+        action="store_true",
+        help="a simple random sample of all findings (its precision estimates the list's), "
+        "instead of one stratified by code",
+    )
     p.add_argument("--out", type=Path, required=True)
     p = commands.add_parser("score", help="score judgements of a sheet")
     p.add_argument("sheet", type=Path)
@@ -305,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         missing = [str(run) for run in args.runs if not (run / "findings.jsonl").exists()]
         if missing:
             raise SystemExit(f"no findings.jsonl in {', '.join(missing)}")
-        items = sample(args.runs, args.n, args.seed, args.floor)
+        items = sample(args.runs, args.n, args.seed, args.floor, args.uniform)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         write_jsonl(args.out, items)
         args.out.with_suffix(".md").write_text(sheet_markdown(items) + "\n", "utf-8")

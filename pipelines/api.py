@@ -39,9 +39,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
 INTEGER_COLUMNS = {"line", "end_line", "position"}
-FLOAT_COLUMNS = {"score", "similarity"}
+FLOAT_COLUMNS = {"score", "similarity", "confidence"}
 REVIEW_COLUMNS = [
     "severity",
+    "confidence",
     "code",
     "category",
     "lang",
@@ -113,7 +114,7 @@ def records_frame(records: list[Any], record_type: type) -> pd.DataFrame:
 
 def review_frame(findings: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
     """Each finding with its unit's text, its source's text, and what was expected and found
-    (most severe first, then by file and line)."""
+    (most severe first, the surest first within a severity, then by file and line)."""
     import pandas as pd
 
     texts = corpus["text"] if len(corpus) else pd.Series(dtype="string")
@@ -128,8 +129,11 @@ def review_frame(findings: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
     review["found"] = (
         review["evidence"].map(lambda e: evidence_text(e.get("found"))).astype("string")
     )
+    review["unsure"] = -review["confidence"].fillna(1.0).astype(float)
     review = review.sort_values(
-        ["severity", "file", "line", "code", "fingerprint"], na_position="first", kind="stable"
+        ["severity", "unsure", "file", "line", "code", "fingerprint"],
+        na_position="first",
+        kind="stable",
     )
     return review[REVIEW_COLUMNS].reset_index(drop=True)
 

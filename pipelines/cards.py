@@ -51,6 +51,68 @@ def _has_han(text: str) -> bool:
     return any("\u4e00" <= c <= "\u9fff" for c in text)
 
 
+@cache
+def _subtype_keys() -> frozenset[str]:
+    return frozenset(
+        name_key(name)
+        for row in read_tsv("subtypes.tsv")
+        for lang, name in row.items()
+        if lang != "kind" and name and name.strip()
+    )
+
+
+def is_subtype_name(name: str) -> bool:
+    """Whether a name is also a subtype, in any language of ``subtypes.tsv`` ("Forest",
+    "Plains", 平原; "Earth", a planar type): a text that names it names the type."""
+    return name_key(name) in _subtype_keys()
+
+
+def shipped_name_lists() -> tuple[Path, ...]:
+    """The card-name lists the package ships (``resources/card_names*.tsv``)."""
+    return tuple(resource_path(name) for name in SHIPPED_NAMES)
+
+
+class NameListError(ValueError):
+    """A card-name list that cannot be read: the command exits 2 with this message."""
+
+
+NAME_LIST_COLUMNS = ("card", "lang", "name")
+
+
+def read_name_list(path: Path) -> list[CardName]:
+    """The names of a card-name list: a UTF-8 TSV with the columns card (the English name),
+    lang and name; lines starting with # are comments. A list that is not such a file is a
+    ``NameListError`` naming the file and line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise NameListError(f"{path}: cannot read the card-name list: {error}") from None
+    header: list[str] | None = None
+    found: list[CardName] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if header is None:
+            header = cells
+            missing = [c for c in NAME_LIST_COLUMNS if c not in header]
+            if missing:
+                raise NameListError(
+                    f"{path}:{number}: a card-name list needs the tab-separated columns "
+                    f"{', '.join(NAME_LIST_COLUMNS)}; missing {', '.join(missing)}"
+                )
+            continue
+        row = dict(zip(header, cells, strict=False))
+        values = [row.get(column, "").strip() for column in NAME_LIST_COLUMNS]
+        if not all(values):
+            raise NameListError(f"{path}:{number}: a card, a language and a name are needed")
+        card, lang, name = values
+        found.append(CardName(name, lang, card, path.name))
+    if header is None:
+        raise NameListError(f"{path}: the card-name list is empty")
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class Mention:
     card: str
@@ -69,15 +131,21 @@ class CardIndex:
     oracle: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def cached(cls, entries: list[CardName], cache_dir: Path | None) -> CardIndex:
-        """The index of these entries (and the shipped names), built once per set of
-        inputs: it is kept in the cache folder, keyed by a hash of all the names; a cache
-        file that is damaged is rebuilt."""
+    def cached(
+        cls,
+        entries: list[CardName],
+        cache_dir: Path | None,
+        name_lists: tuple[Path, ...] = (),
+    ) -> CardIndex:
+        """The index of these entries and the known names (``name_lists``, by default the
+        shipped ones), built once per set of inputs: it is kept in the cache folder, keyed
+        by a hash of all the names; a cache file that is damaged is rebuilt."""
+        lists = name_lists or shipped_name_lists()
         if cache_dir is None:
-            return cls.build(entries)
+            return cls.build(entries, name_lists=lists)
         digest = hashlib.sha256(str(INDEX_FORMAT).encode())
-        for resource in SHIPPED_NAMES:
-            digest.update(resource_path(resource).read_bytes())
+        for path in lists:
+            digest.update(path.read_bytes())
         for entry in sorted(entries, key=lambda e: (e.card, e.lang, e.name)):
             digest.update(f"{entry.card}\x1f{entry.lang}\x1f{entry.name}\x1e".encode())
         path = cache_dir / "cards" / f"{digest.hexdigest()[:32]}.json"
@@ -87,7 +155,7 @@ class CardIndex:
                 return cls.from_json(stored)
             except (KeyError, TypeError, ValueError):
                 pass
-        index = cls.build(entries)
+        index = cls.build(entries, name_lists=lists)
         write_checked(path, index.to_json())
         return index
 
@@ -109,12 +177,20 @@ class CardIndex:
         return index
 
     @classmethod
-    def build(cls, entries: Iterable[CardName], *, shipped: bool = True) -> CardIndex:
+    def build(
+        cls,
+        entries: Iterable[CardName],
+        *,
+        shipped: bool = True,
+        name_lists: tuple[Path, ...] = (),
+    ) -> CardIndex:
+        """The index of ``entries`` and, unless ``shipped`` is false, of the name lists
+        (``name_lists``, by default the ones the package ships)."""
         index = cls()
         if shipped:
-            for resource in SHIPPED_NAMES:
-                for row in read_tsv(resource):
-                    index.add(CardName(row["name"], row["lang"], row["card"], resource))
+            for path in name_lists or shipped_name_lists():
+                for entry in read_name_list(path):
+                    index.add(entry)
         for entry in entries:
             index.add(entry)
         return index

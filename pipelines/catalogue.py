@@ -60,8 +60,10 @@ TABLE: tuple[Code, ...] = (
         C.PARSE,
         "error",
         INGEST,
-        """The file is not text (it contains NUL bytes
-        or other binary data) and was skipped. Every other file of the batch is still read.""",
+        """The file is not text (more than 5% of its
+        first 64 KiB are control bytes: an image, an archive, compressed or other binary
+        data) and was skipped. Every other file of the batch is still read; a text file with
+        a few NUL bytes is read, and its lines that hold them are PARSE013.""",
     ),
     _code(
         "PARSE002",
@@ -142,8 +144,11 @@ TABLE: tuple[Code, ...] = (
         "error",
         INGEST,
         """The file cannot be read (a link that leads
-        nowhere or into a loop, no permission, a device error) and was skipped. Every other
-        file of the batch is still read.""",
+        nowhere or into a loop, no permission, a device error), or is not a regular file (a
+        named pipe, a socket, a device: it is never opened, since a pipe without a writer
+        would wait forever), and was skipped. Every other file of the batch is still read. A
+        pipe is read when it is given as INPUT itself: ``-`` (the standard input) or a
+        process substitution such as ``<(zcat rulings.txt.gz)``.""",
     ),
     _code(
         "PARSE011",
@@ -164,6 +169,37 @@ TABLE: tuple[Code, ...] = (
         as written: a unit id used twice (the repeat gets a suffix), a unit with no text, a
         file with no units, or XML entities (declared or used), which are never expanded and
         stay in the text as written.""",
+    ),
+    _code(
+        "PARSE013",
+        C.PARSE,
+        "warning",
+        INGEST,
+        """A line holds NUL bytes (a file damaged on
+        disk or written by a tool that pads with zeros). The line was read without them and
+        the rest of the file was read as usual; the columns where they were are in the
+        evidence. A file is taken for binary (PARSE001) only when more than 5% of its first
+        64 KiB are control bytes.""",
+    ),
+    _code(
+        "PARSE014",
+        C.PARSE,
+        "info",
+        INGEST,
+        """A hidden file (its name starts with a dot)
+        inside an input folder was not read: editors, file managers and version control
+        keep their own files under such names. Rename the file, or give it as INPUT
+        itself, to have it read.""",
+    ),
+    _code(
+        "PARSE015",
+        C.PARSE,
+        "info",
+        INGEST,
+        """Folders inside the inputs that were not
+        entered: hidden folders (.git, .svn, an editor's settings) and the output folders of
+        rulings runs. One finding per run lists them; give such a folder as INPUT itself to
+        have it read.""",
     ),
     _code(
         "DOC001",
@@ -224,12 +260,16 @@ TABLE: tuple[Code, ...] = (
     _code(
         "CARD002",
         C.CARD_NAME,
-        "warning",
+        "info",
         INGEST,
-        """The card a ruling document is about
-        could not be identified: its title is no known card name in any language and its
-        rulings name no known card. Add the card data (MTGJSON or Scryfall) to the input, or
-        fix the title.""",
+        """Once per run: translated documents are
+        about cards the card index does not know (a new set is in no shipped list). Their
+        titles are in the evidence. Each is paired with its English document by place (the
+        same file in a parallel folder) or by content (symbols, numbers, the meaning of its
+        lines) instead of by card, and the
+        card-name checks do not know its names. Add the set's card data (`rulings fetch
+        mtgjson SET`, or an MTGJSON or Scryfall file among the inputs). English documents
+        are never counted: their title is their card's name.""",
     ),
     # --- checks ------------------------------------------------------------------------------
     _code(
@@ -239,6 +279,7 @@ TABLE: tuple[Code, ...] = (
         CHECK,
         """The source uses a game term and the
         translation uses a term the termbase forbids for it.""",
+        covers=("INCON001",),
     ),
     _code(
         "TERM002",
@@ -255,6 +296,7 @@ TABLE: tuple[Code, ...] = (
         CHECK,
         """The translation uses old official
         wording the termbase marks obsolete.""",
+        covers=("INCON001",),
     ),
     _code(
         "TERM004",
@@ -263,6 +305,14 @@ TABLE: tuple[Code, ...] = (
         CHECK,
         """The translation uses a word the
         termbase forbids and approves for no concept.""",
+    ),
+    _code(
+        "TERM005",
+        C.TERMINOLOGY,
+        "error",
+        CHECK,
+        """The translation names another compound
+        game term than the source (legendary permanent card for legendary creature card).""",
     ),
     _code(
         "UNTR001",
@@ -306,6 +356,14 @@ TABLE: tuple[Code, ...] = (
         the right one.""",
     ),
     _code(
+        "SRC002",
+        C.MEANING,
+        "info",
+        CHECK,
+        """A translator's note about the source:
+        shown for the English team, not checked as translation.""",
+    ),
+    _code(
         "PH002",
         C.PLACEHOLDER,
         "warning",
@@ -338,6 +396,22 @@ TABLE: tuple[Code, ...] = (
         """An inline code or placeholder of the source
         (a CAT tag such as <g1>…</g1> or <x2/>, a %s or {name} placeholder) is missing from
         the translation, added, or out of order.""",
+    ),
+    _code(
+        "OMIT001",
+        C.PLACEHOLDER,
+        "warning",
+        CHECK,
+        """The source has more bracketed template
+        variables than the translation: a variable or a template was left out.""",
+    ),
+    _code(
+        "OMIT002",
+        C.MEANING,
+        "warning",
+        CHECK,
+        """The source states more conditions than
+        the translation: a condition was probably left out.""",
     ),
     _code(
         "NUM001",

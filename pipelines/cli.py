@@ -48,11 +48,14 @@ from . import __version__, console, masters, outputs, pipeline, stages, tables
 from . import project as project_file
 from .align.embed import EmbedderError, build_embedder, known_specs
 from .cachedir import cache_root
+from .cards import NameListError, read_name_list
 from .catalogue import CHECK, TABLE, explanation
 from .check.baseline import BaselineError
 from .engine import ENGINES, EngineError, build_engine
 from .ingest import InputError
 from .ingest.langid import IDENTIFIERS, supported_languages
+from .ingest.source import input_exists
+from .memo import Reuse
 from .model import Finding
 from .report import WRITERS
 from .settings import (
@@ -109,6 +112,9 @@ class RulingsGroup(click.Group):
                 raise Interrupted
         except click.exceptions.Exit as done:
             code = done.exit_code
+        except BrokenPipeError:  # click's own output (help, version) into a closed pipe
+            console.silence_stdout()
+            code = EXIT_OK
         except (click.Abort, KeyboardInterrupt, Interrupted) as stopped:
             console.interrupted(str(stopped) if isinstance(stopped, Interrupted) else "")
             code = EXIT_INTERRUPTED
@@ -125,6 +131,9 @@ class RulingsGroup(click.Group):
                 # would otherwise die of it, without a word and with the run's work done.
                 signal.signal(number, signal.SIG_IGN if _started_as_command() else handler)
             sys.unraisablehook = previous_hook
+        if (problem := console.stdout_problem()) and code != EXIT_INTERRUPTED:
+            console.error(problem)  # the outputs are written; what was printed is not
+            code = EXIT_USAGE
         sys.exit(code or EXIT_OK)
 
 
@@ -273,6 +282,14 @@ FAIL_ON = click.option(
     show_default=True,
     help="Exit 1 when a finding at or above this severity is reported.",
 )
+MIN_CONFIDENCE = click.option(
+    "--min-confidence",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.0,
+    show_default=True,
+    help="Report only findings at least this sure (their confidence, 0..1: the code's judged "
+    "precision times the sureness of the pair); the others go to suppressed.jsonl.",
+)
 FORMATS = click.option(
     "--format",
     "formats",
@@ -281,6 +298,14 @@ FORMATS = click.option(
     help="Report formats to write (comma-separated; default all): "
     + ", ".join(WRITERS.names())
     + ".",
+)
+CARD_NAMES = click.option(
+    "--card-names",
+    "card_names",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Card-name list (TSV with the columns card, lang, name) to use instead of the "
+    "shipped card index; the inputs' card data is added to it. Repeatable.",
 )
 MASTERS = click.option(
     "--masters",
@@ -393,7 +418,7 @@ def out_option(required: bool) -> Callable:
 
 INGEST_OPTIONS = _with(SOURCE_LANG, LANGUAGES, LANG_ID)
 ALIGN_OPTIONS = _with(EMBEDDER, CACHE_DIR)
-CHECK_OPTIONS = _with(TERMBASE, SELECT, IGNORE, BASELINE, FAIL_ON)
+CHECK_OPTIONS = _with(TERMBASE, SELECT, IGNORE, BASELINE, MIN_CONFIDENCE, FAIL_ON)
 ENGINE_OPTIONS = _with(ENGINE, SCHEDULER, WORKERS, WORKER_MEMORY)
 
 
@@ -415,6 +440,8 @@ def build_settings(
     worker_memory: str | None = None,
     formats: tuple[str, ...] = (),
     masters: tuple[str, ...] = (),
+    card_names: tuple[Path, ...] = (),
+    min_confidence: float = 0.0,
     project: project_file.Project | None = None,
 ) -> Settings:
     """The settings of the options given, every value checked (SettingsError otherwise);
@@ -447,8 +474,21 @@ def build_settings(
         worker_memory=worker_memory,
         formats=tuple(formats),
         masters=tuple(spec.strip() for spec in masters),
+        card_names=validate_name_lists(card_names),
+        min_confidence=min_confidence,
         **project.settings_fields(),
     )
+
+
+def validate_name_lists(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Card-name lists that can be read (the first problem of one that cannot is the
+    error)."""
+    for path in paths:
+        try:
+            read_name_list(path)
+        except NameListError as problem:
+            raise SettingsError(f"--card-names: {problem}") from None
+    return tuple(paths)
 
 
 def validate_embedder(spec: str) -> str:
@@ -488,7 +528,7 @@ def master_files(settings: Settings) -> list[Path]:
 def existing_inputs(inputs: tuple[Path, ...]) -> list[Path]:
     paths = list(inputs) or [DEFAULT_INPUT]
     for path in paths:
-        if not path.exists() and not path.is_symlink():
+        if not input_exists(path):
             raise InputError(f"no such file or folder: {path}")
     return paths
 
@@ -514,6 +554,7 @@ def main() -> None:
 @CHECK_OPTIONS
 @ENGINE_OPTIONS
 @MASTERS
+@CARD_NAMES
 @FORCE
 def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int:
     """Run every stage on INPUT files or folders (default: corpus/).
@@ -546,6 +587,7 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
         console.reused(out)
     else:
         console.work_reused(result.work)
+        console.foreign_entries(result.work)
     console.findings_summary(result.findings, result.suppressed)
     console.reports_written(result.written)
     return exit_status(result.findings, settings.fail_on)
@@ -555,6 +597,7 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
 @INPUTS
 @out_option(required=True)
 @INGEST_OPTIONS
+@CARD_NAMES
 @ENGINE_OPTIONS
 def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
     """Read INPUT files or folders into OUT/corpus.jsonl."""
@@ -566,11 +609,13 @@ def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
         workers=settings.workers,
         memory_limit=settings.worker_memory,
     )
+    reuse = Reuse()
     try:
-        result = stages.ingest_stage(existing_inputs(inputs), out, settings, engine)
+        result = stages.ingest_stage(existing_inputs(inputs), out, settings, engine, reuse=reuse)
     finally:
         engine.close()
     console.ingest_summary(result)
+    console.foreign_entries(reuse)
     return EXIT_OK
 
 
@@ -582,18 +627,21 @@ def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
 def align(out: Path, **options: Any) -> int:
     """Pair every translated ruling in OUT/corpus.jsonl with its source: OUT/alignment.jsonl."""
     settings = build_settings(**options)
+    outputs.check_writable(out, inside=True)
     engine = build_engine(
         settings.engine,
         settings.scheduler,
         workers=settings.workers,
         memory_limit=settings.worker_memory,
     )
+    reuse = Reuse()
     try:
         with console.progress() as progress:
-            rows = stages.align_stage(out, settings, progress.update, engine)
+            rows = stages.align_stage(out, settings, progress.update, engine, reuse=reuse)
     finally:
         engine.close()
     console.alignment_summary(rows)
+    console.foreign_entries(reuse)
     return EXIT_OK
 
 
@@ -602,10 +650,12 @@ def align(out: Path, **options: Any) -> int:
 @SOURCE_LANG
 @CACHE_DIR
 @CHECK_OPTIONS
+@CARD_NAMES
 @ENGINE_OPTIONS
 def check(out: Path, **options: Any) -> int:
     """Run the checks on OUT's corpus and alignment: OUT/findings.jsonl."""
     settings = build_settings(**options)
+    outputs.check_writable(out, inside=True)
     resources = load_resources(settings)
     engine = build_engine(
         settings.engine,
@@ -613,11 +663,13 @@ def check(out: Path, **options: Any) -> int:
         workers=settings.workers,
         memory_limit=settings.worker_memory,
     )
+    reuse = Reuse()
     try:
-        checked = stages.check_stage(out, settings, resources, engine)
+        checked = stages.check_stage(out, settings, resources, engine, reuse=reuse)
     finally:
         engine.close()
     console.findings_summary(checked.findings, checked.suppressed)
+    console.foreign_entries(reuse)
     return exit_status(checked.findings, settings.fail_on)
 
 
@@ -630,6 +682,7 @@ def check(out: Path, **options: Any) -> int:
 def report(out: Path, **options: Any) -> int:
     """Write OUT/report.html and the other report files from OUT's tables."""
     settings = build_settings(**options)
+    outputs.check_writable(out, inside=True)
     resources = stages.Resources.load(settings)
     written = stages.report_stage(out, settings, resources)
     console.reports_written(written)
@@ -647,15 +700,20 @@ def report(out: Path, **options: Any) -> int:
 )
 @click.option("--lookup", "lookups", multiple=True, help="A card name, in any language.")
 @CACHE_DIR
+@CARD_NAMES
 def cards(
-    inputs: tuple[Path, ...], run_dir: Path | None, lookups: tuple[str, ...], cache_dir: Path | None
+    inputs: tuple[Path, ...],
+    run_dir: Path | None,
+    lookups: tuple[str, ...],
+    cache_dir: Path | None,
+    card_names: tuple[Path, ...],
 ) -> int:
     """What the card-name index knows: names per language, and the card behind a name.
 
     The index holds the names the package ships plus those in card data given as INPUT
     (MTGJSON or Scryfall files) or read by an earlier run (--run).
     """
-    index = stages.card_index(list(inputs), run_dir, cache_dir)
+    index = stages.card_index(list(inputs), run_dir, cache_dir, validate_name_lists(card_names))
     console.card_index_summary(index)
     missing = 0
     for name in lookups:
@@ -701,7 +759,7 @@ def rules(code: str | None, project: project_file.Project) -> int:
     for row in TABLE:
         function = CHECKS[row.code].target if row.code in CHECKS else None
         state = "" if row.default else "\toff"
-        click.echo(
+        console.echo(
             f"{row.code}\t{row.category}\t{row.severity}\t{row.stage}\t"
             f"{explanation(row.code, function)}{state}"
         )

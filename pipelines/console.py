@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -22,19 +24,90 @@ from rich.table import Table
 
 from .cards import CardIndex
 from .ingest import IngestResult
+from .ingest.cards import title_coverage
 from .memo import Reuse
 from .model import CATEGORIES, SEVERITIES, Alignment, Finding
 from .resources import language_name
 
+
+class GuardedStdout:
+    """The standard output, except that a write that fails (a closed pipe: ``rulings run |
+    head -1``; a full device) does not end the command: the first error is kept in
+    ``error``, stdout is pointed at /dev/null (so that nothing more fails, not even the
+    interpreter's last flush) and the run goes on to write its outputs."""
+
+    def __init__(self) -> None:
+        self.error: OSError | None = None
+
+    def write(self, text: str) -> int:
+        if self.error is None:
+            try:
+                return sys.stdout.write(text)
+            except OSError as error:
+                self.lost(error)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.error is None:
+            try:
+                sys.stdout.flush()
+            except OSError as error:
+                self.lost(error)
+
+    def lost(self, error: OSError) -> None:
+        self.error = error
+        silence_stdout()
+
+    def isatty(self) -> bool:
+        return self.error is None and sys.stdout.isatty()
+
+    def fileno(self) -> int:
+        return sys.stdout.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(sys.stdout, "encoding", None) or "utf-8"
+
+
+def silence_stdout() -> None:
+    """Point the standard output's descriptor at /dev/null: what is still buffered for it,
+    and anything written later, goes nowhere instead of failing again."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test's captured output): nothing left to fail
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, descriptor)
+    finally:
+        os.close(devnull)
+
+
+def stdout_problem() -> str | None:
+    """Why the standard output could not be written, for an error line; None when it was
+    written or when its reader only stopped reading (a closed pipe is no error: ``head``)."""
+    error = _guarded.error
+    if error is None or error.errno == errno.EPIPE:
+        return None
+    return f"cannot write to the standard output: {error.strerror or error}"
+
+
 # No console markup: titles, card names and paths come from the corpus or the user, and a
 # "[link=…]" or "[/]" in them is text to show, not an instruction to rich.
-stdout = Console(highlight=False, soft_wrap=True, markup=False)
+_guarded = GuardedStdout()
+stdout = Console(file=_guarded, highlight=False, soft_wrap=True, markup=False)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 def error(message: str) -> None:
     """One line on stderr, no traceback."""
     print(f"rulings: error: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def echo(line: str) -> None:
+    """One line on stdout as it is (no rich rendering: tabs stay tabs)."""
+    _guarded.write(line + "\n")
+    _guarded.flush()
 
 
 def note(message: str) -> None:
@@ -58,6 +131,12 @@ def ingest_summary(result: IngestResult) -> None:
         f"{count(len(result.rulings), 'ruling')} "
         f"({', '.join(f'{n} {name}' for name, n in sorted(result.formats.items()))})."
     )
+    if result.index is not None:
+        unknown, documents = title_coverage(result.rulings, result.index)
+        stdout.print(
+            f"Card index: knows {len(result.index):,} cards; {unknown:,} of this run's "
+            f"{count(documents, 'card document')}' titles are unknown."
+        )
     table = Table(title=None, show_edge=False, pad_edge=False)
     table.add_column("language")
     table.add_column("documents", justify="right")
@@ -241,3 +320,17 @@ def work_reused(reuse: Reuse) -> None:
     ]
     if any(reuse.reused(kind) for kind in WORK_NAMES):
         stdout.print(f"Unchanged since an earlier run, from the cache: {', '.join(parts)}.")
+
+
+def foreign_entries(reuse: Reuse) -> None:
+    """Cache entries found holding another unit's result, said once per command (on stderr:
+    the outputs are those of a clean run and must not depend on what the cache held)."""
+    if not reuse.foreign:
+        return
+    kinds = ", ".join(f"{kind} {n:,}" for kind, n in sorted(reuse.foreign.items()))
+    total = sum(reuse.foreign.values())
+    note(
+        f"{count(total, 'cache entry', 'cache entries')} held the result of another unit of "
+        f"work (copied or moved inside the cache folder's work/; {kinds}): "
+        "recomputed and written again"
+    )

@@ -32,13 +32,17 @@ def run_key(inputs: list[Path], settings: Settings, skip: list[Path] = ()) -> di
         for name, value in sorted(dataclasses.asdict(settings).items())
         if name not in VOLATILE
     }
-    files = [*settings.termbases, *([settings.baseline] if settings.baseline else [])]
+    files = [
+        *settings.termbases,
+        *settings.card_names,
+        *([settings.baseline] if settings.baseline else []),
+    ]
     return {
         "version": __version__,
         "code": code_digest(),
         "options": options,
         "option_files": {str(path): _file_digest(path) for path in files},
-        "inputs": {doc.rel: _file_digest(doc.path) for doc in discover(inputs, skip=skip)},
+        "inputs": {doc.rel: doc.manifest_digest() for doc in discover(inputs, skip=skip)},
     }
 
 

@@ -8,7 +8,11 @@ code and data are part of every key, so a new version recomputes everything. A h
 returned as the JSON it was stored as; a miss, a damaged file or an unwritable cache folder
 only means computing again (a cache never fails a run).
 
-Entries are JSON with a digest in front (``files.write_checked``), never pickles. Nothing is
+Entries are JSON with a digest in front (``files.write_checked``), never pickles. Each entry
+carries the key it was written for, its kind of work and the package version
+(``entry``); a read whose entry was written for another key (a file copied or renamed inside
+the cache folder) is a miss, computed again and counted in ``Reuse.foreign``, which the
+command reports once on stderr (``entry_value`` is the one place this is checked). Nothing is
 removed automatically: deleting ``CACHE/work`` at any time is safe.
 """
 
@@ -23,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .files import read_checked, write_checked
 
 PACKAGE = Path(__file__).resolve().parent
@@ -51,14 +56,45 @@ def digest(parts: Iterable[str | bytes]) -> str:
     return hasher.hexdigest()
 
 
+def entry(key: str, kind: str, value: Any) -> dict[str, Any]:
+    """What a cache file holds: the value with the key, kind and version it belongs to."""
+    return {"key": key, "kind": kind, "version": __version__, "value": value}
+
+
+_FOREIGN = object()
+"""``entry_value``'s answer for an entry written for another key, kind or version."""
+
+
+def entry_value(stored: Any, key: str, kind: str) -> Any:
+    """The value of a stored entry when it was written for ``key`` and ``kind`` by this
+    version; None when nothing usable was stored; ``_FOREIGN`` when an entry of another key
+    is there (copied or moved inside the cache folder: its value belongs elsewhere)."""
+    if stored is None:
+        return None
+    if (
+        not isinstance(stored, dict)
+        or stored.get("key") != key
+        or stored.get("kind") != kind
+        or stored.get("version") != __version__
+        or "value" not in stored
+    ):
+        return _FOREIGN
+    return stored["value"]
+
+
 @dataclass
 class Reuse:
-    """How many units of work of each kind a run took from the cache, and computed."""
+    """How many units of work of each kind a run took from the cache, and computed; and
+    how many entries it found written for another key (``foreign``: recomputed)."""
 
     counts: dict[str, list[int]] = field(default_factory=dict)
+    foreign: dict[str, int] = field(default_factory=dict)
 
     def count(self, kind: str, hit: bool) -> None:
         self.counts.setdefault(kind, [0, 0])[0 if hit else 1] += 1
+
+    def count_foreign(self, kind: str) -> None:
+        self.foreign[kind] = self.foreign.get(kind, 0) + 1
 
     def reused(self, kind: str) -> int:
         return self.counts.get(kind, [0, 0])[0]
@@ -103,7 +139,11 @@ class WorkCache:
         return digest([self.salt, *parts])
 
     def get(self, key: str) -> Any | None:
-        value = read_checked(self._path(key)) if self.folder is not None else None
+        stored = read_checked(self._path(key)) if self.folder is not None else None
+        value = entry_value(stored, key, self.kind)
+        if value is _FOREIGN:
+            self.reuse.count_foreign(self.kind)
+            value = None
         self.reuse.count(self.kind, value is not None)
         return value
 
@@ -112,7 +152,7 @@ class WorkCache:
             return
         # a full disk or a read-only cache folder costs the next run time, no more
         with contextlib.suppress(OSError):
-            write_checked(self._path(key), value, sync=False)
+            write_checked(self._path(key), entry(key, self.kind, value), sync=False)
 
     def _path(self, key: str) -> str:
         """A string, not a Path: a run looks up tens of thousands of entries, and building

@@ -145,6 +145,9 @@ class Finding:
     each ``{"side", "start", "end", "role"}`` in code points (``Mark``)."""
     folded: list[dict[str, Any]] = field(default_factory=list)
     """Findings on the same unit that follow from this one (``code``, ``message``)."""
+    confidence: float | None = None
+    """How likely the finding is right, 0..1 (``check.confidence``): its code's judged
+    precision, times the likelihood that the pair it is about is a true pair."""
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:

@@ -42,15 +42,18 @@ def _sibling(out: Path, marker: str) -> Path:
     return out.parent / f".{out.name}{marker}{os.getpid()}-{secrets.token_hex(3)}"
 
 
-def check_writable(out: Path) -> None:
+def check_writable(out: Path, inside: bool = False) -> None:
     """Fail before any work when OUT cannot be written: a run is written into a folder
     beside OUT, so a folder is made and removed in OUT's parent (the nearest one that
     exists), which also catches read-only file systems and a superuser's writes to a
-    read-only mount."""
+    read-only mount; and a run replaces OUT, which a mount point cannot be. ``inside``: the
+    command writes into OUT itself (a stage command), so the probe is made there."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise OutputError(f"cannot write to {out}: it is a file, not a folder")
-    target = out.absolute().parent
+    if not inside and out.is_dir() and os.path.ismount(out):
+        raise OutputError(f"cannot write to {out}: {_mount_problem(out)}")
+    target = out.absolute() if inside and out.is_dir() else out.absolute().parent
     while not target.exists():
         target = target.parent
     if not target.is_dir():
@@ -58,10 +61,21 @@ def check_writable(out: Path) -> None:
     try:
         probe = tempfile.mkdtemp(prefix=".rulings-probe-", dir=target)
     except OSError as error:
-        beside = "" if target == out.absolute().parent else f" (in {target})"
+        beside = "" if target in (out.absolute(), out.absolute().parent) else f" (in {target})"
         raise OutputError(f"cannot write to {out}{beside}: {error.strerror or error}") from None
     with contextlib.suppress(OSError):
         os.rmdir(probe)
+
+
+def _mount_problem(out: Path) -> str:
+    """Why a mount point cannot be OUT."""
+    with contextlib.suppress(OSError):
+        if os.statvfs(out).f_flag & os.ST_RDONLY:
+            return os.strerror(errno.EROFS)
+    return (
+        "it is a mount point, and a run replaces its output folder in one step; "
+        f"give a folder inside it (--out {out / 'reports'})"
+    )
 
 
 def write_error(error: OSError, out: Path, staging: Path | None = None) -> OSError:

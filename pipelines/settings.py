@@ -43,6 +43,12 @@ class Settings:
     restarts a worker that goes above it."""
     masters: tuple[str, ...] = ()
     """English masters to add to the inputs: fetched kinds (``mtgjson:TSP,PLC``) or paths."""
+    min_confidence: float = 0.0
+    """Findings less sure than this (``Finding.confidence``) go to suppressed.jsonl instead
+    of findings.jsonl, and do not count towards --fail-on."""
+    card_names: tuple[Path, ...] = ()
+    """Card-name lists (TSV: card, lang, name) used instead of the shipped card index; the
+    inputs' card data is added to them as to the shipped one."""
     # What only the project file (``project.py``) says.
     path_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(gitignore-style path pattern, codes, code prefixes or categories not reported there)."""
@@ -140,6 +146,11 @@ def validate_engine(
         )
     if workers is not None and workers < 1:
         raise SettingsError("--workers must be at least 1")
+    if engine == "dask":
+        try:
+            import distributed  # noqa: F401  (the engine needs it; not installed by default)
+        except ImportError:
+            raise SettingsError("the dask engine needs: pip install 'rulings[dask]'") from None
     if worker_memory:
         try:
             from dask.utils import parse_bytes

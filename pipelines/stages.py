@@ -25,10 +25,12 @@ from .cards import CardIndex
 from .catalogue import CATALOGUE
 from .check import CheckContext, run_checks, selected
 from .check.baseline import Baseline
+from .check.confidence import split_by_confidence, with_confidence
 from .check.overrides import path_ignored, with_severities
 from .engine import Engine
 from .engine.local import LocalEngine
 from .ingest import IngestResult, InputError, finding_order, ingest
+from .ingest.source import input_exists
 from .memo import Reuse, WorkCache, digest
 from .model import Alignment, CardName, Finding, Ruling
 from .report import write_reports
@@ -79,7 +81,7 @@ def ingest_stage(
     """Read the inputs; write corpus.jsonl, parse-findings.jsonl and cards.jsonl. Output
     folders (``out``, ``skip`` and any folder with a run manifest) are never read."""
     for path in inputs:
-        if not path.exists() and not path.is_symlink():
+        if not input_exists(path):
             raise InputError(f"no such file or folder: {path}")
     result = ingest(
         inputs,
@@ -90,6 +92,7 @@ def ingest_stage(
         engine=engine,
         skip=[out, *skip],
         work=WorkCache(cache_root(settings.cache_dir), "ingest", reuse=reuse),
+        name_lists=settings.card_names,
     )
     result.digests = tables.CorpusDigests()
     tables.write_jsonl(out / tables.CORPUS, result.rulings, on_line=result.digests.add)
@@ -169,7 +172,9 @@ def check_stage(
         alignment = tables.read_records(out / tables.ALIGNMENT, Alignment, seen=seen)
     del seen  # what was read once stays in the tables; the index of it can go
     # the index ingest built is that of its card names: those it adds are the index's own
-    cards = ingested.index or CardIndex.cached(ingested.card_names, cache_root(settings.cache_dir))
+    cards = ingested.index or CardIndex.cached(
+        ingested.card_names, cache_root(settings.cache_dir), settings.card_names
+    )
     context = CheckContext(
         ingested.rulings,
         alignment,
@@ -188,6 +193,7 @@ def check_stage(
         [
             settings.source_lang,
             *(_content_digest(path) for path in settings.termbases),
+            *(_content_digest(path) for path in settings.card_names),
             _content_digest(out / tables.CARD_NAMES),
             # the team's rules and allow lists by their content, wherever their files are
             thresholds.stage_digest(dict(settings.thresholds), thresholds.CHECK),
@@ -197,13 +203,15 @@ def check_stage(
         reuse=reuse,
     )
     findings += run_checks(context, settings.select, settings.ignore, engine=engine, work=work)
-    findings = fold(_unique(findings))
+    findings = with_confidence(fold(_unique(findings)), alignment)
     findings = path_ignored(findings, settings.path_ignores)
     findings = with_severities(findings, settings.severities)
     findings.sort(key=finding_order)
     suppressed: list[Finding] = []
     if resources.baseline is not None:
         findings, suppressed = resources.baseline.split(findings)
+    findings, unsure = split_by_confidence(findings, settings.min_confidence)
+    suppressed = sorted([*suppressed, *unsure], key=finding_order)
     tables.write_jsonl(out / tables.FINDINGS, findings)
     tables.write_jsonl(out / tables.SUPPRESSED, suppressed)
     return CheckResult(findings, suppressed)
@@ -292,11 +300,17 @@ def report_stage(
     return write_reports(run, out, settings.formats, processes=processes)
 
 
-def card_index(inputs: list[Path], run_dir: Path | None, cache_dir: Path | None) -> CardIndex:
-    """The card-name index of some card data files, or of an earlier run's output folder."""
+def card_index(
+    inputs: list[Path],
+    run_dir: Path | None,
+    cache_dir: Path | None,
+    name_lists: tuple[Path, ...] = (),
+) -> CardIndex:
+    """The card-name index of some card data files, or of an earlier run's output folder
+    (on the shipped names, or on ``name_lists`` instead)."""
     names: list[CardName] = []
     if run_dir is not None:
         names += tables.read_records(run_dir / tables.CARD_NAMES, CardName)
     if inputs:
-        names += ingest(inputs, cache_dir=cache_root(cache_dir)).card_names
-    return CardIndex.cached(names, cache_root(cache_dir))
+        names += ingest(inputs, cache_dir=cache_root(cache_dir), name_lists=name_lists).card_names
+    return CardIndex.cached(names, cache_root(cache_dir), name_lists)

@@ -349,3 +349,66 @@ def apply(docs: list[CardDoc], defects: list[Defect]) -> dict[tuple[str, str], s
         )
         for doc in docs
     }
+
+
+# --- whole sets, as a team's folder holds them ----------------------------------------------
+
+NAME_FIELDS = ("name", "faceName", "identifiers", "layout", "setCode", "uuid")
+FOREIGN_NAME_FIELDS = ("name", "faceName", "language")
+
+
+def write_set_documents(
+    out: Path, sets, langs=tuple(LANGUAGES), shared: Path = SHARED
+) -> dict[str, dict[str, int]]:
+    """Every card of the sets with a printed text in a language, as a team's folder holds it:
+    ``OUT/en/<SET>/<slug>.txt`` (the name, then each line of the current Oracle text as a
+    paragraph) and ``OUT/<lang>/<SET>/<slug>.txt`` (the printed name and text), whatever
+    their numbers of lines (``load_cards`` keeps only cards whose two texts have as many).
+    A card printed twice in a set (faces, variants) is written once. Returns, per language
+    and set, the documents and lines written."""
+    counts: dict[str, dict[str, int]] = {}
+    for set_code in sorted(sets):
+        seen: set[str] = set()
+        for card in mtgjson(set_code, shared)["data"]["cards"]:
+            name = card.get("faceName") or card["name"]
+            if not card.get("text") or name in seen:
+                continue
+            seen.add(name)
+            written = False
+            for lang in sorted(langs):
+                local = [f for f in card.get("foreignData", []) if f["language"] == LANGUAGES[lang]]
+                if not local or not local[0].get("text"):
+                    continue
+                lines = split_lines(local[0]["text"])
+                title = local[0].get("faceName") or local[0].get("name") or name
+                _write(out / lang / set_code / f"{slugify(name)}.txt", document_text(title, lines))
+                tally = counts.setdefault(lang, {}).setdefault(set_code, 0)
+                counts[lang][set_code] = tally + len(lines)
+                written = True
+            if written:
+                english = document_text(name, split_lines(card["text"]))
+                _write(out / "en" / set_code / f"{slugify(name)}.txt", english)
+    return counts
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+
+
+def names_only(set_code: str, shared: Path = SHARED) -> dict:
+    """The set's MTGJSON file with only its cards' names (English, faces, printed names) and
+    identifiers: card data that names the cards without adding English rulings."""
+    data = mtgjson(set_code, shared)
+    cards = [
+        {key: card[key] for key in NAME_FIELDS if key in card}
+        | {
+            "foreignData": [
+                {key: f[key] for key in FOREIGN_NAME_FIELDS if key in f}
+                for f in card.get("foreignData", [])
+            ]
+        }
+        for card in data["data"]["cards"]
+    ]
+    keep = {k: v for k, v in data["data"].items() if k not in ("cards", "tokens", "booster")}
+    return {"meta": data["meta"], "data": keep | {"cards": cards}}

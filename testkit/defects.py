@@ -40,6 +40,12 @@ RULE_REFERENCE = re.compile(r"(?<![\d.])\d{3}\.\d+[a-z]?(?:[-–][a-z])?(?![\d])
 PT_VALUE = re.compile(r"(?<![\d/+\-−.])\d+/\d+(?![\d/])")
 NOT_NUMBERS = (SYMBOL, PT_MODIFIER, PT_VALUE, RULE_REFERENCE)
 DIGITS = re.compile(r"(?<![\d.,/{}+\-−])\d+(?![\d.,/{}])")
+VARIABLE = re.compile(r"\[[^\[\]\n]{1,40}\]")
+EN_TEMPLATE = re.compile(r"“[^”]*\[[^\[\]]+\][^”]*”")
+ZH_TEMPLATE = re.compile(r"[、，或和及以]*[“「][^”」]*\[[^\[\]]+\][^”」]*[”」]")
+EN_CONDITION = re.compile(r"(?:^|[.;:]\s+)(?:If|Unless)\b")
+ZH_CONDITION = re.compile(r"(?:^|[。；：])((?:如果|若|除非)[^，。；]{2,60}，)")
+ZH_CROSS_REFERENCE = re.compile(r"[（(]参见规则[^）)]{1,40}[）)]|参见规则[^。；（）]{1,40}。")
 NUMBERS = data("number_words")
 ZH_NUMERAL, EN_NUMBER_WORDS = NUMBERS["zh"], NUMBERS["en_rules"]
 ZH_NUMERAL_OF = {value: word for word, value in ZH_NUMERAL.items()} | {10: NUMBERS["zh_ten"]}
@@ -233,6 +239,48 @@ class Injector:
 
     def delete(self, c: Candidate):
         return (None, {"removed": c.zh_body}) if c.standalone else None
+
+    def template_dropped(self, c: Candidate):
+        """One of two or more quoted templates with a bracketed variable, with what joins it
+        to the others (、 或 以及 和 及)."""
+        if len(EN_TEMPLATE.findall(c.en_body)) < 2:
+            return None
+        quoted = list(ZH_TEMPLATE.finditer(c.zh_body))
+        if len(quoted) < 2:
+            return None
+        match = self.rng.choice(quoted[1:])
+        return replaced(c.zh_body, match, ""), {"removed": match.group(), "at": match.start()}
+
+    def condition_dropped(self, c: Candidate):
+        """A condition clause that opens a Chinese sentence (如果…，, 若…，) where the English
+        opens one with If, and the 则 that answers it."""
+        if not EN_CONDITION.search(c.en_body):
+            return None
+        options = list(ZH_CONDITION.finditer(c.zh_body))
+        if not options:
+            return None
+        match = self.rng.choice(options)
+        body = c.zh_body[: match.start(1)] + c.zh_body[match.end(1) :]
+        body = body[: match.start(1)] + re.sub(r"^则", "", body[match.start(1) :])
+        return body, {"removed": match.group(1), "at": match.start(1)}
+
+    def variable_dropped(self, c: Candidate):
+        """A bracketed variable ([特性], [费用]) where the English has one (the Chinese writes
+        its own words in the brackets)."""
+        options = list(VARIABLE.finditer(c.zh_body)) if VARIABLE.search(c.en_body) else []
+        if not options:
+            return None
+        match = self.rng.choice(options)
+        return replaced(c.zh_body, match, ""), {"removed": match.group(), "at": match.start()}
+
+    def cross_reference_dropped(self, c: Candidate):
+        """A cross-reference in parentheses (（参见规则702.19）) or as a sentence (参见规则
+        704。)."""
+        options = list(ZH_CROSS_REFERENCE.finditer(c.zh_body))
+        if not options or not re.search(r"\b(?:see|See) rules?\b", c.en_body):
+            return None
+        match = self.rng.choice(options)
+        return replaced(c.zh_body, match, ""), {"removed": match.group(), "at": match.start()}
 
 
 def round_robin(order: list[Candidate], injector: Injector, count: int, rng: random.Random):

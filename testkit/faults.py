@@ -12,6 +12,9 @@ differs, so that a mix of two runs cannot pass for either. The code under test i
 manifest's code digest halfway). A full disk and a read-only output folder are real (a small
 tmpfs, remounted read-only or shrunk) when running as root; otherwise the read-only case uses
 file permissions and the full disk is skipped (and recorded as such).
+
+``battery(kinds)`` is the hostile battery (``HOSTILE``, docs/inputs.md): inputs, caches, pipes
+and outputs a hostile user would hand ``rulings run``, each case checked for lines lost.
 """
 
 from __future__ import annotations
@@ -415,4 +418,520 @@ def run(faults, seed, *, follow_every=1, work=None, warm_cache=None):
         return harness.figures() | {
             "seconds": round(time.perf_counter() - started, 1),
             "seed": seed,
+        }
+
+
+# --- the hostile battery: names, pipes, caches, NUL bytes, hidden files, messages -------------
+#
+# Each case drives ``rulings run`` as a hostile user would and checks what the run kept: every
+# non-blank line of every input is accounted for in the outputs (a ruling, a line a ruling
+# carries, or a parse finding; a file skipped as a whole by a finding naming it), under the
+# input's own id, no id twice, and the command ends (a timeout is a hang) with the status and
+# the one stderr line the case expects. ``lost`` counts the lines not accounted for, the
+# duplicate ids and the output files that differ from a clean run's.
+
+HOSTILE = (
+    "same-names",
+    "cache-keys",
+    "special-files",
+    "closed-stdout",
+    "nul-bytes",
+    "hidden-files",
+    "messages",
+)
+HANG_SECONDS = 240
+"""A run of a few seed files that has not ended after this long is taken for a hang."""
+WHOLE_FILE_CODES = {"PARSE001", "PARSE003", "PARSE010", "PARSE014"}
+"""Findings that account for a whole file (skipped or empty, and said so)."""
+SEED_NAMES = sorted(p.name for p in SEEDS.glob("*.txt"))
+
+
+@dataclass
+class Case:
+    """One hostile run (or a few, for one question) and what it kept."""
+
+    kind: str
+    detail: str
+    problems: list[str] = field(default_factory=list)
+    lost: int = 0
+
+    @property
+    def survived(self) -> bool:
+        return not self.problems and not self.lost
+
+
+@dataclass
+class Done:
+    code: int | None
+    stdout: str
+    stderr: str
+    hung: bool = False
+
+
+def read_table(path: Path) -> list[dict]:
+    import json
+
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def unaccounted(out: Path, expected: dict[str, bytes]) -> tuple[int, list[str]]:
+    """How many non-blank lines of the inputs (``expected``: each input's id and bytes) the
+    outputs in ``out`` do not account for, and which (a few, for the message); duplicate
+    ids count too."""
+    rows = read_table(out / "corpus.jsonl")
+    findings = read_table(out / "findings.jsonl") + read_table(out / "suppressed.jsonl")
+    accounted: dict[str, set[int]] = {}
+    whole: set[str] = set()
+    for row in rows:
+        lines = accounted.setdefault(row["file"], set())
+        if row.get("line") is not None:
+            lines.update(range(row["line"], (row.get("end_line") or row["line"]) + 1))
+        lines.update(item["line"] for item in row.get("carried") or ())
+    for finding in findings:
+        if finding.get("file") is None:
+            continue
+        lines = accounted.setdefault(finding["file"], set())
+        if finding.get("line") is not None:
+            lines.add(finding["line"])
+        elif finding["code"] in WHOLE_FILE_CODES:
+            whole.add(finding["file"])
+        lines.update((finding.get("evidence") or {}).get("lines", ()))
+    missing = []
+    for rel, data in expected.items():
+        if rel in whole:
+            continue
+        text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+        for number, line in enumerate(text.split("\n"), 1):
+            if line.replace("\x00", "").strip() and number not in accounted.get(rel, ()):
+                missing.append(f"{rel}:{number}")
+    ids = Counter(row["id"] for row in rows)
+    duplicates = [f"{rid} x{n}" for rid, n in sorted(ids.items()) if n > 1]
+    lost = len(missing) + sum(ids[rid] - 1 for rid in ids if ids[rid] > 1)
+    return lost, (missing[:5] + duplicates[:5])
+
+
+class Battery:
+    """A work folder with a copy of the package and a cache of its own; each ``case_*``
+    method returns the cases it ran."""
+
+    def __init__(self, work: Path, warm_cache: Path | None = None) -> None:
+        self.work = work
+        self.cache = work / "cache"
+        skip = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(ROOT / "pipelines", work / "package" / "pipelines", ignore=skip)
+        if warm_cache is not None and (warm_cache / "embeddings").is_dir():
+            shutil.copytree(warm_cache / "embeddings", self.cache / "embeddings")
+
+    def env(self, cache: Path | None = None, path: str | None = None) -> dict[str, str]:
+        package = str(self.work / "package")
+        return {
+            **os.environ,
+            "PYTHONPATH": f"{path}{os.pathsep}{package}" if path else package,
+            "RULINGS_CACHE_DIR": str(cache or self.cache),
+        }
+
+    def rulings(self, *args, stdin=None, stdout=None, cache=None, path=None, fds=()) -> Done:
+        """``python -m pipelines ARGS`` in the work folder, ended after HANG_SECONDS."""
+        command = [sys.executable, "-m", "pipelines", *map(str, args)]
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE if isinstance(stdin, bytes) else stdin or subprocess.DEVNULL,
+            stdout=subprocess.PIPE if stdout is None else stdout,
+            stderr=subprocess.PIPE,
+            env=self.env(cache, path),
+            cwd=self.work,
+            pass_fds=fds,
+        )
+        try:
+            out, err = process.communicate(
+                stdin if isinstance(stdin, bytes) else None, timeout=HANG_SECONDS
+            )
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = process.communicate()
+            return Done(None, (out or b"").decode(), (err or b"").decode(), hung=True)
+        return Done(process.returncode, (out or b"").decode(), (err or b"").decode())
+
+    def folder(self, name: str, files: dict[str, bytes]) -> Path:
+        root = self.work / name
+        for rel, data in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(data)
+        return root
+
+    @staticmethod
+    def seed(index: int) -> bytes:
+        return (SEEDS / SEED_NAMES[index % len(SEED_NAMES)]).read_bytes()
+
+    def expect_run(self, case: Case, done: Done, codes=(0, 1)) -> None:
+        if done.hung:
+            case.problems.append(f"hung: no end after {HANG_SECONDS} s")
+        elif done.code not in codes:
+            case.problems.append(f"exit {done.code}, not {codes}: {done.stderr[-300:]!r}")
+        if "Traceback" in done.stderr:
+            case.problems.append(f"a traceback: {done.stderr[-300:]!r}")
+
+    def account(self, case: Case, out: Path, expected: dict[str, bytes]) -> None:
+        lost, where = unaccounted(out, expected)
+        case.lost += lost
+        if lost:
+            case.problems.append(f"{lost} lines or ids lost: {', '.join(where)}")
+
+    # --- 1. names that cannot clash ------------------------------------------------------
+
+    def case_same_names(self) -> list[Case]:
+        """Same-named files in several roots, given directly and in roots nested inside
+        each other or ending in the same folders: every line kept under an id of its own."""
+        cases = []
+        layouts = {
+            "three roots x/es y/es z/es, each with r.txt": (
+                ["x/es", "y/es", "z/es"],
+                {rel: rel for rel in ("x/es/r.txt", "y/es/r.txt", "z/es/r.txt")},
+            ),
+            "three files a/r.txt b/r.txt c/r.txt given directly": (
+                ["a/r.txt", "b/r.txt", "c/r.txt"],
+                {rel: rel for rel in ("a/r.txt", "b/r.txt", "c/r.txt")},
+            ),
+            "five roots ending in the same folders (es, p/es, q/p/es, ...)": (
+                ["es", "p/es", "q/p/es", "s/q/p/es", "t/s/q/p/es"],
+                {
+                    "es/r.txt": "{base}/es/r.txt",
+                    "p/es/r.txt": "{base}/p/es/r.txt",
+                    "q/p/es/r.txt": "{base}/q/p/es/r.txt",
+                    "s/q/p/es/r.txt": "{base}/s/q/p/es/r.txt",
+                    "t/s/q/p/es/r.txt": "t/s/q/p/es/r.txt",
+                },
+            ),
+            "five roots nested inside each other (n/a/b/c/d, n/a/b/c, ..., n)": (
+                ["n/a/b/c/d", "n/a/b/c", "n/a/b", "n/a", "n"],
+                {
+                    "n/a/b/c/d/r.txt": "d/r.txt",
+                    "n/a/b/c/r.txt": "c/r.txt",
+                    "n/a/b/r.txt": "b/r.txt",
+                    "n/a/r.txt": "a/r.txt",
+                    "n/r.txt": "n/r.txt",
+                },
+            ),
+        }  # fmt: skip
+        for number, (detail, (roots, ids)) in enumerate(layouts.items()):
+            case = Case("same-names", detail)
+            name = f"names-{number}"
+            data = {rel: self.seed(i) for i, rel in enumerate(ids)}
+            base = self.folder(name, data)
+            out = self.work / f"{name}-out"
+            done = self.rulings(
+                "run", *(base / r for r in roots), "--out", out, "--fail-on", "never"
+            )
+            self.expect_run(case, done, (0,))
+            expected = {ids[rel].format(base=name): data[rel] for rel in ids}
+            found = sorted({row["file"] for row in read_table(out / "corpus.jsonl")})
+            if found != sorted(expected):
+                case.problems.append(f"ids {found}, expected {sorted(expected)}")
+            self.account(case, out, expected)
+            cases.append(case)
+        return cases
+
+    # --- 2. cache entries tied to their keys -------------------------------------------------
+
+    def case_cache_keys(self) -> list[Case]:
+        """Every work-cache entry of every stage moved to another key of its stage (each
+        entry copied over the next one), then a run: a clean run's bytes, one note."""
+        corpus = self.folder("keys", {name: (SEEDS / name).read_bytes() for name in SEED_NAMES})
+        cache, reference, out = (
+            self.work / "keys-cache",
+            self.work / "keys-ref",
+            self.work / "keys-out",
+        )
+        cases = []
+        first = self.rulings("run", corpus, "--out", reference, cache=cache)
+        stages = (
+            sorted(p.name for p in (cache / "work").iterdir()) if (cache / "work").is_dir() else []
+        )
+        for stage in stages:
+            case = Case("cache-keys", f"every {stage} entry copied over another key's")
+            self.expect_run(case, first)
+            entries = sorted((cache / "work" / stage).rglob("*.json"))
+            if len(entries) < 2:
+                case.problems.append(f"{len(entries)} {stage} entries: nothing to swap")
+                cases.append(case)
+                continue
+            saved = {path: path.read_bytes() for path in entries}
+            for path, other in zip(entries, entries[1:] + entries[:1], strict=True):
+                path.write_bytes(saved[other])
+            done = self.rulings("run", corpus, "--out", out, "--force", cache=cache)
+            self.expect_run(case, done)
+            differ = [
+                name
+                for name, data in (snapshot(reference) or {}).items()
+                if (snapshot(out) or {}).get(name) != data
+            ]
+            case.lost += len(differ)
+            if differ:
+                case.problems.append(f"outputs differ from a clean run: {differ}")
+            notes = [line for line in done.stderr.splitlines() if "cache entr" in line]
+            if len(notes) != 1 or f"{stage} {len(entries)}" not in notes[0]:
+                case.problems.append(f"not one note naming {len(entries)} {stage} entries: {notes}")
+            cases.append(case)
+        if not stages:
+            case = Case("cache-keys", "a run keeps work-cache entries")
+            case.problems.append(f"no work cache after a run: {first.stderr[-300:]!r}")
+            cases.append(case)
+        return cases
+
+    # --- 3. only regular files are read; pipes given as INPUT are read once ----------------
+
+    def case_special_files(self) -> list[Case]:
+        """A FIFO without a writer, a socket and a link to /dev/zero inside the input: the
+        run ends, each is a PARSE010 and never opened; then the standard input as ``-`` and
+        a process substitution as INPUT: each read once, its rulings all there."""
+        import socket
+        import threading
+
+        corpus = self.folder("special", {"ok.txt": self.seed(0)})
+        os.mkfifo(corpus / "p.txt")
+        os.symlink("/dev/zero", corpus / "zero.txt")
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(corpus / "s.txt"))
+        case = Case("special-files", "a FIFO without a writer, a socket, a link to /dev/zero")
+        out = self.work / "special-out"
+        try:
+            done = self.rulings("run", corpus, "--out", out, "--fail-on", "never")
+        finally:
+            server.close()
+        self.expect_run(case, done, (0,))
+        findings = read_table(out / "findings.jsonl")
+        unread = sorted(f["file"] for f in findings if f["code"] == "PARSE010")
+        if unread != ["p.txt", "s.txt", "zero.txt"]:
+            case.problems.append(f"PARSE010 on {unread}, expected p.txt, s.txt, zero.txt")
+        self.account(case, out, {"ok.txt": self.seed(0)})
+        cases = [case]
+
+        case = Case("special-files", "- (a pipe on stdin) and /dev/fd/N (<(cat seed)) as INPUT")
+        read, write = os.pipe()
+
+        def feed() -> None:
+            with open(write, "wb") as pipe:
+                pipe.write(self.seed(1))
+
+        threading.Thread(target=feed, daemon=True).start()
+        out = self.work / "streams-out"
+        try:
+            done = self.rulings(
+                "run", "-", f"/dev/fd/{read}", "--out", out, "--fail-on", "never",
+                stdin=self.seed(2), fds=(read,),
+            )  # fmt: skip
+        finally:
+            os.close(read)
+        self.expect_run(case, done, (0,))
+        self.account(case, out, {"stdin": self.seed(2), f"fd-{read}": self.seed(1)})
+        cases.append(case)
+        return cases
+
+    # --- 4. a closed stdout --------------------------------------------------------------
+
+    def case_closed_stdout(self) -> list[Case]:
+        """stdout a pipe whose reader is gone before the run writes a line: the outputs are
+        written (a clean run's files), the status is the findings' status."""
+        corpus = self.folder("pipe", {name: (SEEDS / name).read_bytes() for name in SEED_NAMES[:3]})
+        reference = self.work / "pipe-ref"
+        clean = self.rulings("run", corpus, "--out", reference)
+        cases = []
+        for fail_on, status in (("never", 0), ("error", clean.code)):
+            case = Case(
+                "closed-stdout", f"--fail-on {fail_on}: stdout closed before the first line"
+            )
+            out = self.work / f"pipe-out-{fail_on}"
+            read, write = os.pipe()
+            os.close(read)
+            try:
+                done = self.rulings("run", corpus, "--out", out, "--fail-on", fail_on, stdout=write)
+            finally:
+                os.close(write)
+            self.expect_run(case, done, (status,))
+            if done.stderr.strip():
+                case.problems.append(f"stderr: {done.stderr[-300:]!r}")
+            written, wanted = snapshot(out) or {}, snapshot(reference) or {}
+            differ = sorted(
+                n for n in wanted if written.get(n) != wanted[n] and n != "run-manifest.json"
+            )
+            case.lost += len(differ)
+            if differ or not written:
+                case.problems.append(f"outputs missing or not a clean run's: {differ or 'none'}")
+            cases.append(case)
+        return cases
+
+    # --- 5. NUL bytes in a text file -----------------------------------------------------
+
+    def case_nul_bytes(self) -> list[Case]:
+        """One NUL byte inside a ruling, and a line of NULs: a PARSE013 on each, every
+        other line read; an image and a zip file stay binary (PARSE001)."""
+        import io
+        import zipfile
+
+        text = self.seed(0).decode().splitlines(keepends=True)
+        text[2] = text[2][:30] + "\x00" + text[2][30:]
+        text.insert(6, "\x00" * 40 + "\n")
+        damaged = "".join(text).encode()
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+            for name in SEED_NAMES:
+                zipped.write(SEEDS / name, name)
+        image = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 16
+        corpus = self.folder(
+            "nul", {"damaged.txt": damaged, "seeds.zip": archive.getvalue(), "image.png": image}
+        )
+        out = self.work / "nul-out"
+        case = Case("nul-bytes", "a NUL inside line 3, a line of NULs; a zip, an image")
+        done = self.rulings("run", corpus, "--out", out, "--fail-on", "never")
+        self.expect_run(case, done, (0,))
+        findings = read_table(out / "findings.jsonl")
+        on_lines = sorted(f["line"] for f in findings if f["code"] == "PARSE013")
+        if on_lines != [3, 7]:
+            case.problems.append(f"PARSE013 on lines {on_lines}, expected [3, 7]")
+        binary = sorted(f["file"] for f in findings if f["code"] == "PARSE001")
+        if binary != ["image.png", "seeds.zip"]:
+            case.problems.append(f"PARSE001 on {binary}, expected image.png and seeds.zip")
+        expected = {"damaged.txt": damaged, "seeds.zip": b"", "image.png": b""}
+        self.account(case, out, expected)
+        texts = {row["text"] for row in read_table(out / "corpus.jsonl")}
+        if not any(" ".join(text[2].replace("\x00", "").split()[1:]) in t for t in texts):
+            case.lost += 1
+            case.problems.append("the line with a NUL byte is not read")
+        return [case]
+
+    # --- 6. hidden files -------------------------------------------------------------------
+
+    def case_hidden_files(self) -> list[Case]:
+        """Dot-files (``.notes.txt``, ``..\\..\\evil.txt``) and a ``.git`` folder inside the
+        input: each hidden file a finding naming it, the folders in one finding."""
+        corpus = self.folder(
+            "hidden",
+            {
+                "ok.txt": self.seed(0),
+                ".notes.txt": self.seed(1),
+                "..\\..\\evil.txt": self.seed(2),
+                "sub/.draft.txt": self.seed(3),
+                ".git/HEAD": b"ref: refs/heads/main\n",
+                "sub/.cache/x.txt": self.seed(4),
+            },
+        )
+        out = self.work / "hidden-out"
+        case = Case("hidden-files", "dot-files at two depths; .git and sub/.cache folders")
+        done = self.rulings("run", corpus, "--out", out, "--fail-on", "never")
+        self.expect_run(case, done, (0,))
+        findings = read_table(out / "findings.jsonl")
+        hidden = {f["file"] for f in findings if f["code"] == "PARSE014"}
+        for name in (".notes.txt", "..\\..\\evil.txt", "sub/.draft.txt"):
+            if name not in hidden:
+                case.lost += 1
+                case.problems.append(f"{name}: no finding names it")
+        folders = [f for f in findings if f["code"] == "PARSE015"]
+        listed = sorted(e["folder"] for f in folders for e in f["evidence"]["folders"])
+        if len(folders) != 1 or listed != [".git/", "sub/.cache/"]:
+            case.problems.append(f"the folders not read: {listed} in {len(folders)} findings")
+        self.account(case, out, {"ok.txt": self.seed(0)})
+        return [case]
+
+    # --- 7. the right message, exit 2, before any work ------------------------------------
+
+    def case_messages(self) -> list[Case]:
+        corpus = self.folder("messages", {"ok.txt": self.seed(0)})
+        cases = []
+
+        no_dask = self.work / "no-dask"
+        for name in ("dask", "distributed"):
+            (no_dask / name).mkdir(parents=True, exist_ok=True)
+            (no_dask / name / "__init__.py").write_text(f"raise ImportError('no {name} here')\n")
+        case = Case("messages", "--engine dask --scheduler ADDR without Dask installed")
+        done = self.rulings(
+            "run", corpus, "--out", self.work / "dask-out", "--engine", "dask",
+            "--scheduler", "tcp://127.0.0.1:9", path=str(no_dask),
+        )  # fmt: skip
+        self.one_line(case, done, "rulings: error: the dask engine needs")
+        cases.append(case)
+
+        case = Case("messages", "stdout is /dev/full")
+        out = self.work / "full-out"
+        with open("/dev/full", "wb") as full:
+            done = self.rulings("run", corpus, "--out", out, "--fail-on", "never", stdout=full)
+        self.one_line(case, done, "rulings: error: cannot write to the standard output")
+        if not (out / "findings.jsonl").is_file():
+            case.problems.append("the outputs were not written")
+        cases.append(case)
+
+        cases.append(self._read_only_out(corpus))
+        return cases
+
+    def _read_only_out(self, corpus: Path) -> Case:
+        """A read-only mount as OUT (as root; else a folder without write permission
+        around OUT): one line, exit 2, and no work done (the cache stays empty)."""
+        mount = self.work / "read-only"
+        mount.mkdir()
+        mounted = False
+        if os.geteuid() == 0:
+            command = ["mount", "-t", "tmpfs", "-o", "size=4m,ro", "tmpfs", str(mount)]
+            mounted = subprocess.run(command, capture_output=True, check=False).returncode == 0
+        out = mount if mounted else mount / "out"
+        how = "a read-only mount" if mounted else "a folder without write permission"
+        case = Case("messages", f"--out {how}")
+        if not mounted:
+            if os.geteuid() == 0:
+                case.detail += " (skipped: root without mount ignores permissions)"
+                return case
+            mount.chmod(0o555)
+        cache = self.work / "read-only-cache"
+        try:
+            done = self.rulings("run", corpus, "--out", out, cache=cache)
+        finally:
+            if mounted:
+                subprocess.run(["umount", "-l", str(mount)], check=False)
+            else:
+                mount.chmod(0o755)
+        self.one_line(case, done, f"rulings: error: cannot write to {out}")
+        if (cache / "work").exists():
+            case.problems.append("work was done before the output folder was found unwritable")
+        return case
+
+    def one_line(self, case: Case, done: Done, start: str) -> None:
+        lines = done.stderr.splitlines()
+        if done.hung:
+            case.problems.append("hung")
+        elif done.code != 2:
+            case.problems.append(f"exit {done.code}, not 2: {done.stderr[-300:]!r}")
+        if len(lines) != 1 or not lines[0].startswith(start):
+            case.problems.append(
+                f"stderr is not one line starting {start!r}: {done.stderr[-400:]!r}"
+            )
+
+
+def battery(kinds=HOSTILE, *, work=None, warm_cache=None) -> dict:
+    """Run the hostile cases of ``kinds``; the figures: cases tried, survived, lines lost."""
+    with contextlib.ExitStack() as stack:
+        if work is None:
+            work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rulings-hostile-")))
+        runner = Battery(work, warm_cache)
+        started = time.perf_counter()
+        cases: list[Case] = []
+        for kind in kinds:
+            for case in getattr(runner, f"case_{kind.replace('-', '_')}")():
+                mark = "ok" if case.survived else "PROBLEM " + "; ".join(case.problems)
+                print(f"  {case.kind:14} {case.detail}: {mark}", flush=True)
+                cases.append(case)
+        return {
+            "cases_tried": len(cases),
+            "cases_survived": sum(case.survived for case in cases),
+            "data_lost": sum(case.lost for case in cases),
+            "cases": [
+                {
+                    "kind": c.kind,
+                    "detail": c.detail,
+                    "survived": c.survived,
+                    "lost": c.lost,
+                    "problems": c.problems,
+                }
+                for c in cases
+            ],
+            "hostile_seconds": round(time.perf_counter() - started, 1),
         }

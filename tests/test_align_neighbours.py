@@ -315,9 +315,10 @@ def test_the_quick_look_keeps_every_translation_with_a_better_source():
     ctx = context(rulings, np.asarray(vectors, dtype=np.float32))
     slack = _slack(ctx)
     kept = {id(row) for row, *item in contested if _may_be_better(ctx, *item, slack)}
+    pool = SourcePool.build(ctx, [r for r in rulings if r.lang == "en"])
     marked = 0
     for row, target, own, rivals in contested:
-        _better_rival(ctx, row, target, own, rivals)
+        _better_rival(ctx, row, target, own, rivals, pool)
         if row.better_source is not None:
             marked += 1
             assert id(row) in kept

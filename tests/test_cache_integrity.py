@@ -172,3 +172,38 @@ def test_a_file_is_written_whole_into_a_new_folder_and_leaves_no_temporary_file(
         write_atomic(entry, fails_halfway)
     assert read_checked(entry) == {"findings": ["PH001"]}
     assert sorted(p.name for p in entry.parent.iterdir()) == ["ab12.json"]
+
+
+# --- work-cache entries carry their key (issue 35) ----------------------------------------------
+
+
+def test_a_work_entry_copied_to_another_key_is_a_miss_and_counted(tmp_path):
+    from pipelines.memo import Reuse, WorkCache
+
+    reuse = Reuse()
+    work = WorkCache(tmp_path, "ingest", reuse=reuse)
+    first, second = work.key(["a.txt", "1"]), work.key(["b.txt", "2"])
+    work.put(first, {"rulings": ["of a.txt"]})
+    work.put(second, {"rulings": ["of b.txt"]})
+    assert work.get(first) == {"rulings": ["of a.txt"]}
+    Path(work._path(second)).write_bytes(Path(work._path(first)).read_bytes())
+    assert work.get(second) is None
+    assert reuse.foreign == {"ingest": 1}
+    work.put(second, {"rulings": ["of b.txt"]})
+    assert work.get(second) == {"rulings": ["of b.txt"]}
+    assert reuse.foreign == {"ingest": 1}
+
+
+def test_a_work_entry_of_another_kind_is_a_miss(tmp_path):
+    from pipelines.memo import Reuse, WorkCache
+
+    reuse = Reuse()
+    ingest, check = (
+        WorkCache(tmp_path, "ingest", reuse=reuse),
+        WorkCache(tmp_path, "check", reuse=reuse),
+    )
+    key = check.key(["doc"])
+    ingest.put(key, ["an ingest result"])
+    Path(check._path(key)).parent.mkdir(parents=True, exist_ok=True)
+    Path(check._path(key)).write_bytes(Path(ingest._path(key)).read_bytes())
+    assert check.get(key) is None and reuse.foreign == {"check": 1}

@@ -127,3 +127,105 @@ def test_malformed_option_file_exits_2_before_any_work(tmp_path, option, name, c
     assert done.stderr.startswith("rulings: error:") and where in done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert not (out / "corpus.jsonl").exists()
+
+
+# --- NUL bytes, hidden files, special files (issue 35) -----------------------------------------
+
+DATED = "Hipergénesis\n\n" + "".join(
+    f"15/10/2006 Regla {n}: todo lo que se active durante la resolución esperará.\n\n"
+    for n in range(1, 21)
+)
+
+
+def test_a_nul_byte_is_a_finding_on_its_line_and_every_other_line_is_read(tmp_path):
+    lines = DATED.splitlines(keepends=True)
+    lines[4] = lines[4].replace("Regla 2", "Regla\x00 2")
+    write(tmp_path / "damaged.txt", "".join(lines).encode())
+    write(tmp_path / "clean.txt", DATED.encode())
+    result = ingest([tmp_path])
+    (nul,) = [f for f in result.findings if f.file == "damaged.txt"]
+    assert (nul.code, nul.line, nul.evidence["columns"]) == ("PARSE013", 5, [17])
+    damaged = [r.text for r in result.rulings if r.file == "damaged.txt"]
+    assert damaged == [r.text for r in result.rulings if r.file == "clean.txt"]
+    assert len(damaged) == 20 and damaged[1].startswith("Regla 2: todo lo")
+
+
+def test_compressed_data_stays_binary(tmp_path):
+    import io
+    import zipfile
+
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("r.txt", DATED * 20)
+    write(tmp_path / "rulings.zip", archive.getvalue())
+    assert codes(ingest([tmp_path]), "rulings.zip") == ["PARSE001"]
+
+
+def test_hidden_files_are_each_a_finding_and_the_folders_not_entered_one(tmp_path):
+    write(tmp_path / "ok.txt", SPANISH.encode())
+    write(tmp_path / ".notes.txt", SPANISH.encode())
+    write(tmp_path / "sub" / "..\\..\\evil.txt", SPANISH.encode())
+    write(tmp_path / ".git" / "HEAD", b"ref: refs/heads/main\n")
+    write(tmp_path / "sub" / ".idea" / "r.txt", SPANISH.encode())
+    result = ingest([tmp_path])
+    assert [r.file for r in result.rulings] == ["ok.txt"]
+    hidden = {f.file: f for f in result.findings if f.code == "PARSE014"}
+    assert sorted(hidden) == [".notes.txt", "sub/..\\..\\evil.txt"]
+    assert hidden[".notes.txt"].severity == "info" and hidden[".notes.txt"].evidence["bytes"] > 0
+    (folders,) = [f for f in result.findings if f.code == "PARSE015"]
+    assert [e["folder"] for e in folders.evidence["folders"]] == [".git/", "sub/.idea/"]
+    assert result.files == 3
+
+
+def test_a_hidden_file_given_as_input_is_read(tmp_path):
+    write(tmp_path / ".notes.txt", SPANISH.encode())
+    assert [r.file for r in ingest([tmp_path / ".notes.txt"]).rulings] == [".notes.txt"]
+
+
+def test_sockets_and_devices_are_parse010_and_never_opened(tmp_path, monkeypatch):
+    import builtins
+    import socket
+
+    write(tmp_path / "ok.txt", SPANISH.encode())
+    os_link = tmp_path / "zero.txt"
+    os_link.symlink_to("/dev/zero")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(tmp_path / "s.txt"))
+    opened = []
+    real_open = builtins.open
+
+    def spying_open(file, *args, **kwargs):
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", spying_open)
+    try:
+        result = ingest([tmp_path])
+    finally:
+        server.close()
+    unread = {f.file: f.message for f in result.findings if f.code == "PARSE010"}
+    assert unread == {
+        "s.txt": "s.txt is a socket, not a regular file; it was not read.",
+        "zero.txt": "zero.txt is a character device, not a regular file; it was not read.",
+    }
+    assert [r.file for r in result.rulings] == ["ok.txt"]
+    assert not [path for path in opened if path.endswith(("s.txt", "zero.txt"))]
+
+
+def test_a_text_file_s_head_and_text_come_from_one_read(tmp_path, monkeypatch):
+    """Sniffing and decoding read the same bytes (a file that changes in between cannot
+    be sniffed as one thing and read as another); the cache key's digest of a run with a
+    cache folder is remembered per process (``files.file_digest``)."""
+    import builtins
+
+    write(tmp_path / "ok.txt", SPANISH.encode())
+    opened = []
+    real_open = builtins.open
+
+    def spying_open(file, *args, **kwargs):
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", spying_open)
+    assert [r.file for r in ingest([tmp_path]).rulings] == ["ok.txt"]
+    assert [path for path in opened if path.endswith("ok.txt")] == [str(tmp_path / "ok.txt")]

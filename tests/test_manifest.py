@@ -46,3 +46,25 @@ def test_missing_outputs_recompute(tmp_path: Path, corpus_dir: Path):
     (out / "report.html").unlink()
     assert REUSED not in run(str(corpus_dir), "--out", str(out))
     assert (out / "report.html").is_file()
+
+
+def test_the_key_follows_the_files_that_are_not_read(tmp_path: Path, corpus_dir: Path):
+    """A hidden file's finding gives its size, and a special file is never opened: the run key
+    changes when a hidden file does, and names a socket's kind (a FIFO, which would hang if
+    opened, is tested in a child process with a time limit: tests/test_faults.py)."""
+    import socket
+
+    from pipelines.cli import build_settings
+    from pipelines.manifest import run_key
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    (corpus / ".notes.txt").write_text("Hipergénesis\n", encoding="utf-8")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(corpus / "socket.txt"))
+    settings = build_settings()
+    before = run_key([corpus], settings)
+    server.close()
+    assert before["inputs"]["socket.txt"] == "not read: a socket"
+    (corpus / ".notes.txt").write_text("Hipergénesis\n\n02/02/2024 Una regla.\n", encoding="utf-8")
+    assert run_key([corpus], settings)["inputs"] != before["inputs"]

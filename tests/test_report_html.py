@@ -380,15 +380,17 @@ def test_errors_come_first_then_warnings_each_surest_first() -> None:
     assert [row["code"] for row in data["findings"]] == [f"CODE{n}" for n in range(1, 6)] + [
         "UNTR001"
     ]  # the document order stays one click away
-    assert {row["code"]: row["certainty"] for row in data["findings"]}["CODE5"] == 0.3
+    assert {row["code"]: row["confidence"] for row in data["findings"]}["CODE5"] == 0.3
 
 
-def test_certainty_is_the_pairs_alignment_score() -> None:
+def test_certainty_is_the_findings_confidence_else_the_pairs_alignment_score() -> None:
     pair = finding("TERM002", "terminology", "warning", source_id="s.txt:1")
     alone = finding("UNTR001", "untranslated", "error", source_id=None)
     scores = {("s.txt:1", "t.txt:3"): 0.42}
     assert certainty(pair, scores) == 0.42
     assert certainty(alone, scores) == 1.0
     assert certainty(pair, {}) == 1.0
+    pair.confidence = 0.61
+    assert certainty(pair, scores) == 0.61
     assert review_priority(pair, 0.42) < review_priority(pair, 0.2)
     assert review_priority(alone, 0.1) < review_priority(pair, 1.0)

@@ -1,14 +1,19 @@
-"""Write pipelines/resources/card_names.tsv: the card names the package ships.
+"""Write a card-name list: by default pipelines/resources/card_names.tsv, the names the
+package ships.
 
 Usage (from the repository root):
-    python tools/build_card_names.py ../shared/data/mtgjson/{TSP,PLC,FUT}.json
+    python tools/build_card_names.py ../shared/data/mtgjson/*.json
+    python tools/build_card_names.py --out /tmp/names.tsv ../shared/data/mtgjson/TSP.json
 
 Reads MTGJSON files with the project's own reader and keeps English, Spanish and Chinese
 names (the languages the shipped termbase covers); input card data adds the rest at run time.
+``--out`` writes the list elsewhere, for ``rulings run --card-names`` (the benchmarks build
+an index without the sets they evaluate on: a new set is in no shipped list).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -23,19 +28,28 @@ HEADER = (
 )
 
 
-def main(paths: list[str]) -> int:
-    result = ingest([Path(p) for p in paths])
+def write_names(paths: list[Path], target: Path) -> tuple[int, int]:
+    """Write the names of the MTGJSON files to ``target``: (names, cards)."""
+    result = ingest(paths)
     rows = sorted(
         {(n.card, n.lang, n.name) for n in result.card_names if n.lang in LANGUAGES},
         key=lambda row: (row[0].casefold(), row[0], LANGUAGES.index(row[1]), row[2]),
     )
-    target = resource_path("card_names.tsv")
     with open(target, "w", encoding="utf-8", newline="\n") as handle:
         handle.write(HEADER)
         handle.writelines(f"{card}\t{lang}\t{name}\n" for card, lang, name in rows)
-    print(f"wrote {len(rows)} names of {len({r[0] for r in rows})} cards to {target}")
+    return len(rows), len({r[0] for r in rows})
+
+
+def main(argv: list[str] | None = None) -> int:
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("paths", nargs="+", type=Path, help="MTGJSON set files")
+    cli.add_argument("--out", type=Path, default=resource_path("card_names.tsv"))
+    args = cli.parse_args(argv)
+    names, cards = write_names(args.paths, args.out)
+    print(f"wrote {names} names of {cards} cards to {args.out}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

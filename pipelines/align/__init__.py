@@ -31,6 +31,7 @@ from .context import (
     is_source_document,
     is_translation_document,
 )
+from .documents import pair_by_content, place
 from .families import assign_families
 from .given import align_given, has_counterparts
 from .ordered_documents import align_document, shared_keys
@@ -118,8 +119,9 @@ def align(
     ctx = AlignContext(rulings, encode, source_lang, thresholds)
     engine = engine or LocalEngine()
     ordered = [doc for group in _document_groups(ctx, ctx.documents) for doc in group]
+    paired = {doc: found.english for doc, found in pair_by_content(ctx, _with_own(ctx)).items()}
     work = work or WorkCache(None, "align")
-    keys = _document_keys(ctx, ordered, work, [source_lang, embedder], digests)
+    keys = _document_keys(ctx, ordered, work, [source_lang, embedder], digests, paired)
     copies: dict[Any, Any] = {}  # one copy of what the stored rows repeat
     per_document = {
         doc: rows
@@ -133,6 +135,7 @@ def align(
         "source_lang": source_lang,
         "embedder": embedder,
         "thresholds": thresholds,
+        "paired": paired,
     }
     groups = _document_groups(ctx, [doc for doc in ordered if doc not in per_document])
     for docs, parts in zip(groups, engine.map(align_documents, groups, shared=shared), strict=True):
@@ -196,6 +199,18 @@ def _world(
     return _WORLDS[key]
 
 
+def _with_own(ctx: AlignContext) -> set[str]:
+    """The translated documents whose card has English rulings or text in the input."""
+    english_cards = {
+        r.card for r in ctx.rulings if r.card and ctx.is_source(r) and not is_rules_unit(r)
+    }
+    return {
+        doc
+        for doc, members in ctx.documents.items()
+        if is_translation_document(members[0]) and members[0].card in english_cards
+    }
+
+
 def _no_encoder(texts: list[str]) -> np.ndarray:
     raise RuntimeError("the vectors were computed before the alignment")
 
@@ -206,9 +221,11 @@ def _document_keys(
     work: WorkCache,
     options: list[str],
     digests: CorpusDigests | None,
+    paired: dict[str, str],
 ) -> dict[str, str]:
     """Each document's cache key: the options, its own units and what every document's
-    alignment reads besides them, the source documents. Empty when nothing is kept."""
+    alignment reads besides them, the source documents, and the English document it was
+    paired with by content. Empty when nothing is kept."""
     if not work.keeps:
         return {}
     digests = digests or CorpusDigests.of(ctx.rulings)
@@ -217,7 +234,10 @@ def _document_keys(
         for members in ctx.documents.values()
         if is_source_document(members[0])
     )
-    return {doc: work.key([*options, sources, digests.digest(ctx.documents[doc])]) for doc in docs}
+    return {
+        doc: work.key([*options, sources, digests.digest(ctx.documents[doc]), paired.get(doc, "")])
+        for doc in docs
+    }
 
 
 def _stored(value: Any, copies: dict[Any, Any]) -> list[Alignment] | None:
@@ -256,25 +276,36 @@ def align_documents(
     source_lang: str,
     embedder: str,
     thresholds: Mapping[str, float] | None = None,
+    paired: dict[str, str] | None = None,
 ) -> list[Alignment]:
     """The alignment rows of some translated documents, a list per document (one task of
-    ``align``)."""
+    ``align``); ``paired``: the English document of those paired by content."""
+    paired = paired or {}
     world = _world(rulings, vectors, source_lang, thresholds)
     ctx = world.ctx
     world.pool.prepare(ctx, [r for doc in docs for r in ctx.documents[doc] if r.lang])
     with threadpool_limits(1):
-        parts = [_align_document(world, doc, embedder) for doc in docs]
+        parts = [_align_document(world, doc, embedder, paired.get(doc)) for doc in docs]
     for rows in parts:
         find_better_sources(ctx, rows, world.pool, world.own_by_card)
     return parts
 
 
-def _align_document(world: _World, doc: str, embedder: str) -> list[Alignment]:
-    """One document's rows (its matrices are small: one BLAS thread is fastest)."""
+def _align_document(
+    world: _World, doc: str, embedder: str, english_doc: str | None = None
+) -> list[Alignment]:
+    """One document's rows (its matrices are small: one BLAS thread is fastest); a document
+    paired by content with ``english_doc`` is aligned with that document's lines."""
     ctx = world.ctx
     members = ctx.documents[doc]
     if has_counterparts(members):
         return align_given(ctx, members, embedder)
+    if english_doc is not None:
+        english = ctx.sources_of[english_doc]
+        group = english[0].card or english_doc
+        return align_card_document(
+            ctx, members, english, world.pool, world.versions, embedder, group=group
+        )
     card = members[0].card
     has_own = bool(card and any(r.doc != doc for r in world.own_by_card.get(card, [])))
     source_doc = _rules_source(ctx, members, world.rules_sources, has_own)
@@ -284,7 +315,26 @@ def _align_document(world: _World, doc: str, embedder: str) -> list[Alignment]:
         lang = members[0].doc_lang
         return [Alignment(None, m.id, lang, 0.0, "no-source", None, doc) for m in members]
     own = [r for r in world.own_by_card.get(card, []) if r.doc != doc] if card else []
-    return align_card_document(ctx, members, own, world.pool, world.versions, embedder)
+    return align_card_document(
+        ctx, members, one_of_reprints(doc, own), world.pool, world.versions, embedder
+    )
+
+
+def one_of_reprints(doc: str, own: list[Ruling]) -> list[Ruling]:
+    """A card's English, once: of English documents of the card that say the same (a card
+    reprinted in two sets, one document each), the one in the translation's place, else the
+    first; English documents that differ are all kept (masters and a team's own English)."""
+    by_doc: dict[str, list[Ruling]] = defaultdict(list)
+    for unit in own:
+        by_doc[unit.doc].append(unit)
+    if len(by_doc) < 2:
+        return own
+    texts = {tuple(u.text for u in units) for units in by_doc.values()}
+    if len(texts) > 1:
+        return own
+    at = place(doc)
+    chosen = next((d for d in sorted(by_doc) if place(d) == at), min(by_doc))
+    return by_doc[chosen]
 
 
 def in_alignment_order(rows: list[Alignment]) -> list[Alignment]:

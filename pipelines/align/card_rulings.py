@@ -21,11 +21,13 @@ from ..bounded import TEXTS_REMEMBERED
 from ..cards import name_key
 from ..model import Alignment, Ruling
 from ..text import CARD_PLACEHOLDER, plain_quotes, template_text
+from ..text.card_text import REMINDER_TEXT, is_card_text
+from ..text.scripts import weighted_letters
 from ..text.tokens import tokens
 from ..thresholds import ALIGN, threshold
 from ..vocabulary import Method
 from .calibration import calibrated
-from .context import AlignContext, is_rules_unit, products
+from .context import AlignContext, products
 from .margin import margin_scores
 from .versions import Versions, shared_words
 
@@ -64,6 +66,10 @@ SAME_PLACE_BONUS = 0.03
 """A small prior for a card's own units at the same place in both documents (order)."""
 MARGIN_WEIGHT = 0.5
 TEMPLATE_NEIGHBOURS = 3
+TEMPLATE_MIN_CARDS = 3
+"""A line of a card's text is paired with another card's line only when at least this many
+cards share it ("{T}: Add {C}."): a line of one or two other cards that merely looks like it
+("{T}: Add {B}." for "Demencia {1}{B}{B}.") is another card's (``_may_be_template``)."""
 UNTRANSLATED_MIN_SIMILARITY = 0.80
 UNTRANSLATED_CANDIDATES = 5
 """Nearest other-card rulings considered as the one an untranslated ruling copies."""
@@ -285,10 +291,12 @@ def align_card_document(
     pool: SourcePool,
     versions: Versions,
     embedder: str,
+    group: str | None = None,
 ) -> list[Alignment]:
-    """Pairs for the translated rulings of one document, plus what is missing or extra."""
+    """Pairs for the translated rulings of one document, plus what is missing or extra
+    (``group``: what they were aligned within, by default the document's card)."""
     lang = members[0].doc_lang
-    group = members[0].card or members[0].doc
+    group = group or members[0].card or members[0].doc
     targets = [r for r in members if ctx.is_target(r)]
     strays = [r for r in members if ctx.is_stray(r)]
     own_sources = _same_face(members, own_sources)
@@ -409,11 +417,6 @@ def _pairs(
     return rows + _by_elimination(ctx, targets, own_sources, rows, lang, group, embedder)
 
 
-def _is_card_text(ruling: Ruling) -> bool:
-    """A line of a card's text: about a card, undated, not rules text."""
-    return bool(ruling.card) and not ruling.date and not is_rules_unit(ruling)
-
-
 def _with_reminder(ctx: AlignContext, row: Alignment, pool: SourcePool, embedder: str) -> Alignment:
     """A translated keyword line with reminder text ("Destello (Puedes jugar este hechizo…)")
     paired with its card's bare English line ("Flash") is compared with the same line with
@@ -461,7 +464,7 @@ def _in_order(
     document is paired this way; the pairs already made must keep the order of both."""
     if not targets or not own_sources or len({s.doc for s in own_sources}) != 1:
         return []
-    if not all(_is_card_text(r) for r in [*targets, *own_sources]):
+    if not all(is_card_text(r) for r in [*targets, *own_sources]):
         return []
     by_id = {r.id: r for r in [*targets, *own_sources]}
     made = sorted(
@@ -573,6 +576,8 @@ def _assign(
         else:
             method = "template"
         score = calibrated(float(similarity[i, j]), float(margin[i, j]), method, embedder)
+        if covers_more(target, source):
+            continue
         if (
             similarity[i, j] < ctx.threshold(MIN_SIMILARITY) or score < ctx.threshold(ACCEPT_SCORE)
         ) and not (
@@ -609,8 +614,23 @@ def _same_date(sources: list[Ruling], targets: list[Ruling]) -> np.ndarray:
 
 
 REMINDER = re.compile(r"\s*[(（].*$")
-REMINDER_TEXT = re.compile(r"\s*[(（][^()（）]*[)）]")
-"""Reminder text: a parenthesised explanation of a keyword on a card's text line."""
+
+
+LONGER_THAN_SOURCE = 2.0
+"""A ruling at least this many times as long as an English ruling (in letters, a Han
+character counting as ``HAN_WEIGHT``) says much more than it: it is not its translation,
+however similar a part of it is (a 2024 ruling on the suspend change, of four sentences, is
+not the translation of the one-sentence 2013 ruling it ends like). Translations run about
+as long as their source, give or take a fifth."""
+
+
+def covers_more(target: Ruling, source: Ruling) -> bool:
+    """Whether a translated ruling says much more than an English one (``LONGER_THAN_SOURCE``);
+    card text lines aside, whose reminder text a printed card gives or leaves out."""
+    if is_card_text(target) or is_card_text(source):
+        return False
+    longest = LONGER_THAN_SOURCE * max(1, weighted_letters(source.text))
+    return weighted_letters(target.text) > longest
 
 
 def _head(text: str) -> str:
@@ -702,11 +722,24 @@ def _candidates(
     exclude_docs: set[str],
 ) -> list[Ruling]:
     chosen = {r.id: r for r in own_sources}
-    for neighbours in pool.nearest(ctx, targets, TEMPLATE_NEIGHBOURS, exclude_docs):
+    for target, neighbours in zip(
+        targets, pool.nearest(ctx, targets, TEMPLATE_NEIGHBOURS, exclude_docs), strict=True
+    ):
         for index in neighbours:
             candidate = pool.rulings[index]
-            chosen.setdefault(candidate.id, candidate)
+            if _may_be_template(target, candidate, pool):
+                chosen.setdefault(candidate.id, candidate)
     return sorted(chosen.values(), key=lambda r: ctx.row[r.id])
+
+
+def _may_be_template(target: Ruling, candidate: Ruling, pool: SourcePool) -> bool:
+    """Whether another card's text may be the one a unit translates: for a line of a card's
+    text, a line of card text that at least ``TEMPLATE_MIN_CARDS`` cards share ("Flying",
+    "{T}: Add {C}."), never a ruling and never one or two other cards' look-alike line; for
+    a ruling, any ruling (the same ruling printed on two cards)."""
+    if not is_card_text(target):
+        return not is_card_text(candidate)
+    return is_card_text(candidate) and pool.cards_with_text_of(candidate) >= TEMPLATE_MIN_CARDS
 
 
 def _untranslated(

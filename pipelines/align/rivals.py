@@ -17,9 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Alignment, Ruling
+from ..text.card_text import is_reminder_line
 from ..thresholds import ALIGN, threshold
 from ..vocabulary import TRANSLATION_METHODS, Method
-from .card_rulings import SourcePool, head_template
+from .card_rulings import TEMPLATE_MIN_CARDS, SourcePool, covers_more, head_template
 from .context import AlignContext, is_rules_unit
 
 MARGIN = threshold(
@@ -43,6 +44,9 @@ MIN_RIVAL_SIMILARITY = threshold(
 UNPAIRED_MIN_SIMILARITY = 0.60
 """A translation with no source is another unit's translation when close to it (and a copy
 of a paired translation of its document always is)."""
+UNPAIRED_TEMPLATE_MIN_SIMILARITY = 0.80
+"""... but a text many cards share, which the aligner had among its candidates and did not
+take, only when very close: a 2024 ruling on suspend is near every suspend ruling."""
 SAME_MEANING = 0.85
 """A rival this close to the translation's own source says the same thing ("Damage dealt to
 a battle causes…" in 120.3h, "…results in…" in 310.6): the translation cannot belong to it
@@ -77,7 +81,7 @@ def find_better_sources(
             continue
         target = by_id[row.target_id]
         own = by_id.get(row.source_id) if row.method in TRANSLATION_METHODS else None
-        if own is None and row.method != Method.NO_SOURCE:
+        if own is None and (row.method != Method.NO_SOURCE or is_reminder_line(target)):
             continue
         copied = copies.get((target.doc, target.text))
         if (
@@ -101,17 +105,23 @@ def find_better_sources(
         rivals = _rivals(ctx, target, own, row, by_id, sources_of_doc, position, pool, own_by_card)
         rivals = [r for r in rivals if own is None or r.id != own.id]
         if rivals and _may_be_better(ctx, target, own, rivals, slack):
-            _better_rival(ctx, row, target, own, rivals)
+            _better_rival(ctx, row, target, own, rivals, pool)
 
 
 def _better_rival(
-    ctx: AlignContext, row: Alignment, target: Ruling, own: Ruling | None, rivals: list[Ruling]
+    ctx: AlignContext,
+    row: Alignment,
+    target: Ruling,
+    own: Ruling | None,
+    rivals: list[Ruling],
+    pool: SourcePool,
 ) -> None:
     """Record the best rival of a translation, when it matches the translation clearly better
     than its own source (or, unpaired, well enough)."""
     if own is not None:
         same = ctx.matrix(rivals, [own])[:, 0]
         rivals = [r for r, value in zip(rivals, same, strict=True) if value < SAME_MEANING]
+    rivals = [r for r in rivals if not covers_more(target, r)]
     if not rivals:
         return
     similarity = ctx.matrix(rivals, [target])[:, 0]
@@ -123,7 +133,8 @@ def _better_rival(
             MARGIN
         )
     else:
-        better = value >= UNPAIRED_MIN_SIMILARITY
+        shared = pool.cards_with_text_of(rivals[best]) >= TEMPLATE_MIN_CARDS
+        better = value >= (UNPAIRED_TEMPLATE_MIN_SIMILARITY if shared else UNPAIRED_MIN_SIMILARITY)
     if better:
         row.better_source = rivals[best].id
         row.better_similarity = round(value, 4)
@@ -203,8 +214,9 @@ def _paired_texts(rows: list[Alignment], by_id: dict[str, Ruling]) -> dict:
 
 
 def _is_card_row(row: Alignment, by_id: dict[str, Ruling]) -> bool:
+    """A row of card rulings or card text (the card may be one no card data names)."""
     target = by_id[row.target_id]
-    return bool(target.card) and not is_rules_unit(target) and not target.counterpart
+    return not is_rules_unit(target) and not target.counterpart
 
 
 def _rivals(
@@ -219,7 +231,10 @@ def _rivals(
     own_by_card: dict[str, list[Ruling]],
 ) -> list[Ruling]:
     if _is_card_row(row, by_id):
-        found = {r.id: r for r in own_by_card.get(target.card, []) if r.doc != target.doc}
+        own_units = own_by_card.get(target.card, []) if target.card else []
+        if not own_units and row.group in sources_of_doc:  # paired with a document by content
+            own_units = sources_of_doc[row.group]
+        found = {r.id: r for r in own_units if r.doc != target.doc}
         for index in pool.nearest(ctx, [target], TEMPLATE_RIVALS, {target.doc})[0]:
             rival = pool.rulings[index]
             found.setdefault(rival.id, rival)

@@ -381,7 +381,17 @@ def check_task(task: Task, ctx: CheckContext) -> list[dict[str, list[Finding]]]:
 
 
 def to_finding(code: str, problem: Problem, ctx: CheckContext) -> Finding:
-    """A finding of ``code`` at the problem's unit (or at its document's first unit)."""
+    """A finding of ``code`` at the problem's unit (or at its document's first unit, or in
+    no file for a finding about the whole run)."""
+    if problem.whole_run:
+        return make_finding(
+            code,
+            problem.message,
+            lang=problem.lang,
+            evidence=problem.evidence,
+            severity=problem.severity,
+            anchor=problem.message,
+        )
     if problem.document is not None:
         first = min(problem.document, key=lambda r: (r.line or 0, r.position))
         return make_finding(

@@ -18,10 +18,12 @@ from ..model import Alignment, Ruling
 from ..resources import read_tsv
 from ..tables import CorpusDigests
 from ..termbase import USABLE, Termbase, TermHit
+from ..text.card_text import REMINDER_TEXT, is_card_text
 from ..thresholds import Threshold
 from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
+from .lexicon import translator_notes
 from .names import Names, name_spans
-from .references import Citation, miscited, rule_titles
+from .references import Citation, miscited, rule_titles, rule_topics
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +45,6 @@ class AlignedPair:
     @property
     def lang(self) -> str:
         return self.target.lang or ""
-
-
-REMINDER_TEXT = re.compile(r"\s*[(（][^()（）]*[)）]")
-RULES_FORMATS = frozenset({"cr-text", "cr-summary"})
-
-
-def is_card_text(ruling: Ruling) -> bool:
-    """A line of a card's text: about a card, undated, not rules text."""
-    return bool(ruling.card) and not ruling.date and ruling.format not in RULES_FORMATS
 
 
 def compared_source(source: Ruling, target: Ruling) -> str:
@@ -104,14 +97,14 @@ class CheckContext:
 
     def term_hits(self, text: str, lang: str) -> list[TermHit]:
         """The termbase's hits in a text, but those inside a longer name (a card name, a
-        subtype, a name kept in English in brackets); cached: the same text recurs on many
-        cards."""
+        subtype, a name kept in English in brackets) or a translator's note; cached: the same
+        text recurs on many cards."""
         key = (text, lang)
         hits = self._hits.get(key)
         if hits is None:
             hits = self.termbase.find(text, lang)
             if hits:
-                spans = self.name_spans(text, lang)
+                spans = self.name_spans(text, lang) + translator_notes(text, lang)
                 if spans:
                     names = Names(spans)
                     hits = [h for h in hits if not names.hold(h.start, h.end)]
@@ -191,15 +184,25 @@ class CheckContext:
     def rule_titles(self) -> dict[str, dict[str, str]]:
         return rule_titles(self.rulings)
 
+    @cached_property
+    def rule_headings(self) -> dict[str, dict[str, str]]:
+        """``rule_titles`` as written, for messages."""
+        return rule_titles(self.rulings, as_written=True)
+
+    @cached_property
+    def rule_topics(self) -> dict[str, dict[str, frozenset[str]]]:
+        return rule_topics(self.rulings, self.source_lang)
+
     def miscitations(self, pair: AlignedPair) -> list[tuple[Citation, Citation]]:
         """Rules the source cites with the wrong number (the translation's is right)."""
         key = ("miscited", pair.source.id, pair.target.id)
         found = self.memo.get(key)
         if found is None:
             titles = self.rule_titles.get(pair.source.doc, {})
+            topics = self.rule_topics.get(pair.source.doc, {})
             found = self.memo[key] = (
-                miscited(pair.source, pair.target, titles, self.source_lang, pair.lang)
-                if titles
+                miscited(pair.source, pair.target, titles, self.source_lang, pair.lang, topics)
+                if titles or topics
                 else []
             )
         return found

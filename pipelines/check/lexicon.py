@@ -437,6 +437,20 @@ def address_forms(lang: str) -> tuple[re.Pattern[str], re.Pattern[str], dict[str
     )
 
 
+@cache
+def addressed_verbs(lang: str) -> dict[str, re.Pattern[str]]:
+    """formal form -> a pattern of "you" doing what it translates in English ("you may",
+    "you can't", "you don't have"), from formality.tsv's english column."""
+    found = {}
+    for row in read_tsv("formality.tsv"):
+        if row["lang"] == lang.split("-")[0] and row.get("english"):
+            verbs = "|".join(re.escape(v) for v in row["english"].split("|"))
+            found[row["formal"]] = re.compile(
+                rf"\byou\s+(?:\S+\s+){{0,2}}?(?:{verbs})\b", re.IGNORECASE
+            )
+    return found
+
+
 WORD = re.compile(r"\w+(?:['’]\w+)?", re.UNICODE)
 
 
@@ -461,6 +475,14 @@ def translator_notes(text: str, lang: str) -> list[tuple[int, int]]:
     """Where the translator's own notes are (（译注：…）): text kept there on purpose."""
     pattern = _kept_patterns("note", lang)
     return [m.span() for m in pattern.finditer(text)] if pattern else []
+
+
+def without_translator_notes(text: str, lang: str) -> str:
+    """The text with its translator's notes blanked (offsets kept): what is checked as
+    translation."""
+    for start, end in translator_notes(text, lang):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 @lru_cache(maxsize=TEXTS_REMEMBERED)

@@ -23,7 +23,10 @@ Span = tuple[int, int]
 
 BRACKETED = re.compile(r"\[[^\[\]]*[A-Za-z][^\[\]]*\]")
 """A name kept in English inside brackets in a translation ([Island of Wak-Wak], 外星人[Alien])."""
-CAPITALISED = r"[A-Z][\w'’]*(?:-[\w'’]+)*"
+LATIN_WORD_CHAR = r"[^\W\u2e80-\u9fff\uf900-\ufaff]"
+"""A word character that is no Han character (a Chinese text runs on after a name kept in
+English with no space: "Worms of the Earth具有…")."""
+CAPITALISED = rf"[A-Z](?:{LATIN_WORD_CHAR}|['’])*(?:-(?:{LATIN_WORD_CHAR}|['’])+)*"
 CONNECTORS = r"(?:of|the|and|to|from|with|in|on|for|a|an|de|del|la|las|los|el|y)"
 TITLE_CASE = re.compile(rf"{CAPITALISED}(?:\s+(?:{CONNECTORS}\s+)*{CAPITALISED})+")
 """Two or more capitalised words, with the small words names keep in lower case between

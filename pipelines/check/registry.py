@@ -43,6 +43,8 @@ class Problem:
     """The translation's language, when it is not the unit's (a missing translation)."""
     document: list[Ruling] | None = None
     """For a finding about a whole document: its units (located at the first one)."""
+    whole_run: bool = False
+    """A finding about the run, located in no file (``ruling`` is any unit it counts)."""
 
 
 @dataclass(frozen=True, slots=True)

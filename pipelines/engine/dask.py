@@ -41,7 +41,7 @@ class DaskEngine:
         try:
             from distributed import Client, LocalCluster
         except ImportError as missing:
-            raise ValueError("the dask engine needs: pip install 'rulings[dask]'") from missing
+            raise EngineError("the dask engine needs: pip install 'rulings[dask]'") from missing
         if address:
             self._cluster = None
             self._client = Client(address)

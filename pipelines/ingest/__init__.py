@@ -20,7 +20,7 @@ from .dates import assign_dates
 from .kinds import assign_documents
 from .languages import assign_languages
 from .readers import READERS, choose
-from .source import InputError, SourceFile, discover
+from .source import NOT_READ_FOLDER, NOT_READ_HIDDEN, InputError, SourceFile, discover
 
 __all__ = ["IngestResult", "InputError", "ingest", "ingest_sources"]
 
@@ -47,9 +47,11 @@ def ingest(
     engine: Engine | None = None,
     skip: Iterable[Path] = (),
     work: WorkCache | None = None,
+    name_lists: tuple[Path, ...] = (),
 ) -> IngestResult:
     """Read every file under the inputs (but output folders: ``skip`` and any folder that
-    holds a run manifest); a bad file becomes findings, never an exception."""
+    holds a run manifest); a bad file becomes findings, never an exception. ``name_lists``
+    replace the shipped card names (``CardIndex.cached``)."""
     return ingest_sources(
         list(discover(inputs, skip=skip)),
         identifier=identifier,
@@ -58,6 +60,7 @@ def ingest(
         cache_dir=cache_dir,
         engine=engine,
         work=work,
+        name_lists=name_lists,
     )
 
 
@@ -70,6 +73,7 @@ def ingest_sources(
     cache_dir: Path | None = None,
     engine: Engine | None = None,
     work: WorkCache | None = None,
+    name_lists: tuple[Path, ...] = (),
 ) -> IngestResult:
     """Read the sources (one task per file), identify languages (one task per group of
     documents), then date the rulings and identify cards over the whole corpus.
@@ -81,7 +85,12 @@ def ingest_sources(
     engine = engine or LocalEngine()
     result = IngestResult()
     work = work or WorkCache(cache_dir, "ingest")
-    for read in read_files(list(sources), engine, work):
+    sources = list(sources)
+    folders = [doc for doc in sources if doc.not_read == NOT_READ_FOLDER]
+    if folders:
+        result.findings.append(folders_not_read(folders))
+    files = [doc for doc in sources if doc.not_read != NOT_READ_FOLDER]
+    for read in read_files(files, engine, work):
         result.files += 1
         result.rulings.extend(read.rulings)
         result.findings.extend(read.findings)
@@ -89,7 +98,7 @@ def ingest_sources(
         if read.format:
             result.formats[read.format] += 1
     with paused_gc():
-        _corpus_passes(result, identifier, languages, source_lang, cache_dir, engine)
+        _corpus_passes(result, identifier, languages, source_lang, cache_dir, engine, name_lists)
     return result
 
 
@@ -100,9 +109,10 @@ def _corpus_passes(
     source_lang: str,
     cache_dir: Path | None,
     engine: Engine,
+    name_lists: tuple[Path, ...] = (),
 ) -> None:
     """Languages, dates, document kinds and cards, over everything the files gave."""
-    result.index = CardIndex.cached(result.card_names, cache_dir)
+    result.index = CardIndex.cached(result.card_names, cache_dir, name_lists)
     result.rulings = assign_languages(
         result.rulings,
         identifier,
@@ -116,7 +126,7 @@ def _corpus_passes(
     result.findings.extend(
         assign_documents(result.rulings, source_lang, tuple(dict.fromkeys(languages)), cache_dir)
     )
-    result.findings.extend(identify_cards(result.rulings, result.index))
+    result.findings.extend(identify_cards(result.rulings, result.index, source_lang))
     result.card_names.extend(
         identified_names(result.rulings, result.index, result.card_names, languages)
     )
@@ -173,8 +183,8 @@ def read_files(sources: list[SourceFile], engine: Engine, work: WorkCache) -> li
 
 def _file_key(doc: SourceFile, work: WorkCache) -> str | None:
     """The cache key of a file's ingest: its name and bytes (None when it cannot be read:
-    reading it again says why)."""
-    if work.folder is None:
+    reading it again says why; and for a file not to be opened)."""
+    if work.folder is None or doc.not_read:
         return None
     try:
         return work.key([doc.rel, doc.content_digest])
@@ -182,9 +192,57 @@ def _file_key(doc: SourceFile, work: WorkCache) -> str | None:
         return None
 
 
+def folders_not_read(folders: list[SourceFile], shown: int = 20) -> Finding:
+    """The one PARSE015 of a run: the folders inside the inputs that were not entered."""
+    names = [doc.rel for doc in folders]
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    listed = ", ".join(names[:shown]) + more
+    return make_finding(
+        "PARSE015",
+        f"{len(names)} {'folder was' if len(names) == 1 else 'folders were'} not read "
+        f"(hidden folders and rulings output folders are not entered): {listed}",
+        evidence={"folders": [{"folder": doc.rel, "why": doc.detail} for doc in folders]},
+    )
+
+
 def read_file(doc: SourceFile) -> FileResult:
     """One file through the reader that recognises it; problems become findings."""
+    try:
+        return _read_file(doc)
+    finally:
+        doc.forget_bytes()
+
+
+def not_read(doc: SourceFile) -> Finding:
+    """The finding of a file discovery left unopened: a hidden file, or a special file."""
+    if doc.not_read == NOT_READ_HIDDEN:
+        return make_finding(
+            "PARSE014",
+            f"{doc.rel} is a hidden file (its name starts with a dot) and was not read; "
+            "rename it, or give it as INPUT, to have it read.",
+            file=doc.rel,
+            evidence={"bytes": _size(doc)},
+        )
+    return make_finding(
+        "PARSE010",
+        f"{doc.rel} is {doc.not_read}, not a regular file; it was not read.",
+        file=doc.rel,
+        evidence={"error": f"not a regular file: {doc.not_read}"},
+    )
+
+
+def _size(doc: SourceFile) -> int | None:
+    try:
+        return doc.size
+    except OSError:
+        return None
+
+
+def _read_file(doc: SourceFile) -> FileResult:
     result = FileResult()
+    if doc.not_read:
+        result.findings.append(not_read(doc))
+        return result
     try:
         encoding = doc.encoding
     except OSError as error:

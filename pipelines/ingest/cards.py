@@ -8,25 +8,36 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import cache
 
-from ..cards import CardIndex, Mention, name_key
+from ..cards import CardIndex, Mention, is_subtype_name, name_key
 from ..catalogue import make_finding
 from ..model import CardName, Finding, Ruling
 from ..resources import read_tsv
 from ..text.tokens import tokens
 from ..vocabulary import DocKind
 
+MIN_MENTION_VOTES = 2.0
+"""A document is about a card its text names when a ruling opens with the name, or two
+name it: a card's text names other cards in passing ("una carta llamada Teferi, el
+Tuercetiempo"), and a name inside a longer one ("Marwyn, la Cuidadora") is no mention of
+the shorter card."""
 MAX_CARD_RULINGS = 100
 """A card has at most a few dozen rulings: a longer document (a translated rules file that
 mentions Mountain more than any other card) is not identified from the names it mentions."""
 
 
-def identify_cards(rulings: list[Ruling], index: CardIndex) -> list[Finding]:
+def identify_cards(
+    rulings: list[Ruling], index: CardIndex, source_lang: str = "en"
+) -> list[Finding]:
     """Set ``card`` on every card-ruling document and report titles the card data contradicts.
 
-    The card comes from the title (through the index, in any language), else, for a
-    document of card size, from the card names the rulings mention (a name opening a ruling
-    counts double, one in parentheses or after "such as" half), else stays null with a
-    CARD002 finding.
+    The card comes from the title (through the index, in any language). A translated
+    document of card size whose title the index does not know is identified from the card
+    names its rulings mention (a name opening a ruling counts double, one in parentheses
+    or after "such as" half), but never from a name that is also a subtype ("Forest",
+    "Plains": a land's text names its land type, not a card). An English document's title
+    is its card's English name: a title the index does not know is an unknown card, never
+    the cards its rulings mention. Documents whose card stays unknown are counted in one
+    CARD002 for the run (``unknown_cards``), not reported one by one.
     """
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
@@ -40,12 +51,13 @@ def identify_cards(rulings: list[Ruling], index: CardIndex) -> list[Finding]:
         if first.format == "scryfall":
             card, how = index.oracle.get(first.doc_title or ""), "oracle_id"
         else:
-            card, how = _card_of(members, index)
+            card, how = _card_of(members, index, source_lang)
         if card is None:
             unresolved.append(members)
             continue
         _set_card(members, card, retitle=how == "oracle_id")
         findings.extend(_title_problems(members, card, how, index))
+    unknown: list[list[Ruling]] = []
     for members in unresolved:
         first = members[0]
         if first.doc_kind == DocKind.OTHER:
@@ -55,24 +67,63 @@ def identify_cards(rulings: list[Ruling], index: CardIndex) -> list[Finding]:
         if card is not None:
             _set_card(members, card)
             findings.extend(_title_problems(members, card, "title+text", index))
-            continue
-        why = (
-            f"its title names {len(named)} cards ({', '.join(named)}) and nothing in it tells which"
-            if len(named) > 1
-            else "its title is no known card name and its rulings name no card"
-        )
-        findings.append(
-            make_finding(
-                "CARD002",
-                f"No card could be identified for \u201c{first.doc_title}\u201d "
-                f"({first.file}): {why}.",
-                file=first.file,
-                line=_title_line(members),
-                lang=first.doc_lang,
-                evidence={"title": first.doc_title, "cards_named": named},
-            )
-        )
+        elif first.doc_kind != DocKind.SOURCE:
+            unknown.append(members)
+    findings.extend(unknown_cards(unknown, index))
     return findings
+
+
+def title_coverage(rulings: list[Ruling], index: CardIndex) -> tuple[int, int]:
+    """(unknown, all): how many of the card documents' titles the card index does not know,
+    of how many card documents (rules and glossaries, and documents not checked, aside)."""
+    titles: dict[str, str | None] = {}
+    for item in rulings:
+        if item.doc in titles:
+            continue
+        if (
+            item.section
+            or item.kind != "ruling"
+            or item.doc_kind in (DocKind.OTHER, DocKind.GLOSSARY)
+        ):
+            titles[item.doc] = None
+        else:
+            titles[item.doc] = item.doc_title or ""
+    cards = [title for title in titles.values() if title is not None]
+    return sum(1 for title in cards if not index.lookup(title)), len(cards)
+
+
+UNKNOWN_TITLES_SHOWN = 5
+
+
+def unknown_cards(unknown: list[list[Ruling]], index: CardIndex) -> list[Finding]:
+    """One CARD002 for the run: how many translated documents are about cards the card data
+    does not know, and which card data would name them. Their titles are in the evidence."""
+    if not unknown:
+        return []
+    titles = sorted({members[0].doc_title or members[0].file for members in unknown})
+    shown = ", ".join(f"\u201c{t}\u201d" for t in titles[:UNKNOWN_TITLES_SHOWN])
+    more = (
+        f" and {len(titles) - UNKNOWN_TITLES_SHOWN} more"
+        if len(titles) > UNKNOWN_TITLES_SHOWN
+        else ""
+    )
+    return [
+        make_finding(
+            "CARD002",
+            f"{len(unknown)} translated documents are about cards the card index "
+            f"({len(index):,} cards) does not know ({shown}{more}): their English documents "
+            "are found by place or by content, and card names are not checked in them. Add "
+            "the set's "
+            "card data (`rulings fetch mtgjson SET`, or an MTGJSON or Scryfall file among "
+            "the inputs) to name them.",
+            evidence={
+                "documents": len(unknown),
+                "titles": titles,
+                "files": sorted({members[0].file for members in unknown}),
+                "index_cards": len(index),
+            },
+        )
+    ]
 
 
 def _by_source_text(members: list[Ruling], named: list[str], rulings: list[Ruling]) -> str | None:
@@ -112,24 +163,37 @@ def _set_card(members: list[Ruling], card: str, *, retitle: bool = False) -> Non
             item.doc_title = card
 
 
-def _card_of(members: list[Ruling], index: CardIndex) -> tuple[str | None, str]:
+def _card_of(members: list[Ruling], index: CardIndex, source_lang: str) -> tuple[str | None, str]:
     title = members[0].doc_title
     if title:
         cards = {card for card, _ in index.lookup(title)}
         if len(cards) == 1:
             return cards.pop(), "title"
-    if len(members) > MAX_CARD_RULINGS:
+    if len(members) > MAX_CARD_RULINGS or (title and members[0].doc_lang == source_lang):
         return None, ""
     votes: Counter[str] = Counter()
+    own_title = f" {name_key(title or '')} "
     for item in members:
         for mention in index.mentions(item.text):
-            votes[mention.card] += _mention_weight(item.text, mention)
+            if _may_identify(mention, own_title):
+                votes[mention.card] += _mention_weight(item.text, mention)
     if not votes:
         return None, ""
     ranked = votes.most_common()
-    if ranked[0][1] < 1.0 or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+    if ranked[0][1] < MIN_MENTION_VOTES or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
         return None, ""
     return ranked[0][0], "mentions"
+
+
+def _may_identify(mention: Mention, own_title: str) -> bool:
+    """Whether a mention may tell the card a document is about: not a subtype ("Forest"),
+    not a part of the title's own name ("Cuidadora" in "Marwyn, la Cuidadora"), not one
+    face of a split card (互斗, Fight of Prepare // Fight, is also the keyword action)."""
+    return (
+        not is_subtype_name(mention.name)
+        and f" {name_key(mention.name)} " not in own_title
+        and (" // " not in mention.card or name_key(mention.name) == name_key(mention.card))
+    )
 
 
 @cache

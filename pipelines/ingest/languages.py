@@ -12,14 +12,9 @@ from ..engine import Engine, partitions, process_cache
 from ..engine.local import LocalEngine
 from ..files import read_checked, write_checked
 from ..model import Ruling
+from ..text.scripts import script_profile, weighted_letters
 from ..vocabulary import DEFAULT_SOURCE_LANG
-from .langid import (
-    Identification,
-    LanguageIdentifier,
-    build,
-    script_profile,
-    weighted_letters,
-)
+from .langid import Identification, LanguageIdentifier, build
 
 SHORT_TEXT_LETTERS = 30
 """Below this many letters a detector's guess between two languages of the same script is
@@ -68,7 +63,69 @@ def assign_languages(
     if store:
         store.add({key: value for _, new in done for key, value in new.items()})
     shared_identifier.cache_clear()
-    return [by_id[item.id] for item in rulings]
+    identified = [by_id[item.id] for item in rulings]
+    follow_folders(identified, title_langs or {})
+    return identified
+
+
+FOLDER_MIN_DOCUMENTS = 3
+FOLDER_MAJORITY = 0.75
+"""A document too short to tell its language takes its folder's, when at least this many
+other documents of the folder tell theirs and this share of them agree."""
+FOLDER_UNANIMITY = 0.9
+FOLDER_UNANIMOUS_DOCUMENTS = 9
+"""A document of a folder whose other documents (at least this many) are this much of one
+language is a document of that language, however much of it is left in another: a Spanish
+card's document whose lines were left in English is an untranslated Spanish document."""
+
+
+def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
+    """A document whose own text cannot tell its language ("Scry 1. / Draw a card.", whose
+    words are Spanish words too; "Vigilance") takes the language of its folder, when the
+    folder's other documents agree on one: a team keeps each language's documents
+    together. A document tells its language when a unit of at least ``SHORT_TEXT_LETTERS``
+    letters is in it, or its title is a card name of that language; a file of many documents
+    (MTGJSON, the rules) has no vote. A document that tells
+    another language than a folder all of one language (``FOLDER_UNANIMITY``) takes the
+    folder's (English left in a Spanish document). The units of a document that changes
+    language follow it where they are short (``_defer_to_document``)."""
+    by_doc: dict[str, list[Ruling]] = defaultdict(list)
+    for item in rulings:
+        by_doc[item.doc].append(item)
+    told: dict[str, bool] = {}
+    folder_of: dict[str, str] = {}
+    languages: dict[str, Counter[str]] = defaultdict(Counter)
+    voted: set[str] = set()
+    documents_of_file = Counter(members[0].file for members in by_doc.values())
+    for doc, members in by_doc.items():
+        first = members[0]
+        folder_of[doc] = first.file.replace("\\", "/").rpartition("/")[0]
+        told[doc] = (first.doc_title in title_langs) or any(
+            m.lang == first.doc_lang and weighted_letters(m.text) >= SHORT_TEXT_LETTERS
+            for m in members
+        )
+        if told[doc] and first.doc_lang and documents_of_file[first.file] == 1:
+            languages[folder_of[doc]][first.doc_lang] += 1
+            voted.add(doc)
+    for doc, members in by_doc.items():
+        votes = Counter(languages.get(folder_of[doc], {}))
+        own = members[0].doc_lang
+        if doc in voted:
+            votes[own] -= 1  # the other documents' votes
+        if sum(votes.values()) < FOLDER_MIN_DOCUMENTS:
+            continue
+        lang, count = max(sorted(votes.items()), key=lambda kv: kv[1])
+        if lang == own:
+            continue
+        share = count / sum(votes.values())
+        if told[doc] and not (share >= FOLDER_UNANIMITY and count >= FOLDER_UNANIMOUS_DOCUMENTS):
+            continue
+        if share < FOLDER_MAJORITY:
+            continue
+        for item in members:
+            item.doc_lang = lang
+            if not item.spans and _defer_to_document(item):
+                item.lang = lang
 
 
 def identify_documents(

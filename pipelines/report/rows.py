@@ -59,6 +59,7 @@ def _row(finding: Finding, by_id: dict[str, Ruling]) -> dict[str, object]:
     same = ruling_id is not None and source_id is not None and source_id == ruling_id
     return {
         "severity": str(finding.severity),
+        "confidence": "" if finding.confidence is None else float(finding.confidence),
         "code": _text(finding.code),
         "category": str(finding.category),
         "lang": _text(finding.lang),
@@ -92,10 +93,13 @@ def _text(value: Any) -> str:
 
 
 def _review_order(finding: Finding) -> tuple:
-    """Most severe first, then by file, line, code and fingerprint, a missing value before
-    any other (the API's stable ``sort_values(..., na_position="first")``)."""
+    """Most severe first, the surest first within a severity (a finding of a run made before
+    findings had a confidence counts as sure), then by file, line, code and fingerprint, a
+    missing value before any other (the API's stable ``sort_values(...,
+    na_position="first")``)."""
     return (
         SEVERITY_POSITION[finding.severity],
+        -(1.0 if finding.confidence is None else finding.confidence),
         _missing_first(finding.file),
         _missing_first(finding.line),
         _missing_first(finding.code),

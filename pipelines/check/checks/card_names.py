@@ -6,14 +6,58 @@ import re
 from collections.abc import Iterator
 
 from ...allowlists import covered
-from ...cards import Mention, name_key
+from ...cards import Mention, is_subtype_name, name_key
 from ...model import Mark, Ruling
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
 from ..names import TITLE_CASE
-from ..registry import Problem, check
+from ..registry import Problem, check, corpus_fact
 
 HAN = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]")
+LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*")
+CLAUSE_START = re.compile(r"(?:^|[.:;!?\"“(—–•]\s*|\]:\s*)$")
+
+
+@corpus_fact
+def _source_words(ctx: CheckContext) -> set[str]:
+    """The words the source-language texts of the run write in lower case."""
+    found: set[str] = set()
+    for ruling in ctx.rulings:
+        if ruling.lang == ctx.source_lang:
+            found.update(LOWER_WORD.findall(ruling.text))
+    return found
+
+
+def _is_word_not_name(ctx: CheckContext, text: str, mention: Mention) -> bool:
+    """A one-word face of a split card at the start of a sentence or clause ("Return target
+    creature…": the verb, not the face Return of Never // Return; a split card is named
+    whole); a one-word name that the English also writes as an ordinary word, at the start
+    of a clause, or anywhere when it is a face ("[Cost], Reveal this card…, Return an
+    unblocked attacker"); or a name that is also a subtype ("Earth", a planar type and the
+    face of Heaven // Earth)."""
+    if is_subtype_name(mention.name):
+        return True
+    if " " in mention.name.strip():
+        return False
+    face = FACES in mention.card and name_key(mention.name) != name_key(mention.card)
+    opens = bool(CLAUSE_START.search(text[: mention.start]))
+    if face and opens:
+        return True
+    return (face or opens) and mention.name.casefold() in _source_words(ctx)
+
+
+FACES = " // "
+GLOSS = re.compile(r"[(（]\s*([^()（）]{1,60}?)\s*[)）]")
+
+
+def _is_gloss(text: str, mention: Mention) -> bool:
+    """An English name alone in brackets right after the translation's own name for it
+    ("趁愿仙儿（Fae of Wishes）"): given for reference, not left untranslated."""
+    for found in GLOSS.finditer(text):
+        if (found.start(1), found.end(1)) == (mention.start, mention.end):
+            before = text[: found.start()]
+            return bool(before) and not before[-1].isspace() and before[-1] not in ".:;"
+    return False
 
 
 def _english_mentions(ctx: CheckContext, text: str) -> list[Mention]:
@@ -65,8 +109,10 @@ def _part_of_source_name(text: str, mention: Mention, source: str | None) -> boo
 def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """A translated ruling names a card by its English name ("la habilidad de Meddling
     Mage") where the card data gives a name in the ruling's language, or (when it gives
-    none) inside text that is otherwise translated. Use the official localized name. A
-    name the project's allow lists let stay in English is not reported."""
+    none) inside text that is otherwise translated. Use the official localized name. An
+    English name in brackets right after the localized one ("趁愿仙儿（Fae of Wishes）") is
+    given for reference and is not reported, nor is a name the project's allow lists let
+    stay in English."""
     lang = ruling.lang
     if not lang or lang == ctx.source_lang:
         return
@@ -74,6 +120,8 @@ def untranslated_card_name(ruling: Ruling, ctx: CheckContext) -> Iterator[Proble
     source = pair.source.text if pair else None
     allowed = ctx.allowed(ruling.text, lang)
     for mention in _english_mentions(ctx, ruling.text):
+        if _is_word_not_name(ctx, ruling.text, mention) or _is_gloss(ruling.text, mention):
+            continue
         if covered(allowed, ruling.text, mention.start, mention.end):
             continue
         localized = ctx.cards.name_in(mention.card, lang)
@@ -101,7 +149,9 @@ def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
     many cards, the source's own card name stands for the translation's card. A name that
     is also a game term of the termbase ("Fortify", the keyword and a card) is not taken
     for the card, nor is one that is part of a longer name ("Grapeshot" in "Grapeshot
-    Catapult", a card the index does not know)."""
+    Catapult", a card the index does not know), nor a one-word name that opens a sentence or
+    clause and is an ordinary word of the English text ("Return target creature…", not the
+    face Return of Never // Return)."""
     lang = pair.lang
     mentions = ctx.cards.mentions(pair.source.text, [ctx.source_lang])
     if not mentions:
@@ -110,7 +160,9 @@ def missing_card_name(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
     mentions = [
         m
         for m in mentions
-        if (m.start, m.end) not in terms and _inside_longer_name(pair.source.text, m) is None
+        if (m.start, m.end) not in terms
+        and _inside_longer_name(pair.source.text, m) is None
+        and not _is_word_not_name(ctx, pair.source.text, m)
     ]
     if not mentions:
         return

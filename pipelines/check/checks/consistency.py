@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -15,10 +15,10 @@ from ...termbase import USABLE
 from ...text import CARD_PLACEHOLDER, mask_card_names
 from ...text.tokens import token_counts
 from ...vocabulary import Method, Scope, is_unspaced
-from ..context import CheckContext
+from ..context import REMINDER_TEXT, CheckContext, is_card_text
 from ..lexicon import number_counts, words
 from ..registry import Group, Problem, check
-from .terminology import PARAPHRASED, wrong_spans
+from .terminology import PARAPHRASED, replaced_phrases, wrong_spans
 
 
 @dataclass
@@ -27,6 +27,8 @@ class Variant:
     text: str
     rulings: list[Ruling] = field(default_factory=list)
     defects: int = 0
+    confused: dict[str, str] = field(default_factory=dict)
+    """Forbidden forms this version writes where another names the concept right."""
 
     @property
     def rank(self) -> tuple[int, int, str]:
@@ -38,15 +40,64 @@ def variant_key(ruling: Ruling, ctx: CheckContext) -> str:
     """The text with quotes, spacing, case and every card name made uniform, with the words
     that agree with a name (its article: "la Micóloga", "el Micodermo pálido";
     resources/name_agreement.tsv) and the numbers and symbols that are a card's own
-    parameters (Suspend 7—{1}{B}, Suspend 3—{1}{W}{W}): two cards' versions of one ruling
-    differ only in the card they name. (A number or symbol a translation gets wrong is
-    reported against its own source by NUM001 and PH001.)"""
+    parameters (Suspend 7—{1}{B}, Suspend 3—{1}{W}{W}), and a card document's title (the
+    name of a card the card data may not know): two cards' versions of one ruling differ
+    only in the card they name. In a text that names its card, the endings that agree
+    with the name's gender and number are made uniform too (resources/agreement_endings.tsv:
+    "entran giradas", "entra girado"), and a card's text line is read without its reminder
+    text, which printed cards give or leave out as space allows. (A number or symbol a
+    translation gets wrong is reported against its own source by NUM001 and PH001.)"""
+    return uniform(shown_text(ruling, ctx), ruling.lang or "")
+
+
+def shown_text(ruling: Ruling, ctx: CheckContext) -> str:
+    """The text as versions are compared and shown: without a card line's reminder text,
+    every card name (and a card document's title) as one placeholder."""
     lang = ruling.lang or ""
-    text = mask_card_names(ruling.text, lang, ctx.cards, own=ruling.card)
+    text = mask_card_names(_without_reminder(ruling), lang, ctx.cards, own=ruling.card)
+    title = ruling.doc_title
+    if title and ruling.section is None and len(title) > 2 and title in text:
+        text = text.replace(title, CARD_PLACEHOLDER)  # a card no card data names yet
+    return text
+
+
+def uniform(text: str, lang: str) -> str:
+    """``shown_text`` with the words that agree with a name made uniform, parameters as #,
+    case folded and spacing squeezed (``variant_key``)."""
     if CARD_PLACEHOLDER in text:  # the agreement patterns all end with a name
         for pattern, replacement in _name_agreement(lang):
             text = pattern.sub(replacement + CARD_PLACEHOLDER, text)
-    return PARAMETER.sub("#", text).casefold()
+        endings = _agreement_endings(lang)
+        if endings:
+            text = WORD.sub(lambda m: _uniform_ending(m.group(), endings), text)
+    return " ".join(PARAMETER.sub("#", text).casefold().split())
+
+
+WORD = re.compile(r"\w+")
+
+
+def _without_reminder(ruling: Ruling) -> str:
+    """A card's text line without its reminder text, which printed cards give or leave out
+    as space allows ("Alcance." and "Alcance (Esta criatura puede bloquear…)")."""
+    if not is_card_text(ruling):
+        return ruling.text
+    return REMINDER_TEXT.sub("", ruling.text).strip() or ruling.text
+
+
+def _uniform_ending(word: str, endings: list[tuple[re.Pattern[str], str]]) -> str:
+    for pattern, replacement in endings:
+        word = pattern.sub(replacement, word)
+    return word
+
+
+@cache
+def _agreement_endings(lang: str) -> list[tuple[re.Pattern[str], str]]:
+    """The endings that agree with a card name's gender and number (agreement_endings.tsv)."""
+    return [
+        (re.compile(row["pattern"], re.IGNORECASE), row["replacement"])
+        for row in read_tsv("agreement_endings.tsv")
+        if row["lang"] == lang.split("-")[0]
+    ]
 
 
 SHOWN_RULINGS = 20
@@ -84,6 +135,34 @@ def differences(preferred: str, other: str, lang: str) -> list[dict[str, str]]:
     return changes
 
 
+def shown_differences(
+    preferred: Ruling, other: Ruling, ctx: CheckContext, lang: str
+) -> list[dict[str, str]]:
+    """The word-level differences of two versions as a translator reads them (card names as
+    a placeholder shown "[card]"), leaving out those that only agree with a card name."""
+    left, right = shown_text(preferred, ctx), shown_text(other, ctx)
+    placeholder_free = CARD_PLACEHOLDER not in left and CARD_PLACEHOLDER not in right
+    kept = []
+    for change in differences(left, right, lang):
+        if placeholder_free or _agreeing(change, lang):
+            kept.append(
+                {key: value.replace(CARD_PLACEHOLDER, SHOWN_NAME) for key, value in change.items()}
+            )
+    return kept
+
+
+SHOWN_NAME = "[card]"
+
+
+def _agreeing(change: dict[str, str], lang: str) -> bool:
+    """Whether a change says more than the agreement with a card name (with the name as the
+    placeholder on both sides, the uniform forms differ)."""
+    mark = CARD_PLACEHOLDER
+    return uniform(change["preferred"] + " " + mark, lang) != uniform(
+        change["found"] + " " + mark, lang
+    )
+
+
 def defects(ruling: Ruling, ctx: CheckContext) -> int:
     """What is wrong with one translation as far as a check can tell: wrong or old terms,
     and, against its own source, lost symbols and numbers."""
@@ -98,12 +177,25 @@ def defects(ruling: Ruling, ctx: CheckContext) -> int:
     if pair:
         count += sum(len(found) for found in wrong_spans(ctx, pair).values())
         count += len(_unnamed_concepts(ctx, pair))
+        count += len(replaced_phrases(ruling, pair, ctx))
+        count += _names_itself_unlike_source(ruling, pair.source)
         source_tokens = token_counts(pair.source.text)
         target_tokens = token_counts(ruling.text)
         count += sum(len(source_tokens[kind] - target_tokens[kind]) for kind in source_tokens)
         source_numbers = number_counts(pair.source.text, ctx.source_lang)
         count += len(source_numbers - number_counts(ruling.text, ruling.lang or ""))
     return count
+
+
+def _names_itself_unlike_source(ruling: Ruling, source: Ruling) -> int:
+    """1 where the translation names its own card and its English does not (an old template:
+    "Como coste adicional para lanzar la Voz del tormento" where the English now says "this
+    spell"), else 0. A card document's title is its card's name."""
+    own = ruling.doc_title or ""
+    english = source.card or source.doc_title or ""
+    if len(own) < 3 or len(english) < 3 or ruling.section or source.section:
+        return 0
+    return int(own.casefold() in ruling.text.casefold() and english not in source.text)
 
 
 def _unnamed_concepts(ctx: CheckContext, pair) -> set[str]:
@@ -119,6 +211,44 @@ def _unnamed_concepts(ctx: CheckContext, pair) -> set[str]:
         and concept not in PARAPHRASED
         and any(ctx.termbase.terms(concept, lang, status) for status in USABLE)
     }
+
+
+def _confused_terms(variants: list[Variant], ctx: CheckContext, lang: str) -> None:
+    """A version that writes the form the termbase forbids for a concept (a confusable:
+    "habilidad activada" for a triggered ability) where another version of the same ruling
+    names that concept more often with an approved form ("habilidad disparada") has the
+    wrong term: a defect, recorded in ``confused`` (found -> expected). A form approved for
+    one concept and forbidden for another counts against the one the versions name more
+    often together. This tells which version is right with no English source to read."""
+    approved: list[Counter[str]] = []
+    forbidden: list[list[tuple[str, str, set[str]]]] = []
+    for variant in variants:
+        hits = ctx.term_hits(variant.text, lang)
+        approved.append(Counter(h.concept for h in hits if h.status in USABLE))
+        meant = defaultdict(set)
+        for hit in hits:
+            if hit.status in USABLE:
+                meant[hit.start, hit.end].add(hit.concept)
+        forbidden.append(
+            [(h.concept, h.form, meant[h.start, h.end]) for h in hits if h.status == "forbidden"]
+        )
+    totals = sum(approved, Counter())
+    for mine, variant in enumerate(variants):
+        for concept, form, also in sorted(forbidden[mine], key=lambda f: (f[0], f[1])):
+            if any(totals[other] >= totals[concept] for other in also):
+                continue
+            rivals = [
+                k for k, found in enumerate(approved) if found[concept] > approved[mine][concept]
+            ]
+            if not rivals:
+                continue
+            expected = next(
+                h.form
+                for h in ctx.term_hits(variants[rivals[0]].text, lang)
+                if h.concept == concept and h.status in USABLE
+            )
+            variant.defects += 1
+            variant.confused[form] = expected
 
 
 def _lost_tokens(variants: list[Variant], lang: str) -> None:
@@ -202,6 +332,7 @@ def translated_several_ways(group: Group, ctx: CheckContext) -> Iterator[Problem
     for variant in variants.values():
         variant.defects = min(defects(r, ctx) for r in variant.rulings)
     _lost_tokens(list(variants.values()), lang)
+    _confused_terms(list(variants.values()), ctx, lang)
     ranked = sorted(variants.values(), key=lambda v: v.rank)
     best, runner_up = ranked[0], ranked[1]
     decided = best.rank[:2] != runner_up.rank[:2]
@@ -225,8 +356,14 @@ def translated_several_ways(group: Group, ctx: CheckContext) -> Iterator[Problem
     source = ctx.by_id.get(family)
     source = source if source and source.lang == ctx.source_lang else None
     for version, variant in enumerate(ranked[1:], 1):
-        changes = differences(best.text, variant.text, lang)
-        shown = "; ".join(describe_change(c) for c in changes[:3])
+        changes = shown_differences(best.rulings[0], variant.rulings[0], ctx, lang)
+        shown = "; ".join(
+            [
+                f"\u201c{found}\u201d instead of \u201c{expected}\u201d (the termbase forbids it)"
+                for found, expected in sorted(variant.confused.items())
+            ]
+            + [describe_change(c) for c in changes[:3]]
+        )
         if decided:
             message = (
                 f"Translated differently elsewhere ({len(variants)} versions); against the "
@@ -245,6 +382,7 @@ def translated_several_ways(group: Group, ctx: CheckContext) -> Iterator[Problem
                     "variants": _listing(summary, ruling.id, version),
                     "preferred_because": why,
                     "differences": changes,
+                    "confused_terms": dict(sorted(variant.confused.items())),
                     "family": family,
                 },
                 source=source,

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
+from ...text.card_text import is_reminder_line
 from ...vocabulary import DocKind, Method, Release, Scope
 from ..context import CheckContext
 from ..registry import Problem, check, corpus_fact
+
+UNKNOWN_SHOWN = 5
 
 
 @check("MISS001", scope=Scope.CORPUS)
@@ -36,13 +39,14 @@ def translation_without_source(ctx: CheckContext) -> Iterator[Problem]:
     """A translated ruling that matches none of the English rulings its document is aligned
     with: a ruling the English does not have (removed, or added by the translator), or one
     translated so freely that it cannot be matched. Documents with no English source in the
-    input at all are reported once instead (EXTRA002)."""
+    input at all are reported once instead (EXTRA002). A card's text line that is only
+    reminder text is none: printed cards add reminder lines as space allows."""
     sourced_docs = _documents_with_sources(ctx)
     for row in ctx.alignment:
         if row.method != Method.NO_SOURCE or row.target_id is None:
             continue
         target = ctx.by_id[row.target_id]
-        if target.doc not in sourced_docs:
+        if target.doc not in sourced_docs or is_reminder_line(target):
             continue
         yield Problem(
             target,
@@ -57,7 +61,10 @@ def document_without_source(ctx: CheckContext) -> Iterator[Problem]:
     document) is not in the input: its rulings that are not shared with other cards could
     not be compared with any English, so only the checks that need no source ran on them.
     Add the English master (MTGJSON, Scryfall, an English document or the Comprehensive
-    Rules) to check them fully."""
+    Rules) to check them fully. Documents about cards no card data names (a new set's),
+    which their text could not pair with an English document of the input, are counted in
+    one finding per language for the run instead: whether their English is missing or was
+    not recognised cannot be told."""
     sourced_docs = _documents_with_sources(ctx)
     orphans = defaultdict(list)
     for row in ctx.alignment:
@@ -65,7 +72,11 @@ def document_without_source(ctx: CheckContext) -> Iterator[Problem]:
             target = ctx.by_id[row.target_id]
             if target.doc not in sourced_docs:
                 orphans[target.doc].append(target)
+    unknown: dict[str, list[list]] = defaultdict(list)
     for doc, members in sorted(orphans.items()):
+        if members[0].card is None and members[0].section is None:
+            unknown[members[0].doc_lang or ""].append(members)
+            continue
         yield Problem(
             members[0],
             f"No English source in the input for {len(members)} "
@@ -73,6 +84,25 @@ def document_without_source(ctx: CheckContext) -> Iterator[Problem]:
             "\u201d.",
             {"rulings": len(members), "document": doc},
             document=members,
+        )
+    for lang, documents in sorted(unknown.items()):
+        titles = sorted({members[0].doc_title or members[0].doc for members in documents})
+        shown = ", ".join(f"\u201c{t}\u201d" for t in titles[:UNKNOWN_SHOWN])
+        more = f" and {len(titles) - UNKNOWN_SHOWN} more" if len(titles) > UNKNOWN_SHOWN else ""
+        yield Problem(
+            documents[0][0],
+            f"{len(documents)} {lang} documents about cards the card data does not know match "
+            f"no English document of the input clearly enough to be paired ({shown}{more}): "
+            "only the checks that need no English ran on them. Add the English documents, "
+            "or the set's card data to pair them by card.",
+            {
+                "documents": len(documents),
+                "rulings": sum(len(members) for members in documents),
+                "titles": titles,
+                "files": sorted({members[0].file for members in documents}),
+            },
+            lang=lang,
+            whole_run=True,
         )
 
 

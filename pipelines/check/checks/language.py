@@ -166,6 +166,7 @@ def is_kept_name(ruling: Ruling, source: Ruling | None, ctx: CheckContext) -> bo
     return (
         source is not None
         and len(ruling.text) <= NAME_MAX_CHARS
+        and not SYMBOL.search(ruling.text)
         and _comparable(ruling.text) == _comparable(source.text)
         and _name_like(ruling.text)
         and not ctx.term_hits(ruling.text, ctx.source_lang)

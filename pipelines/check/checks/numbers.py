@@ -46,6 +46,19 @@ def _without_term_names(ctx: CheckContext, text: str, lang: str) -> str:
     return text
 
 
+def _without_card_names(ctx: CheckContext, text: str, lang: str, title: str) -> str:
+    spans = [(m.start, m.end) for m in ctx.cards.mentions(text, [lang, ctx.source_lang])]
+    if len(title) > 2:
+        start = text.find(title)
+        while start >= 0:
+            spans.append((start, start + len(title)))
+            start = text.find(title, start + len(title))
+    for start, end in spans:
+        if numbers(text[start:end], lang):
+            text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
 ONE = "1"
 ARTICLE_LIKE = frozenset({"1", "2"})
 """Values whose words a translation uses without stating a quantity (an article; "both")."""
@@ -79,12 +92,14 @@ def _by_value(found: Counter[str]) -> Counter[str]:
     return values
 
 
-def _comparable(ctx: CheckContext, text: str, lang: str) -> str:
+def _comparable(ctx: CheckContext, text: str, lang: str, title: str = "") -> str:
     """The text as numbers are compared: in the source's notation (903.6-11 is
-    903.6–903.11), without game terms that contain a number word, list markers and
-    translator's notes. Offsets are kept."""
+    903.6–903.11), without game terms that contain a number word, card names (the card
+    index's, and the document's title: "Approach of the Second Sun" states no second), list
+    markers and translator's notes. Offsets are kept."""
     text = in_source_notation(text, lang)
     text = _without_term_names(ctx, text, lang)
+    text = _without_card_names(ctx, text, lang, title)
     text = LIST_MARKER.sub(lambda m: " " * len(m.group()), text)
     for start, end in translator_notes(text, lang):
         text = text[:start] + " " * (end - start) + text[end:]
@@ -104,11 +119,11 @@ class Reading:
     """Cardinal words of three or more stated strictly, counts that spell out a list aside."""
 
 
-def _reading(ctx: CheckContext, text: str, lang: str) -> Reading:
-    key = ("NUM001 reading", text, lang)
+def _reading(ctx: CheckContext, text: str, lang: str, title: str = "") -> Reading:
+    key = ("NUM001 reading", text, lang, title)
     found = ctx.memo.get(key)
     if found is None:
-        comparable = _comparable(ctx, text, lang)
+        comparable = _comparable(ctx, text, lang, title)
         counts = number_counts(comparable, lang)
         uncounted = _without_explicit_counts(comparable, lang)
         counted = counts if uncounted == comparable else number_counts(uncounted, lang)
@@ -122,6 +137,11 @@ def _reading(ctx: CheckContext, text: str, lang: str) -> Reading:
 def _where(text: str, value: str) -> list[tuple[int, int]]:
     """Where a number stands in the source, when it is written in digits."""
     return [m.span() for m in re.finditer(rf"(?<![\d.]){re.escape(value)}(?![\d])", text)]
+
+
+def _card_title(ruling) -> str:
+    """A card document's title (its card's name), for a unit of one."""
+    return (ruling.doc_title or "") if ruling.section is None else ""
 
 
 @check("NUM001", scope=Scope.PAIR)
@@ -149,8 +169,8 @@ def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     for "another effect")."""
     if is_legal(pair.source.text):
         return
-    ours = _reading(ctx, pair.source_text, ctx.source_lang)
-    theirs = _reading(ctx, pair.target.text, pair.lang)
+    ours = _reading(ctx, pair.source_text, ctx.source_lang, _card_title(pair.source))
+    theirs = _reading(ctx, pair.target.text, pair.lang, _card_title(pair.target))
     source, target, strict_words = ours.numbers, theirs.numbers, theirs.strict_words
     if not source and not theirs.digits and not strict_words:
         return  # nothing the source states can be missing, nothing can be made up

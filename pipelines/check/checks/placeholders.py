@@ -12,7 +12,7 @@ from ...model import Mark, Ruling
 from ...text.tokens import in_source_notation, token_counts, token_kinds, token_spans
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
-from ..lexicon import words
+from ..lexicon import without_translator_notes, words
 from ..registry import Problem, check
 
 OPENERS = {"(": ")", "（": "）", "[": "]", "［": "］"}
@@ -33,9 +33,10 @@ def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Proble
     the translation has one the source does not. These are copied, never translated. A
     translation may say one the source has once more, where the source refers back to it
     ("gets this bonus": 得到+1/+1); the notation a language writes its own way ({等级N3+}
-    for {LEVEL N3+}) is read as the source's."""
+    for {LEVEL N3+}) is read as the source's; a translator's note is not translation."""
     source = token_counts(in_source_notation(pair.source_text, ctx.source_lang))
-    target = token_counts(in_source_notation(pair.target.text, pair.lang))
+    checked = without_translator_notes(pair.target.text, pair.lang)
+    target = token_counts(in_source_notation(checked, pair.lang))
     if source == target:  # what a miscited reference takes away, it takes from both
         return
     miscited = ctx.miscited_in_source(pair)["rule-reference"]

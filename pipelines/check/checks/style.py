@@ -15,7 +15,12 @@ from ...termbase import TermHit
 from ...text.tokens import either
 from ...vocabulary import Scope, is_cjk
 from ..context import AlignedPair, CheckContext
-from ..lexicon import address_forms, regional_variants
+from ..lexicon import (
+    address_forms,
+    addressed_verbs,
+    regional_variants,
+    without_translator_notes,
+)
 from ..registry import Problem, check
 
 ADDRESSING_YOU = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
@@ -55,16 +60,20 @@ def _formal_uses(text: str, lang: str) -> tuple[tuple[int, int, str], ...]:
 SENTENCE = re.compile(r"[^.!?;:()]+[.!?;:()]*")
 
 
-def _speaks_to_you_there(source: str, target: str, start: int) -> bool:
-    """Whether the source sentence that the verb's sentence translates speaks to "you":
-    "Tiene prisa." translates "It has haste." (the creature has it), not "you have". When
-    the two texts do not have as many sentences, the verb cannot be placed: not reported."""
+def _speaks_to_you_there(source: str, target: str, start: int, found: str, lang: str) -> bool:
+    """Whether the source sentence that the verb's sentence translates has "you" doing what
+    the verb says ("you may" for puede, formality.tsv): "Tiene prisa." translates "It has
+    haste." (the creature has it), "pone el doble" translates "it puts twice that many".
+    When the two texts do not have as many sentences, the verb cannot be placed: not
+    reported."""
     ours = [m.span() for m in SENTENCE.finditer(target)]
     theirs = [m.group() for m in SENTENCE.finditer(source)]
     if len(ours) != len(theirs):
         return False
     index = next(i for i, (s, e) in enumerate(ours) if s <= start < e)
-    return bool(ADDRESSING_YOU.search(theirs[index]))
+    verb = addressed_verbs(lang).get(found.casefold())
+    sentence = theirs[index]
+    return bool(verb.search(sentence) if verb else ADDRESSING_YOU.search(sentence))
 
 
 @cache
@@ -104,7 +113,9 @@ def _addresses_reader(text: str, start: int, lang: str) -> bool:
 def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The document addresses the reader as tú ("puedes"), but this ruling, whose English
     speaks to "you", uses the formal usted form ("Sin embargo, puede pagar costes
-    adicionales"). Keep one form of address."""
+    adicionales"). Keep one form of address. Only where the English has "you" doing what the
+    verb says ("you may pay"): the same form says what a permanent or an effect does ("it
+    can't attack", "no puede atacar"), as the printed cards write it."""
     _, _, to_informal = address_forms(pair.lang)
     if not to_informal or not ADDRESSING_YOU.search(pair.source.text):
         return
@@ -114,7 +125,7 @@ def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Prob
     for start, end, found in _formal_uses(pair.target.text, pair.lang):
         if not _addresses_reader(pair.target.text, start, pair.lang):
             continue
-        if not _speaks_to_you_there(pair.source.text, pair.target.text, start):
+        if not _speaks_to_you_there(pair.source.text, pair.target.text, start, found, pair.lang):
             continue
         yield Problem(
             pair.target,
@@ -230,13 +241,15 @@ def capital_after_semicolon(ruling: Ruling, ctx: CheckContext) -> Iterator[Probl
 @check("STYLE004", scope=Scope.DOCUMENT)
 def mixed_quotation_marks(document: list[Ruling], ctx: CheckContext) -> Iterator[Problem]:
     """One document uses more than one style of quotation marks ("…", “…”, «…»). The
-    less used styles are reported where they first appear."""
+    less used styles are reported where they first appear. A translator's note, which is
+    no translation (SRC002), is not counted."""
     uses: dict[str, list[Ruling]] = defaultdict(list)
     for ruling in document:
         if ruling.lang != document[0].doc_lang:
             continue
+        checked = without_translator_notes(ruling.text, ruling.lang or "")
         for style, pattern in QUOTE_STYLES.items():
-            if pattern.search(ruling.text):
+            if pattern.search(checked):
                 uses[style].append(ruling)
     if len(uses) < 2:
         return
@@ -286,7 +299,9 @@ def half_width_punctuation(ruling: Ruling, ctx: CheckContext) -> Iterator[Proble
 def keyword_capitalisation(document: list[Ruling], ctx: CheckContext) -> Iterator[Problem]:
     """A game term is written with a capital letter in the middle of a sentence in some
     rulings of a document and in lower case in others ("usando Suspender" and "con
-    suspender"). Rulings write keywords in lower case mid-sentence."""
+    suspender"). Rulings write keywords in lower case mid-sentence; after a cost's colon, a
+    keyword's or a chapter's dash and a bullet a sentence starts (resources/style_words.tsv:
+    the printed cards write "Estímulo—Sacrificar", "I, II — Gira")."""
     lang = document[0].doc_lang
     if not lang or is_cjk(lang):
         return
@@ -299,7 +314,7 @@ def keyword_capitalisation(document: list[Ruling], ctx: CheckContext) -> Iterato
             if hit.status == "forbidden" or not hit.form[:1].isalpha():
                 continue
             before = ruling.text[: hit.start].rstrip()
-            if not before or before[-1] in '.!?:¿¡"“«(':
+            if not before or before[-1] in _style_words("sentence-start", lang):
                 continue
             if hit.form[0].isupper():
                 capitalised[hit.concept].append((ruling, hit))

@@ -49,8 +49,8 @@ from ...text.inline import (
     opening,
     standalone,
 )
+from ...text.scripts import script_profile, weighted_letters
 from ...vocabulary import BILINGUAL_SOURCE_SUFFIX, base_lang, is_cjk
-from ..langid import script_profile, weighted_letters
 from ..languages import SHORT_TEXT_LETTERS
 from ..source import SourceFile
 from . import Output

@@ -239,9 +239,10 @@ def _escaped(text: str) -> str:
 
 
 def certainty(finding: Finding, pair_scores: dict[tuple[str, str], float]) -> float:
-    """How sure a finding is, 0..1. Findings have no certainty of their own yet: a finding
-    about a pair is as sure as the pair's alignment (a false TERM002 usually sits on a pair
-    that is not a translation of its source); one about a text alone is taken as sure."""
+    """How sure a finding is, 0..1: its ``confidence``; for findings of a run made before
+    findings had one, the alignment score of the pair it is about (1.0 for a text alone)."""
+    if finding.confidence is not None:
+        return finding.confidence
     if finding.source_id and finding.ruling_id:
         return pair_scores.get((finding.source_id, finding.ruling_id), 1.0)
     return 1.0
@@ -285,7 +286,7 @@ def page_data(run: RunTables) -> dict[str, Any]:
     for finding, accepted in findings:
         row = _finding_row(finding, accepted, by_id, doc_titles)
         sureness = certainty(finding, scores)
-        row["certainty"] = round(sureness, 3)
+        row["confidence"] = round(sureness, 3)
         ranked.append((row, review_priority(finding, sureness)))
     ranked.sort(key=lambda pair: document_order(pair[0]))
     rows = [row for row, _ in ranked]

@@ -116,6 +116,7 @@ def _results(run: RunTables, index: dict[str, int]) -> Iterator[dict]:
             "partialFingerprints": {"rulings/v1": finding.fingerprint},
             "properties": {
                 "category": finding.category,
+                "confidence": finding.confidence,
                 "lang": finding.lang,
                 "card": finding.card,
                 "section": finding.section,
@@ -124,6 +125,8 @@ def _results(run: RunTables, index: dict[str, int]) -> Iterator[dict]:
                 "evidence": finding.evidence,
             },
         }
+        if finding.confidence is not None:
+            result["rank"] = round(100 * finding.confidence, 1)  # SARIF's 0-100 priority
         if location:
             result["locations"] = [location]
         yield result

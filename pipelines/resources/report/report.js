@@ -119,7 +119,7 @@
     const source = f.source ? rulings[f.source] : null;
     const target = f.ruling ? rulings[f.ruling] : null;
     const panes = el("div", "panes");
-    const match = f.certainty < 1 ? "aligned with " + Math.round(f.certainty * 100) + "% certainty" : null;
+    const match = f.confidence < 1 ? Math.round(f.confidence * 100) + "% confidence" : null;
     if (source) panes.appendChild(pane(langName(source.lang) + " source", source, f.marks.source, "source", match));
     if (f.variants) {
       f.variants.forEach((v, i) => panes.appendChild(variantPane(v, i)));

@@ -1,0 +1,231 @@
+"""The checks on the printed text of cards the tool has never seen (official Spanish and
+Chinese card text against the current Oracle English): what the official wording and house
+style say, and what a new set's unknown cards must not turn into. The texts are real cards'
+(DOM, ELD, AKH, RAV: tuning sets). No shared data, no embedding model."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipelines.cards import CardIndex
+from pipelines.check import CheckContext, run_checks
+from pipelines.model import Alignment, Finding, Ruling
+from pipelines.termbase import Termbase
+
+
+class Cards:
+    """Card documents of unknown cards (no card data), paired line by line."""
+
+    def __init__(self, termbase: Termbase, cards: CardIndex) -> None:
+        self.termbase, self.cards = termbase, cards
+        self.rulings: list[Ruling] = []
+        self.alignment: list[Alignment] = []
+
+    def line(self, english: str, translated: str, lang: str, card: str, title: str) -> Ruling:
+        n = len(self.rulings) + 1
+        source = _line(f"{card}.txt:{n}", english, "en", card)
+        target = _line(f"{lang}/{card}.txt:{n}", translated, lang, title)
+        self.rulings += [source, target]
+        self.alignment.append(
+            Alignment(source.id, target.id, lang, 0.95, "embedding", 0.8, source.doc)
+        )
+        return target
+
+    def findings(self, code: str) -> list[Finding]:
+        ctx = CheckContext(self.rulings, self.alignment, self.termbase, self.cards, "en")
+        return run_checks(ctx, select=[code])
+
+    def on(self, code: str, target: Ruling) -> list[Finding]:
+        return [f for f in self.findings(code) if f.ruling_id == target.id]
+
+
+def _line(rid: str, text: str, lang: str, title: str) -> Ruling:
+    file, line = rid.rsplit(":", 1)
+    return Ruling(
+        rid, file, int(line), "plain-paragraphs", title, None, None, lang, lang, [], None,
+        None, text, doc=file, doc_kind="source" if lang == "en" else "translation",
+        position=int(line),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def cards() -> Cards:
+    return Cards(Termbase.load(), CardIndex.build([]))
+
+
+def test_a_card_text_line_may_leave_out_its_reminder_text(cards):
+    """Trail of Crumbs: the printed Spanish leaves out the Food reminder."""
+    target = cards.line(
+        "When Trail of Crumbs enters the battlefield, create a Food token. (It's an artifact "
+        'with "{2}, {T}, Sacrifice this artifact: You gain 3 life.")',
+        "Cuando el Rastro de migajas entre al campo de batalla, crea una ficha de Comida.",
+        "es",
+        "trail-of-crumbs",
+        "Rastro de migajas",
+    )
+    for code in ("PH001", "NUM001", "TERM002"):
+        assert cards.on(code, target) == [], code
+
+
+def test_el_doble_states_twice(cards):
+    """Anointed Procession."""
+    target = cards.line(
+        "If an effect would create one or more tokens under your control, it creates twice "
+        "that many of those tokens instead.",
+        "Si un efecto fuera a crear una o más fichas bajo tu control, en vez de eso, crea el "
+        "doble de esas fichas.",
+        "es",
+        "anointed-procession",
+        "Procesión ungida",
+    )
+    assert cards.on("NUM001", target) == []
+
+
+def test_an_ordinal_in_the_card_s_own_name_states_no_number(cards):
+    """Approach of the Second Sun: its name says "Second"."""
+    target = cards.line(
+        "If this spell was cast from your hand and you've cast another spell named Approach "
+        "of the Second Sun this game, you win the game.",
+        "如果此咒语是从你手上施放，且你在本盘游戏中曾施放过另一个名称为神日迫临的咒语，则你赢得这盘游戏。",
+        "zh",
+        "approach-of-the-second-sun",
+        "神日迫临",
+    )
+    assert cards.on("NUM001", target) == []
+
+
+def test_twelfth_is_twelve(cards):
+    """Midnight Clock."""
+    target = cards.line(
+        "When the twelfth hour counter is put on Midnight Clock, shuffle your hand and "
+        "graveyard into your library, then draw seven cards.",
+        "当在午夜怪钟上放置第十二个时刻指示物时，将你的手牌和坟墓场洗入你的牌库，然后抓七张牌。",
+        "zh",
+        "midnight-clock",
+        "午夜怪钟",
+    )
+    assert cards.on("NUM001", target) == []
+
+
+def test_the_third_person_of_a_permanent_is_no_usted(cards):
+    cards.line("Flying", "Vuela.", "es", "serra-angel", "Ángel de Serra")
+    cards.line(
+        "You may draw a card.", "Puedes robar una carta.", "es", "serra-angel", "Ángel de Serra"
+    )
+    effect = cards.line(
+        "If an effect would put one or more counters on a permanent you control, it puts "
+        "twice that many of those counters on that permanent instead.",
+        "Si un efecto fuera a poner uno o más contadores sobre un permanente que controlas, en "
+        "vez de eso, pone el doble de esa cantidad sobre ese permanente.",
+        "es",
+        "serra-angel",
+        "Ángel de Serra",
+    )
+    usted = cards.line(
+        "However, you may pay additional costs.",
+        "Sin embargo, puede pagar costes adicionales.",
+        "es",
+        "serra-angel",
+        "Ángel de Serra",
+    )
+    assert cards.on("STYLE001", effect) == []
+    assert [f.evidence["expected"] for f in cards.on("STYLE001", usted)] == ["puedes"]
+
+
+def test_the_printed_capital_after_a_keyword_dash_is_a_sentence_start(cards):
+    """Vicious Offering: "Estímulo—Sacrificar una criatura." and "puedes sacrificar"."""
+    cards.line(
+        "Kicker—Sacrifice a creature. (You may sacrifice a creature in addition to any other "
+        "costs as you cast this spell.)",
+        "Estímulo—Sacrificar una criatura. (Puedes sacrificar una criatura como coste "
+        "adicional al lanzar este hechizo.)",
+        "es",
+        "vicious-offering",
+        "Ofrenda despiadada",
+    )
+    assert cards.findings("STYLE006") == []
+
+
+def test_the_mana_pool_template_is_old_wording(cards):
+    old = cards.line(
+        "{T}: Add {G} or {U}.",
+        "{T}: Agrega {G} o {U} a tu reserva de maná.",
+        "es",
+        "woodland-stream",
+        "Arroyo forestal",
+    )
+    new = cards.line(
+        "{T}: Add {W} or {B}.", "{T}: Agrega {W} o {B}.", "es", "isolated-chapel", "Capilla aislada"
+    )
+    found = cards.on("TERM003", old)
+    assert [f.evidence["found"] for f in found] == [["a tu reserva de maná"]]
+    assert cards.on("TERM003", new) == []
+    old_zh = cards.line(
+        "{T}: Add {C}.", "{T}：加{C}到你的法术力池中。", "zh", "cradle", "受诅者摇篮"
+    )
+    assert [f.code for f in cards.on("TERM003", old_zh)] == ["TERM003"]
+
+
+def test_an_english_line_with_symbols_is_no_kept_name(cards):
+    """Maraleaf Pixie's mana ability left in English in a Spanish document."""
+    target = cards.line(
+        "{T}: Add {G} or {U}.", "{T}: Add {G} or {U}.", "es", "maraleaf-pixie", "Duendecilla"
+    )
+    assert [f.code for f in cards.on("UNTR002", target)] == ["UNTR002"]
+
+
+def test_a_verb_that_is_a_split_cards_face_is_no_card_name(cards):
+    """ "Return target …": the verb, not Return of Never // Return."""
+    index = CardIndex.build([], shipped=True)
+    cards.cards = index
+    target = cards.line(
+        "Return target creature card from your graveyard to your hand.",
+        "Regresa la carta de criatura objetivo de tu cementerio a tu mano.",
+        "es",
+        "nature-s-spiral",
+        "Espiral natural",
+    )
+    assert cards.on("CARD004", target) == []
+
+
+def test_versions_that_differ_only_in_the_cards_gender_are_one(cards):
+    """ "Las Cuevas … entran giradas" and "El Almacén … entra girado": one template."""
+    cards.line(
+        "Cave of Koilos enters the battlefield tapped.",
+        "Las Cuevas de Koilos entran al campo de batalla giradas.",
+        "es",
+        "cave-of-koilos",
+        "Cuevas de Koilos",
+    )
+    cards.line(
+        "Warehouse enters the battlefield tapped.",
+        "El Almacén entra al campo de batalla girado.",
+        "es",
+        "warehouse",
+        "Almacén",
+    )
+    for row in cards.alignment:
+        row.family = "template"
+    assert cards.findings("INCON001") == []
+
+
+def test_of_two_versions_the_one_that_names_its_card_unlike_the_english_is_not_preferred(cards):
+    voice = cards.line(
+        "As an additional cost to cast this spell, discard a card.",
+        "Como coste adicional para lanzar la Voz del tormento, descarta una carta.",
+        "es",
+        "tormenting-voice",
+        "Voz del tormento",
+    )
+    cards.line(
+        "As an additional cost to cast this spell, discard a card.",
+        "Como coste adicional para lanzar este hechizo, descarta una carta.",
+        "es",
+        "cathartic-reunion",
+        "Reencuentro catártico",
+    )
+    for row in cards.alignment:
+        row.family = "template"
+    found = cards.findings("INCON001")
+    assert [f.ruling_id for f in found] == [voice.id]
+    assert found[0].evidence["preferred_because"] == "fewest defects"
