@@ -45,11 +45,11 @@ from common import (
 
 from testkit.cards import (
     DEFAULT_SETS,
-    TUNING_SETS,
     KINDS,
     LANGUAGES,
     PER_KIND,
     SEED,
+    TUNING_SETS,
     CardDoc,
     Defect,
     apply,
