@@ -1,15 +1,16 @@
 """Real card-size documents from the MTGJSON set files (English Oracle text and its printed
 translations): how the tool pairs their lines, and defects injected into them.
 
-    python benchmarks/card_documents.py                          # PLC,FUT in es,zh; a few min
+    python benchmarks/card_documents.py          # the evaluation sets in es,zh; a few min
     python benchmarks/card_documents.py --out /tmp/cd --per-kind 10 --seed 7
 
 1. **Documents** (``testkit.cards``): for every card of ``--sets`` with a printed localized
    text in a language, ``OUT/en/<SET>/<slug>.txt`` and ``OUT/<lang>/<SET>/<slug>.txt`` (the
    name, then one card line per paragraph: the current Oracle text, the printed 2006-07
    translation), and ``OUT/manifest.json``; cards whose two texts have a different number of
-   lines are skipped and counted. TSP is the set the checks were tuned on; PLC and FUT (the
-   default) are for evaluation.
+   lines are skipped and counted. The default sets are the evaluation sets of
+   benchmarks/README.md, run with a card index of the tuning sets only (``--index-sets``): a
+   new set is in no shipped list.
 2. **Inject** (``testkit.cards``): per language, up to ``--per-kind`` documents per defect
    kind get one defect each, on one line; every translated document is written into
    ``OUT/defective/<lang>/``. The gold list records file, line, kind, before and after.
@@ -48,6 +49,7 @@ from testkit.cards import (
     LANGUAGES,
     PER_KIND,
     SEED,
+    TUNING_SETS,
     CardDoc,
     Defect,
     apply,
@@ -298,8 +300,10 @@ def main(argv: list[str] | None = None) -> int:
     cli.add_argument("--per-kind", type=int, default=PER_KIND)
     cli.add_argument(
         "--index-sets",
+        default=",".join(TUNING_SETS),
         help="run with a card index of these sets only (--card-names) instead of the shipped "
-        "one, which holds every set of ../shared: the measured sets must not be among them",
+        "one, which holds every set of ../shared: the measured sets must not be among them "
+        "('shipped' for the shipped one)",
     )
     cli.add_argument("--name", help="results/{card_documents,inject_cards}-NAME")
     args = cli.parse_args(argv)
@@ -314,12 +318,12 @@ def main(argv: list[str] | None = None) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, "utf-8")
     extra: list = []
-    if args.index_sets:
+    if args.index_sets != "shipped":
         index_sets = args.index_sets.split(",")
         if overlap := sorted(set(index_sets) & set(args.sets.split(","))):
             cli.error(f"the index must not hold the measured sets: {', '.join(overlap)}")
         extra = ["--card-names", card_names_of(index_sets, out / "card-names.tsv")]
-    both = {"sets": args.sets, "skipped": skipped, "index_sets": args.index_sets or "shipped"}
+    both = {"sets": args.sets, "skipped": skipped, "index_sets": args.index_sets}
     documents = both | {"langs": args.langs, "pairing": {}}
     injected = both | {"seed": args.seed, "per_kind": args.per_kind, "languages": {}}
     for lang in langs:

@@ -42,11 +42,14 @@ from common import (
     shared_or_exit,
 )
 
-from testkit.cards import LANGUAGES, names_only, write_set_documents
+from testkit.cards import (
+    EVALUATION_SETS,
+    LANGUAGES,
+    TUNING_SETS,
+    names_only,
+    write_set_documents,
+)
 
-EVALUATION_SETS = ("M10", "RTR", "BFZ", "WAR", "THB", "IKO")
-TUNING_SETS = ("TSP", "PLC", "FUT", "RAV", "ISD", "KTK", "AKH", "DOM", "ELD")
-"""The split of benchmarks/README.md."""
 MODES = ("documents", "card-names")
 
 
