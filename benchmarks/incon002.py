@@ -26,14 +26,11 @@ from pathlib import Path
 
 from common import page, parser, per_100, read_jsonl, record, run_rulings, shared_or_exit
 
-from testkit.cards import load_cards, write_documents
+from testkit.cards import EVALUATION_SETS, TUNING_SETS, load_cards, write_documents
 
 SPLITS = {
-    "tuning": {
-        "sets": ("TSP", "PLC", "FUT", "RAV", "ISD", "KTK", "AKH", "DOM", "ELD"),
-        "rules": "20231013",
-    },
-    "evaluation": {"sets": ("M10", "RTR", "BFZ", "WAR", "THB", "IKO"), "rules": "20220610"},
+    "tuning": {"sets": TUNING_SETS, "rules": "20231013"},
+    "evaluation": {"sets": EVALUATION_SETS, "rules": "20220610"},
 }
 SEED = 37
 SAMPLE_SIZE = 60
