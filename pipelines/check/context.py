@@ -19,6 +19,8 @@ from ..resources import read_tsv
 from ..tables import CorpusDigests
 from ..termbase import USABLE, Termbase, TermHit
 from ..text.card_text import REMINDER_TEXT, is_card_text
+from ..text.scripts import weighted_letters
+from ..text.tokens import token_counts
 from ..thresholds import Threshold
 from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
 from .lexicon import translator_notes
@@ -33,14 +35,19 @@ class AlignedPair:
     source: Ruling
     target: Ruling
     alignment: Alignment
+    merged: tuple[Ruling, ...] = ()
+    """Other English lines the translated line says as well (a printed card that runs two
+    lines of its text into one: ``CheckContext.merged_sources``), in document order."""
     source_text: str = field(init=False, repr=False, compare=False)
     """The source text a translation's content is compared with: a card's text line whose
     translation has no reminder text is compared without the source's reminder text
-    (printed cards often leave it out, Oracle text often has it). Worked out once: checks
-    read it many times per pair."""
+    (printed cards often leave it out, Oracle text often has it), together with the lines
+    merged into the translation. Worked out once: checks read it many times per pair."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "source_text", compared_source(self.source, self.target))
+        lines = sorted([self.source, *self.merged], key=lambda r: r.position)
+        text = " ".join(compared_source(line, self.target) for line in lines)
+        object.__setattr__(self, "source_text", text)
 
     @property
     def lang(self) -> str:
@@ -157,11 +164,82 @@ class CheckContext:
 
     @cached_property
     def pairs(self) -> list[AlignedPair]:
+        merged = self.merged_sources
         return [
-            AlignedPair(self.by_id[row.source_id], self.by_id[row.target_id], row)
+            AlignedPair(
+                self.by_id[row.source_id],
+                self.by_id[row.target_id],
+                row,
+                tuple(merged.get(row.target_id, ())),
+            )
             for row in self.alignment
             if row.method in TRANSLATION_METHODS and row.source_id and row.target_id
         ]
+
+    @cached_property
+    def merged_sources(self) -> dict[str, list[Ruling]]:
+        """Translated card lines that say an unpaired English line of their card's text
+        besides the line they are paired with (target id -> those English lines): printed
+        cards, older ones above all, run two lines into one ("Encantar criatura. La criatura
+        encantada no puede atacar ni bloquear." for "Enchant creature" and "Enchanted creature
+        can't attack or block."). An unpaired line is merged into the translation of a line
+        next to it in its document when every game term and symbol it has, which that line
+        lacks, stands in the translation."""
+        paired: dict[tuple[str, str], Ruling] = {}
+        for row in self.alignment:
+            if row.method in TRANSLATION_METHODS and row.source_id and row.target_id:
+                paired[row.lang or "", row.source_id] = self.by_id[row.target_id]
+        missing_of: dict[str, list[Ruling]] = defaultdict(list)
+        for row in self.alignment:
+            if row.method == Method.NO_TRANSLATION and row.source_id:
+                line = self.by_id[row.source_id]
+                if is_card_text(line):
+                    missing_of[row.lang or "", line.doc].append(line)
+        merged: dict[str, list[Ruling]] = defaultdict(list)
+        for (lang, doc), missing in sorted(missing_of.items()):
+            units = sorted(
+                (r for r in self.documents[doc] if r.lang == self.source_lang),
+                key=lambda r: r.position,
+            )
+            said = {u.id: paired[lang, u.id] for u in units if (lang, u.id) in paired}
+            left = {line.id for line in missing}
+            changed = True
+            while changed:  # a line runs into the next, which runs into the next (modes)
+                changed = False
+                for at, line in enumerate(units):
+                    if line.id not in left:
+                        continue
+                    for neighbour in [*units[max(0, at - 1) : at], *units[at + 1 : at + 2]]:
+                        target = said.get(neighbour.id)
+                        if target is not None and self._says_also(target, line, neighbour):
+                            merged[target.id].append(line)
+                            said[line.id] = target
+                            left.discard(line.id)
+                            changed = True
+                            break
+        return {target: sorted(lines, key=lambda r: r.position) for target, lines in merged.items()}
+
+    def _says_also(self, target: Ruling, line: Ruling, paired: Ruling) -> bool:
+        """Whether a translation says an English line besides the one it is paired with: it
+        is long enough for both (``MERGED_LENGTH`` of their letters), and the line's game
+        terms that the paired line lacks stand in it (a term the termbase has no word for in
+        the language cannot tell), and symbols of each kind it has (a mana symbol may be an
+        older notation: {1} for {C})."""
+        lang = target.lang or ""
+        both = weighted_letters(compared_source(line, target)) + weighted_letters(
+            compared_source(paired, target)
+        )
+        if weighted_letters(target.text) < MERGED_LENGTH * both:
+            return False
+        concepts = self.named_concepts(line.text, self.source_lang) - self.named_concepts(
+            paired.text, self.source_lang
+        )
+        present = {h.concept for h in self.term_hits(target.text, lang)}
+        unknown = {c for c in concepts if not any(self.termbase.terms(c, lang, s) for s in USABLE)}
+        kinds = {token.split(":")[0] for token in _bag(line.text) - _bag(paired.text)}
+        return concepts - unknown <= present and kinds <= {
+            t.split(":")[0] for t in _bag(target.text)
+        }
 
     @cached_property
     def corpus_digests(self) -> CorpusDigests:
@@ -244,6 +322,21 @@ class CheckContext:
 
     def is_card_name(self, text: str) -> bool:
         return bool(self.cards.lookup(text))
+
+
+MERGED_LENGTH = 0.75
+"""A translation that says two English lines is at least this share of their letters long
+(translations run about as long as their source, a Han character counting three letters)."""
+
+
+def _bag(text: str) -> Counter[str]:
+    """A text's symbols and other placeholder tokens, each counted."""
+    return Counter(
+        f"{kind}:{token}"
+        for kind, counts in token_counts(text).items()
+        for token, n in counts.items()
+        for _ in range(n)
+    )
 
 
 NOTHING_MISCITED: dict[str, Counter[str]] = {"rule-reference": Counter(), "number": Counter()}

@@ -18,8 +18,11 @@ def missing_translation(ctx: CheckContext) -> Iterator[Problem]:
     """An English ruling (or rule) that the translated document should have and does not:
     it is one of the card's current English rulings, or it lies inside the stretch of rules
     the translation covers, and nothing in the translation matches it."""
+    merged = {line.id for lines in ctx.merged_sources.values() for line in lines}
     for row in ctx.alignment:
         if row.method != Method.NO_TRANSLATION or row.source_id is None:
+            continue
+        if row.source_id in merged:
             continue
         source = ctx.by_id[row.source_id]
         new = f", new in the {source.doc_version} release," if row.release == Release.NEW else ""
