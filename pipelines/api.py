@@ -43,6 +43,8 @@ FLOAT_COLUMNS = {"score", "similarity", "confidence"}
 REVIEW_COLUMNS = [
     "severity",
     "confidence",
+    "its_type",
+    "mqm",
     "code",
     "category",
     "lang",
@@ -129,6 +131,12 @@ def review_frame(findings: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
     review["found"] = (
         review["evidence"].map(lambda e: evidence_text(e.get("found"))).astype("string")
     )
+    review["mqm"] = (
+        review["mqm"]
+        .map(lambda m: f"{m['category']}/{m['severity']}" if isinstance(m, dict) else pd.NA)
+        .astype("string")
+    )
+    review["its_type"] = review["its_type"].astype("string")
     review["unsure"] = -review["confidence"].fillna(1.0).astype(float)
     review = review.sort_values(
         ["severity", "unsure", "file", "line", "code", "fingerprint"],

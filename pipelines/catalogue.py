@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from .model import Finding, Mark, fingerprint
+from .resources import read_tsv
 from .vocabulary import Category, Severity
 
 INGEST, ALIGN, CHECK = "ingest", "align", "check"
@@ -684,8 +686,71 @@ def make_finding(
         fingerprint="-",
         marks=[mark.as_dict() for mark in marks or ()],
     )
+    finding.its_type, finding.mqm = quality(code, str(row.category))
     finding.fingerprint = fingerprint(finding, anchor)
     return finding
+
+
+ITS_TYPES = frozenset(
+    {
+        *("terminology", "mistranslation", "omission", "untranslated", "addition"),
+        *("duplication", "inconsistency", "grammar", "legal", "register"),
+        *("locale-specific-content", "locale-violation", "style", "characters"),
+        *("misspelling", "typographical", "formatting", "inconsistent-entities"),
+        *("numbers", "markup", "pattern-problem", "whitespace", "internationalization"),
+        *("length", "non-conformance", "uncategorized", "other"),
+    }
+)
+"""The 27 values of ITS 2.0 ``locQualityIssueType``."""
+MQM_CATEGORIES = frozenset(
+    {
+        "Terminology",
+        "Accuracy",
+        "Linguistic conventions",
+        "Style",
+        "Locale conventions",
+        "Audience appropriateness",
+        "Design and markup",
+        "Other",
+    }
+)
+MQM_SEVERITIES = ("minor", "major", "critical")
+BY_CATEGORY: dict[str, tuple[str, str]] = {
+    "terminology": ("terminology", "Terminology"),
+    "untranslated": ("untranslated", "Accuracy"),
+    "mixed-language": ("untranslated", "Accuracy"),
+    "placeholder": ("markup", "Design and markup"),
+    "number": ("numbers", "Accuracy"),
+    "card-name": ("terminology", "Terminology"),
+    "truncation": ("omission", "Accuracy"),
+    "date": ("locale-violation", "Locale conventions"),
+    "missing-translation": ("omission", "Accuracy"),
+    "extra-translation": ("addition", "Accuracy"),
+    "inconsistent-translation": ("inconsistency", "Style"),
+    "meaning": ("mistranslation", "Accuracy"),
+    "outdated": ("non-conformance", "Accuracy"),
+    "style": ("style", "Style"),
+    "parse": ("other", "Other"),
+}
+"""A code the table does not list (a team's checklist rule) takes its category's types."""
+
+
+@cache
+def quality_table() -> dict[str, tuple[str, dict[str, str]]]:
+    """Code -> (ITS type, MQM category and severity), from ``resources/its_mqm.tsv``."""
+    return {
+        row["code"]: (row["its_type"], {"category": row["mqm"], "severity": row["mqm_severity"]})
+        for row in read_tsv("its_mqm.tsv")
+    }
+
+
+def quality(code: str, category: str) -> tuple[str, dict[str, str]]:
+    """The ITS 2.0 issue type and the MQM category and severity of a code."""
+    found = quality_table().get(code)
+    if found is not None:
+        return found[0], dict(found[1])
+    its_type, mqm = BY_CATEGORY.get(category, ("other", "Other"))
+    return its_type, {"category": mqm, "severity": "minor"}
 
 
 def explanation(code: str, function: Callable[..., Any] | None = None) -> str:

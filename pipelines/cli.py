@@ -49,7 +49,7 @@ from . import project as project_file
 from .align.embed import EmbedderError, build_embedder, known_specs
 from .cachedir import cache_root
 from .cards import NameListError, read_name_list
-from .catalogue import CHECK, TABLE, explanation
+from .catalogue import CHECK, TABLE, explanation, quality
 from .check.baseline import BaselineError
 from .engine import ENGINES, EngineError, build_engine
 from .ingest import InputError
@@ -761,11 +761,20 @@ def rules(code: str | None, project: project_file.Project) -> int:
         state = "" if row.default else "\toff"
         console.echo(
             f"{row.code}\t{row.category}\t{row.severity}\t{row.stage}\t"
-            f"{explanation(row.code, function)}{state}"
+            f"{_quality(row.code, str(row.category))}\t{explanation(row.code, function)}{state}"
         )
     for rule in team.rules:
-        click.echo(f"{rule.code}\t{rule.category}\t{rule.severity}\t{CHECK}\t{rule.explanation()}")
+        click.echo(
+            f"{rule.code}\t{rule.category}\t{rule.severity}\t{CHECK}\t"
+            f"{_quality(rule.code, str(rule.category))}\t{rule.explanation()}"
+        )
     return EXIT_OK
+
+
+def _quality(code: str, category: str) -> str:
+    """ "its:TYPE<TAB>mqm:Category/severity" of a code, as ``rulings rules`` lists it."""
+    its_type, mqm = quality(code, category)
+    return f"its:{its_type}\tmqm:{mqm['category']}/{mqm['severity']}"
 
 
 @main.command(cls=ConfiguredCommand)

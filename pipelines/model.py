@@ -148,6 +148,10 @@ class Finding:
     confidence: float | None = None
     """How likely the finding is right, 0..1 (``check.confidence``): its code's judged
     precision, times the likelihood that the pair it is about is a true pair."""
+    its_type: str | None = None
+    """The W3C ITS 2.0 Localization Quality Issue type of the code (``catalogue.quality``)."""
+    mqm: dict[str, str] | None = None
+    """The MQM core dimension and severity of the code: ``{"category", "severity"}``."""
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:

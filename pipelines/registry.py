@@ -77,5 +77,6 @@ class Registry(Generic[T]):
         return len(self._entries)
 
     def names(self) -> list[str]:
+        """The registered names, sorted (whatever order their modules were imported in)."""
         self._load()
-        return list(self._entries)
+        return sorted(self._entries)

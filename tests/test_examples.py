@@ -67,7 +67,8 @@ def test_rules_code_for_an_ingest_code_a_team_rule_and_an_unknown_code(tmp_path)
         result.stdout
     )
     listed = CliRunner().invoke(main, ["rules", "--config", str(config)]).stdout.splitlines()
-    assert listed[-1].startswith("X-CARDS\tnumber\twarning\tcheck\tKeep ….")
+    assert listed[-1].startswith("X-CARDS\tnumber\twarning\tcheck\tits:numbers\t")
+    assert listed[-1].split("\t")[6].startswith("Keep ….")
     result = CliRunner().invoke(main, ["rules", "TRUNC01"])
     assert result.exit_code == 2
     assert (

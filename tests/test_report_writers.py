@@ -44,7 +44,7 @@ def test_xlsx_has_a_sheet_per_language_frozen_and_filtered(seed_run: Path):
         assert sheet.freeze_panes == "A2"
         assert sheet.auto_filter.ref.startswith("A1:")
         header = [cell.value for cell in sheet[1]]
-        assert header[:4] == ["severity", "confidence", "code", "category"]
+        assert header[:6] == ["severity", "confidence", "its_type", "mqm", "code", "category"]
         expected = sum(1 for f in findings if (f.lang or "no language") == lang)
         assert sheet.max_row - 1 == expected
         assert sheet["I2"].alignment.wrap_text

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pipelines.catalogue import TABLE, explanation
+from pipelines.catalogue import TABLE, explanation, quality
 from pipelines.check.registry import CHECKS
 from pipelines.model import CATEGORIES
 
@@ -24,17 +24,20 @@ def render() -> str:
         "(`pipelines/catalogue.py`) and the checks' docstrings by "
         "`tools/generate_checks_doc.py` (`rulings rules` prints the same). Select or ignore "
         "them with `--select` / `--ignore` (codes, code prefixes or categories, any case); "
-        "codes marked *off* run only when `--select` names them.",
+        "codes marked *off* run only when `--select` names them. Each code's W3C ITS 2.0 "
+        "Localization Quality Issue type and MQM dimension and severity are data "
+        "(`pipelines/resources/its_mqm.tsv`), carried by every finding (`its_type`, `mqm`).",
         "",
-        "| code | category | severity | stage | summary |",
-        "| --- | --- | --- | --- | --- |",
+        "| code | category | severity | stage | ITS 2.0 type | MQM | summary |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     rows = sorted(TABLE, key=lambda r: (CATEGORIES.index(r.category), r.code))
     for row in rows:
         state = "" if row.default else " (off)"
+        its_type, mqm = quality(row.code, str(row.category))
         lines.append(
             f"| [{row.code}](#{row.code.lower()}) | {row.category} | {row.severity}{state} "
-            f"| {row.stage} | {row.summary} |"
+            f"| {row.stage} | {its_type} | {mqm['category']}, {mqm['severity']} | {row.summary} |"
         )
     for category in CATEGORIES:
         members = [row for row in rows if row.category == category]

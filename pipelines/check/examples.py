@@ -23,7 +23,7 @@ from functools import cache
 from typing import Any
 
 from ..cards import CardIndex
-from ..catalogue import CATALOGUE, explanation, lookup
+from ..catalogue import CATALOGUE, explanation, lookup, quality
 from ..checklists import Checklist
 from ..model import Alignment, Finding, Ruling
 from ..resources import resource_path
@@ -180,10 +180,13 @@ def render_rule(code: str, checklist: Checklist) -> str:
     row = lookup(written.upper())
     function = CHECKS[row.code].target if row.code in CHECKS else None
     state = ", off by default" if not row.default else ""
+    its_type, mqm = quality(row.code, str(row.category))
     lines = [
         f"{row.code}  {row.category}, {row.severity}, {row.stage} stage{state}",
         "",
         explanation(row.code, function),
+        "",
+        f"ITS 2.0 issue type: {its_type}; MQM: {mqm['category']}, {mqm['severity']}.",
     ]
     if row.note:
         lines += ["", f"Measured: {row.note}"]

@@ -53,6 +53,11 @@ def _in_review_order(run: RunTables) -> list[Finding]:
     return sorted(run.findings, key=_review_order)
 
 
+def _mqm_text(mqm: object) -> str:
+    """ "Accuracy/major" of a finding's MQM dimension and severity."""
+    return f"{mqm['category']}/{mqm['severity']}" if isinstance(mqm, dict) else ""
+
+
 def _row(finding: Finding, by_id: dict[str, Ruling]) -> dict[str, object]:
     evidence = finding.evidence
     ruling_id, source_id = finding.ruling_id, finding.source_id
@@ -60,6 +65,8 @@ def _row(finding: Finding, by_id: dict[str, Ruling]) -> dict[str, object]:
     return {
         "severity": str(finding.severity),
         "confidence": "" if finding.confidence is None else float(finding.confidence),
+        "its_type": _text(finding.its_type),
+        "mqm": _mqm_text(finding.mqm),
         "code": _text(finding.code),
         "category": str(finding.category),
         "lang": _text(finding.lang),

@@ -378,6 +378,8 @@ def _finding_row(
         "code": finding.code,
         "category": finding.category,
         "severity": finding.severity,
+        "its": finding.its_type,
+        "mqm": finding.mqm,
         "lang": finding.lang,
         "file": finding.file,
         "line": finding.line,

@@ -117,6 +117,8 @@ def _results(run: RunTables, index: dict[str, int]) -> Iterator[dict]:
             "properties": {
                 "category": finding.category,
                 "confidence": finding.confidence,
+                "itsType": finding.its_type,
+                "mqm": finding.mqm,
                 "lang": finding.lang,
                 "card": finding.card,
                 "section": finding.section,

@@ -90,6 +90,11 @@
     if (data.rules[f.code]) code.title = data.rules[f.code];
     head.appendChild(code);
     head.appendChild(el("span", "tag", f.category));
+    if (f.its) {
+      const quality = el("span", "tag quality", "ITS " + f.its + (f.mqm ? " · MQM " + f.mqm.category + ", " + f.mqm.severity : ""));
+      quality.title = "W3C ITS 2.0 issue type and MQM dimension and severity";
+      head.appendChild(quality);
+    }
     head.appendChild(el("span", "tag lang", langName(f.lang)));
     head.appendChild(el("span", "tag group-tag", f.group));
     const place = [f.file || "(no file)"];
