@@ -211,6 +211,12 @@ TABLE: tuple[Code, ...] = (
         """A document is a glossary or term list, not a
         translation of a source. It is not aligned or checked; its term pairs are written to
         glossary-terms.tsv in the termbase format, ready for --termbase after review.""",
+        default=False,
+        note=(
+            "Off by default: a notice, not a translation error (both reviewers of the "
+            "2022 and 2023 rules runs judged it false); the run's summary line counts the "
+            "glossaries read. Select it to list them as findings."
+        ),
     ),
     _code(
         "DOC002",

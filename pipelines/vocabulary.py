@@ -32,6 +32,11 @@ class Method(StrEnum):
     """A translation that matches no English unit."""
     NO_TRANSLATION = "no-translation"
     """An English unit the translation should have and does not."""
+    MERGED = "merged"
+    """A printed card's lines and its English lines that do not pair one to one: an English
+    line a translated paragraph says besides the line it is paired with (a printing that
+    runs lines into one), or a translated paragraph that says part of the English line its
+    neighbour is paired with (a printing that splits a line). Translated, but not alone."""
 
 
 TRANSLATION_METHODS = frozenset(

@@ -64,13 +64,15 @@ def ruling(rid: str, text: str, lang: str, *, card: str, doc: str, date: str | N
 
 def context(rulings: list[Ruling], vectors: np.ndarray) -> AlignContext:
     """The context of rulings given one vector each (the same text, the same vector): its
-    vectors are one per distinct text."""
+    vectors are one per distinct text, the rulings' first; the joined lines and sentences
+    of card text that follow them get zero vectors (no similarity to anything)."""
     ctx = AlignContext(rulings, lambda texts: vectors)
     first: dict[str, int] = {}
     for k, item in enumerate(rulings):
         first.setdefault(item.text, k)
-    ctx.vectors = vectors[list(first.values())]
-    assert [rulings[k].text for k in first.values()] == ctx.texts
+    assert [rulings[k].text for k in first.values()] == ctx.texts[: len(first)]
+    extra = np.zeros((len(ctx.texts) - len(first), vectors.shape[1]), dtype=np.float32)
+    ctx.vectors = np.concatenate([vectors[list(first.values())], extra])
     return ctx
 
 
@@ -80,12 +82,13 @@ def context(rulings: list[Ruling], vectors: np.ndarray) -> AlignContext:
 
 
 def test_vectors_are_one_per_distinct_text():
-    """A catalogue repeats its texts: the vectors are one row per text, and each ruling
-    reads its text's row."""
+    """A catalogue repeats its texts: the vectors are one row per text (the rulings', and
+    the joined lines and sentences of card text), and each ruling reads its text's row."""
     rulings, _ = template_world()
     asked: list[list[str]] = []
     ctx = AlignContext(rulings, lambda texts: asked.append(texts) or unit(np.ones((len(texts), 4))))
-    assert len(ctx.vectors) == len({r.text for r in rulings}) < len(rulings)
+    assert len({r.text for r in rulings}) < len(rulings)
+    assert len(ctx.vectors) == len(ctx.texts) >= len({r.text for r in rulings})
     assert asked == [ctx.texts] and len(set(ctx.texts)) == len(ctx.texts)
     assert all(ctx.texts[ctx.vector_row[r.id]] == r.text for r in rulings)
 
@@ -350,7 +353,9 @@ def test_better_sources_found_a_document_at_a_time_are_the_same():
                 )
                 vectors.append(base[line] + 0.4 * rng.standard_normal(24) / np.sqrt(24))
     vectors = unit(np.asarray(vectors))
-    rows = align(rulings, lambda texts: vectors)
+    by_text = {r.text: v for r, v in zip(rulings, vectors, strict=True)}
+    nothing = np.zeros(vectors.shape[1], dtype=np.float32)
+    rows = align(rulings, lambda texts: np.array([by_text.get(t, nothing) for t in texts]))
     ctx = context(rulings, vectors)
     english = [r for r in rulings if r.lang == "en"]
     own_by_card: dict[str, list[Ruling]] = {}

@@ -156,3 +156,156 @@ def test_src002_a_translators_note_once_and_not_checked(context_of):
     assert notes[0].evidence["rulings"] == ["zh.txt:1", "zh.txt:2"]
     assert notes[0].ruling_id == "en.txt:1"  # where the English team reads it
     assert findings(ctx, "STYLE004") == []  # its corner quotes are not the document's
+
+
+def test_src002_a_note_on_the_translations_own_wording_is_not_reported(context_of):
+    note = "（译注：中文版之副类别都是单独的一个词，且接在“～”符号后面。）"
+    ctx = context_of(
+        (
+            "Subtypes are printed after a long dash.",
+            f"副类别印在长破折号之后{note}。",
+        )
+    )
+    assert findings(ctx, "SRC002") == []
+    assert findings(ctx, "STYLE004") == []  # still no translation to check
+
+
+BANDING = (
+    "During the combat damage step, if an attacking creature is being blocked by a creature "
+    "with banding, or by both a [quality] creature with “bands with other [quality]” and "
+    "another [quality] creature, the defending player (rather than the active player) chooses "
+    "how the attacking creature’s damage is assigned."
+)
+
+
+def test_omit001_a_repeated_variable_said_once_is_no_omission(context_of):
+    """702.22j (2023): two placeholders say the three of the English."""
+    ctx = context_of(
+        (
+            BANDING,
+            "在战斗伤害步骤中，如果一个攻击生物的阻挡者符合下述情形之一，则由防御牌手（而不是"
+            "主动牌手）来分配攻击生物所造成的伤害：该阻挡生物具结合异能、或两个阻挡生物同为"
+            "[特性]生物，且其中之一具有“与其他[特性]结合”异能。",
+        )
+    )
+    assert findings(ctx, "OMIT001") == []
+
+
+def test_omit001_a_variable_left_out_entirely(context_of):
+    """107.8 (2023): the [P/T] box's variable is written as words."""
+    ctx = context_of(
+        (
+            "The same is true of the power/toughness box printed within that striation, "
+            "indicated here as “[P/T].”",
+            "而印在同一区块文字栏的力量／防御力方格，此处表示为“P/T”，也是同法看待。",
+        )
+    )
+    assert [f.ruling_id for f in findings(ctx, "OMIT001")] == ["zh.txt:1"]
+
+
+def test_omit002_a_condition_folded_into_the_sentence_is_no_omission(context_of):
+    """603.7d (2023): the condition becomes a relative clause with every term kept."""
+    ctx = context_of(
+        (
+            "If a spell creates a delayed triggered ability, the source of that delayed "
+            "triggered ability is that spell.",
+            "由咒语创造的延迟触发式异能的来源为该咒语。",
+        )
+    )
+    assert findings(ctx, "OMIT002") == []
+
+
+def test_ph001_a_symbol_the_source_names_in_words(context_of):
+    """311.7 (2023): "the chaos symbol" rendered as 混沌符号{CHAOS}."""
+    ctx = context_of(
+        (
+            "A plane card has a chaos ability, one that triggers “whenever you roll the chaos "
+            "symbol” on the planar die.",
+            "时空牌具有混沌异能，即“每当你在时空骰上掷出混沌符号{CHAOS}时”触发的异能。",
+        )
+    )
+    assert findings(ctx, "PH001") == []
+
+
+def test_ph001_counters_referred_back_to_in_words(context_of):
+    """704.5q (2023): 两种指示物 stands for the repeated +1/+1 and -1/-1 counters."""
+    ctx = context_of(
+        (
+            "If a permanent has both a +1/+1 counter and a -1/-1 counter on it, N +1/+1 and N "
+            "-1/-1 counters are removed from it, where N is the smaller of the number of +1/+1 "
+            "and -1/-1 counters on it.",
+            "如果一个永久物上同时有+1/+1和-1/-1指示物，则从其上移去N个+1/+1和N个-1/-1指示物，"
+            "N为两种指示物当中较少者的数量。",
+        ),
+        (
+            "If a permanent has both a +1/+1 counter and a -1/-1 counter on it, N +1/+1 and N "
+            "-1/-1 counters are removed from it.",
+            "如果一个永久物上同时有+1/+1指示物，则从其上移去N个+1/+1和N个-1/-1指示物。",
+        ),
+    )
+    assert [f.ruling_id for f in findings(ctx, "PH001")] == ["zh.txt:2"]
+
+
+def test_a_correct_cross_reference_the_translation_adds(context_of):
+    """704.5v (2023): the translation adds a reference to rule 310, Battles; a reference to
+    an unrelated rule is still reported."""
+    rulings = context_of(
+        (
+            "If a battle has no defense counters on it and it isn’t the source of an ability "
+            "that has triggered but not yet left the stack, it’s put into its owner’s "
+            "graveyard.",
+            "如果一个战役上没有防御指示物，且它不是已触发但尚未离开堆叠的异能之来源，则将它置入"
+            "其拥有者的坟墓场。参见规则310，“战役”。",
+        ),
+        (
+            "If a battle has no defense counters on it, it’s put into its owner’s graveyard.",
+            "如果一个战役上没有防御指示物，则将它置入其拥有者的坟墓场。参见规则702.19。",
+        ),
+    ).rulings
+    battles = _rule("en.txt:10", "Battles", "en", "310")
+    battles.kind = "heading"
+    trample = _rule("en.txt:11", "Trample", "en", "702.19")
+    trample.kind = "heading"
+    ctx = CheckContext(
+        [*rulings, battles, trample],
+        [
+            Alignment("en.txt:1", "zh.txt:1", "zh", 0.9, "rule", 0.8, "en.txt"),
+            Alignment("en.txt:2", "zh.txt:2", "zh", 0.9, "rule", 0.8, "en.txt"),
+        ],
+        Termbase.load(),
+        CardIndex.build([]),
+        "en",
+    )
+    assert findings(ctx, "NUM001") == []
+    assert [f.ruling_id for f in findings(ctx, "PH001")] == ["zh.txt:2"]
+
+
+def test_term003_old_wording_the_source_itself_quotes(context_of):
+    """406.8 (2023) quotes the old wording of exile."""
+    ctx = context_of(
+        (
+            "Previously, the exile zone was called the “removed-from-the-game zone.” Cards "
+            "that were printed with text that “removes [an object] from the game” exiles that "
+            "object.",
+            "多年以来，放逐区被称为“移出对战区”。牌的文字栏印有“将[一个物件]移出对战”放逐该物件。",
+        )
+    )
+    assert findings(ctx, "TERM003") == []
+
+
+def test_term001_a_card_name_in_an_example(context_of):
+    """712.21d (2023): 墓地 inside the card name 墓地鼠群 (Graf Rats), beside 坟墓场."""
+    ctx = context_of(
+        (
+            "Example: If a card would be put into an opponent’s graveyard from anywhere, exile "
+            "it instead. Midnight Scavengers and Graf Rats are put into the appropriate zone.",
+            "例如：如果某牌将从任何区域置入对手的坟墓场，则改为将它放逐。午夜拾荒客和墓地鼠群都会"
+            "被移到对应的区域。",
+        ),
+        (
+            "If a card would be put into an opponent’s graveyard from anywhere, exile it "
+            "instead.",
+            "如果某牌将从任何区域置入对手的墓地，则改为将它放逐。",
+        ),
+    )
+    assert [f.ruling_id for f in findings(ctx, "TERM001")] == ["zh.txt:2"]

@@ -29,6 +29,7 @@ from ..vocabulary import Method
 from .calibration import calibrated
 from .context import AlignContext, products
 from .margin import margin_scores
+from .merged_lines import merged_lines
 from .versions import Versions, shared_words
 
 MIN_SIMILARITY = threshold(
@@ -303,6 +304,7 @@ def align_card_document(
     rows = [_untranslated(ctx, stray, own_sources, pool, lang, group) for stray in strays]
     current = _with_newer_versions(ctx, own_sources, pool, versions, {members[0].doc})
     rows.extend(_pairs(ctx, targets, current, pool, lang, group, embedder))
+    rows.extend(merged_lines(ctx, targets, own_sources, rows, lang, group, embedder))
     paired = {row.target_id for row in rows if row.source_id}
     rows.extend(
         Alignment(None, target.id, lang, 0.0, "no-source", None, group)

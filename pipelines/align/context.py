@@ -11,6 +11,7 @@ from functools import cached_property
 import numpy as np
 
 from ..model import Ruling
+from ..text.card_text import REMINDER_TEXT, is_card_text, sentence_pieces
 from ..thresholds import Threshold
 from ..vocabulary import DocKind
 
@@ -80,6 +81,32 @@ def _padded(vectors: np.ndarray, rows: int) -> np.ndarray:
     return padded
 
 
+MAX_JOINED_LINES = 4
+"""The most English card lines one translated paragraph is read as saying: a modal spell's
+"Choose one —" and its three modes, printed as one sentence ("Elige uno: …; o …; o …")."""
+
+
+def joined_lines(rulings: list[Ruling], source_lang: str) -> list[list[Ruling]]:
+    """Every run of 2 to MAX_JOINED_LINES consecutive lines of each English card-text
+    document (the source documents whose units are all card text, in document order)."""
+    by_doc: dict[str, list[Ruling]] = defaultdict(list)
+    for ruling in rulings:
+        if ruling.lang == source_lang and is_source_document(ruling):
+            by_doc[ruling.doc].append(ruling)
+    runs = []
+    for doc in sorted(by_doc):
+        lines = sorted(by_doc[doc], key=lambda r: r.position)
+        if len(lines) < 2 or not all(is_card_text(line) for line in lines):
+            continue
+        for size in range(2, min(MAX_JOINED_LINES, len(lines)) + 1):
+            runs.extend(lines[start : start + size] for start in range(len(lines) - size + 1))
+    return runs
+
+
+def joined_text(lines: list[Ruling]) -> str:
+    return " ".join(line.text for line in lines)
+
+
 @dataclass
 class AlignContext:
     rulings: list[Ruling]
@@ -94,6 +121,16 @@ class AlignContext:
     that read the same (a million units of a catalogue repeat their texts)."""
     texts: list[str] = field(init=False)
     """The distinct texts, in the order of ``vectors``."""
+    joined_row: dict[tuple[str, ...], int] = field(init=False)
+    """The row in ``vectors`` of a run of consecutive lines of an English card text read as
+    one text (their ids -> row; ``joined_lines``): a printed card may say several lines of
+    its Oracle text in one paragraph, and the joined lines are what it translates."""
+    head_row: dict[str, int] = field(init=False)
+    """The row in ``vectors`` of an English card line without its reminder text ("Swampwalk"
+    of "Swampwalk (This creature can't be blocked…)"), which printed cards often leave out."""
+    piece_rows: dict[str, list[int]] = field(init=False)
+    """The rows in ``vectors`` of the sentences of a translated card line that has several
+    (``text.card_text.sentence_pieces``): which of them says which English line."""
 
     def __post_init__(self) -> None:
         self.row = {r.id: i for i, r in enumerate(self.rulings)}
@@ -101,6 +138,26 @@ class AlignContext:
         self.vector_row = {
             r.id: row_of_text.setdefault(r.text, len(row_of_text)) for r in self.rulings
         }
+        self.joined_row = {
+            tuple(line.id for line in run): row_of_text.setdefault(
+                joined_text(run), len(row_of_text)
+            )
+            for run in joined_lines(self.rulings, self.source_lang)
+        }
+        self.head_row = {}
+        for run in joined_lines(self.rulings, self.source_lang):
+            for line in run:
+                head = REMINDER_TEXT.sub("", line.text).strip()
+                if head and head != line.text and line.id not in self.head_row:
+                    self.head_row[line.id] = row_of_text.setdefault(head, len(row_of_text))
+        self.piece_rows = {}
+        for ruling in self.rulings:
+            if self.is_target(ruling) and is_card_text(ruling):
+                pieces = sentence_pieces(ruling.text)
+                if len(pieces) > 1:
+                    self.piece_rows[ruling.id] = [
+                        row_of_text.setdefault(piece, len(row_of_text)) for piece in pieces
+                    ]
         self.texts = list(row_of_text)
 
     @cached_property
@@ -130,6 +187,40 @@ class AlignContext:
             return np.zeros(0, dtype=np.float32)
         products = np.einsum("ij,ij->i", self.vectors_of(sources), self.vectors_of(targets))
         return np.round(np.clip(products, -1.0, 1.0), SIMILARITY_DECIMALS)
+
+    def joined_similarity(self, lines: list[Ruling], target: Ruling) -> float | None:
+        """The similarity of a translated unit with consecutive English lines read as one
+        text (one line: its own similarity), rounded as ``matrix`` rounds; None when those
+        lines were not joined (``joined_lines``)."""
+        if len(lines) == 1:
+            return float(self.matrix(lines, [target])[0, 0])
+        row = self.joined_row.get(tuple(line.id for line in lines))
+        if row is None:
+            return None
+        value = float(self.vectors[row] @ self.vectors[self.vector_row[target.id]])
+        return round(min(1.0, max(-1.0, value)), SIMILARITY_DECIMALS)
+
+    def head_similarities(self, lines: list[Ruling], target: Ruling) -> np.ndarray:
+        """The similarity of a translated unit with each of ``lines``, with or without its
+        reminder text, whichever is closer (rounded as ``matrix`` rounds)."""
+        if not lines:
+            return np.zeros(0, dtype=np.float32)
+        vector = self.vectors[self.vector_row[target.id]]
+        heads = [self.head_row.get(line.id, self.vector_row[line.id]) for line in lines]
+        product = np.maximum(self.vectors_of(lines) @ vector, self.vectors[heads] @ vector)
+        return np.round(np.clip(product, -1.0, 1.0), SIMILARITY_DECIMALS)
+
+    def piece_similarities(self, target: Ruling, lines: list[Ruling]) -> np.ndarray | None:
+        """The similarity of each sentence of a translated card line (rows) with each of
+        ``lines`` (columns), with or without its reminder text, whichever is closer, rounded
+        as ``matrix`` rounds; None for a line of one sentence."""
+        rows = self.piece_rows.get(target.id)
+        if rows is None or not lines:
+            return None
+        product = self.vectors[rows] @ self.vectors_of(lines).T
+        heads = [self.head_row.get(line.id, self.vector_row[line.id]) for line in lines]
+        product = np.maximum(product, self.vectors[rows] @ self.vectors[heads].T)
+        return np.round(np.clip(product, -1.0, 1.0), SIMILARITY_DECIMALS)
 
     def vectors_of(self, rulings: list[Ruling]) -> np.ndarray:
         """The rulings' embeddings, one row each, in their order."""

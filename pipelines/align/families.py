@@ -28,8 +28,12 @@ def assign_families(ctx: AlignContext, rows: list[Alignment], versions: Versions
     """Set ``family`` on every row with a translation (and ``superseded_by`` on pairs)."""
     representative = _english_representatives(ctx, versions)
     orphans: list[Alignment] = []
+    says_several = {row.target_id for row in rows if row.method == Method.MERGED}
     for row in rows:
         if row.target_id is None:
+            continue
+        if row.target_id in says_several:
+            row.family = None  # a paragraph that says several lines translates none alone
             continue
         if row.source_id is not None:
             source = ctx.rulings[ctx.row[row.source_id]]
@@ -38,7 +42,9 @@ def assign_families(ctx: AlignContext, rows: list[Alignment], versions: Versions
             orphans.append(row)
     _group_orphans(ctx, orphans)
     for row in rows:
-        if row.source_id and row.target_id and row.method != "untranslated":
+        if row.source_id and row.target_id and row.method != Method.UNTRANSLATED:
+            if row.target_id in says_several:
+                continue
             row.superseded_by = _followed_old_version(ctx, row, versions)
 
 

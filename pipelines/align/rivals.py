@@ -76,8 +76,11 @@ def find_better_sources(
     pool.prepare(ctx, card_targets)
     copies = _paired_texts(rows, by_id)
     slack = _slack(ctx)
+    says_several = {row.target_id for row in rows if row.method == Method.MERGED}
     for row in rows:
         if not row.target_id or row.method == Method.UNTRANSLATED:
+            continue
+        if row.target_id in says_several:  # measured against its lines joined, not one
             continue
         target = by_id[row.target_id]
         own = by_id.get(row.source_id) if row.method in TRANSLATION_METHODS else None

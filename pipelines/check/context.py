@@ -19,13 +19,11 @@ from ..resources import read_tsv
 from ..tables import CorpusDigests
 from ..termbase import USABLE, Termbase, TermHit
 from ..text.card_text import REMINDER_TEXT, is_card_text
-from ..text.scripts import weighted_letters
-from ..text.tokens import token_counts
 from ..thresholds import Threshold
 from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
 from .lexicon import translator_notes
 from .names import Names, name_spans
-from .references import Citation, miscited, rule_titles, rule_topics
+from .references import Citation, fitting_additions, miscited, rule_titles, rule_topics
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +44,21 @@ class AlignedPair:
 
     def __post_init__(self) -> None:
         lines = sorted([self.source, *self.merged], key=lambda r: r.position)
-        text = " ".join(compared_source(line, self.target) for line in lines)
+        text = " ".join(
+            compared_source(line, self.target) if line is self.source else _head(line)
+            for line in lines
+        )
         object.__setattr__(self, "source_text", text)
 
     @property
     def lang(self) -> str:
         return self.target.lang or ""
+
+
+def _head(line: Ruling) -> str:
+    """A merged card line without its reminder text: a paragraph that says several lines
+    gives some of their reminders and leaves out others, which cannot be told apart."""
+    return REMINDER_TEXT.sub("", line.text).strip() or line.text
 
 
 def compared_source(source: Ruling, target: Ruling) -> str:
@@ -178,68 +185,14 @@ class CheckContext:
 
     @cached_property
     def merged_sources(self) -> dict[str, list[Ruling]]:
-        """Translated card lines that say an unpaired English line of their card's text
-        besides the line they are paired with (target id -> those English lines): printed
-        cards, older ones above all, run two lines into one ("Encantar criatura. La criatura
-        encantada no puede atacar ni bloquear." for "Enchant creature" and "Enchanted creature
-        can't attack or block."). An unpaired line is merged into the translation of a line
-        next to it in its document when every game term and symbol it has, which that line
-        lacks, stands in the translation."""
-        paired: dict[tuple[str, str], Ruling] = {}
-        for row in self.alignment:
-            if row.method in TRANSLATION_METHODS and row.source_id and row.target_id:
-                paired[row.lang or "", row.source_id] = self.by_id[row.target_id]
-        missing_of: dict[str, list[Ruling]] = defaultdict(list)
-        for row in self.alignment:
-            if row.method == Method.NO_TRANSLATION and row.source_id:
-                line = self.by_id[row.source_id]
-                if is_card_text(line):
-                    missing_of[row.lang or "", line.doc].append(line)
+        """Translated card lines that say English lines of their card's text besides the
+        line they are paired with (target id -> those English lines, in document order):
+        the alignment's ``merged`` rows (``align/merged_lines.py``)."""
         merged: dict[str, list[Ruling]] = defaultdict(list)
-        for (lang, doc), missing in sorted(missing_of.items()):
-            units = sorted(
-                (r for r in self.documents[doc] if r.lang == self.source_lang),
-                key=lambda r: r.position,
-            )
-            said = {u.id: paired[lang, u.id] for u in units if (lang, u.id) in paired}
-            left = {line.id for line in missing}
-            changed = True
-            while changed:  # a line runs into the next, which runs into the next (modes)
-                changed = False
-                for at, line in enumerate(units):
-                    if line.id not in left:
-                        continue
-                    for neighbour in [*units[max(0, at - 1) : at], *units[at + 1 : at + 2]]:
-                        target = said.get(neighbour.id)
-                        if target is not None and self._says_also(target, line, neighbour):
-                            merged[target.id].append(line)
-                            said[line.id] = target
-                            left.discard(line.id)
-                            changed = True
-                            break
+        for row in self.alignment:
+            if row.method == Method.MERGED and row.source_id and row.target_id:
+                merged[row.target_id].append(self.by_id[row.source_id])
         return {target: sorted(lines, key=lambda r: r.position) for target, lines in merged.items()}
-
-    def _says_also(self, target: Ruling, line: Ruling, paired: Ruling) -> bool:
-        """Whether a translation says an English line besides the one it is paired with: it
-        is long enough for both (``MERGED_LENGTH`` of their letters), and the line's game
-        terms that the paired line lacks stand in it (a term the termbase has no word for in
-        the language cannot tell), and symbols of each kind it has (a mana symbol may be an
-        older notation: {1} for {C})."""
-        lang = target.lang or ""
-        both = weighted_letters(compared_source(line, target)) + weighted_letters(
-            compared_source(paired, target)
-        )
-        if weighted_letters(target.text) < MERGED_LENGTH * both:
-            return False
-        concepts = self.named_concepts(line.text, self.source_lang) - self.named_concepts(
-            paired.text, self.source_lang
-        )
-        present = {h.concept for h in self.term_hits(target.text, lang)}
-        unknown = {c for c in concepts if not any(self.termbase.terms(c, lang, s) for s in USABLE)}
-        kinds = {token.split(":")[0] for token in _bag(line.text) - _bag(paired.text)}
-        return concepts - unknown <= present and kinds <= {
-            t.split(":")[0] for t in _bag(target.text)
-        }
 
     @cached_property
     def corpus_digests(self) -> CorpusDigests:
@@ -298,6 +251,31 @@ class CheckContext:
             found[kind].update([ours.number, theirs.number])
         return found
 
+    def uncontested_citations(self, pair: AlignedPair) -> dict[str, Counter[str]]:
+        """Rule numbers neither PH001 nor NUM001 asks a side to change, by placeholder kind (a
+        dotted reference) and as plain numbers (a section): those the source cites wrongly
+        (``miscited_in_source``) and the correct cross references the translation adds
+        (``references.fitting_additions``)."""
+        key = ("uncontested", pair.source.id, pair.target.id)
+        found = self.memo.get(key)
+        if found is None:
+            topics = self.rule_topics.get(pair.source.doc, {})
+            added = (
+                fitting_additions(pair.source, pair.target, self.source_lang, pair.lang, topics)
+                if topics
+                else []
+            )
+            miscited = self.miscited_in_source(pair)
+            if not added:
+                found = miscited
+            else:
+                found = {kind: Counter(numbers) for kind, numbers in miscited.items()}
+                for citation in added:
+                    kind = "rule-reference" if "." in citation.number else "number"
+                    found[kind][citation.number] += 1
+            self.memo[key] = found
+        return found
+
     @cached_property
     def translated_documents(self) -> list[list[Ruling]]:
         """The units of each translated document, documents in input order."""
@@ -322,21 +300,6 @@ class CheckContext:
 
     def is_card_name(self, text: str) -> bool:
         return bool(self.cards.lookup(text))
-
-
-MERGED_LENGTH = 0.75
-"""A translation that says two English lines is at least this share of their letters long
-(translations run about as long as their source, a Han character counting three letters)."""
-
-
-def _bag(text: str) -> Counter[str]:
-    """A text's symbols and other placeholder tokens, each counted."""
-    return Counter(
-        f"{kind}:{token}"
-        for kind, counts in token_counts(text).items()
-        for token, n in counts.items()
-        for _ in range(n)
-    )
 
 
 NOTHING_MISCITED: dict[str, Counter[str]] = {"rule-reference": Counter(), "number": Counter()}

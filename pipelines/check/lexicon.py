@@ -477,6 +477,23 @@ def translator_notes(text: str, lang: str) -> list[tuple[int, int]]:
     return [m.span() for m in pattern.finditer(text)] if pattern else []
 
 
+def about_the_source(note: str, lang: str) -> bool:
+    """Whether a translator's note says the source lacks, misstates or has not updated
+    something (resources/source_note_cues.tsv), as opposed to explaining the translation."""
+    pattern = _source_note_cues().get(lang.split("-")[0])
+    return bool(pattern and pattern.search(note))
+
+
+@cache
+def _source_note_cues() -> dict[str, re.Pattern[str]]:
+    by_lang: dict[str, list[str]] = defaultdict(list)
+    for row in read_tsv("source_note_cues.tsv"):
+        by_lang[row["lang"]].append(f"(?:{row['pattern']})")
+    return {
+        lang: re.compile("|".join(patterns), re.IGNORECASE) for lang, patterns in by_lang.items()
+    }
+
+
 def without_translator_notes(text: str, lang: str) -> str:
     """The text with its translator's notes blanked (offsets kept): what is checked as
     translation."""

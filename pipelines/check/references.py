@@ -128,6 +128,31 @@ def miscited(
     return found
 
 
+def fitting_additions(
+    source: Ruling, target: Ruling, source_lang: str, lang: str, topics: dict[str, frozenset[str]]
+) -> list[Citation]:
+    """The rules a translation cites that its source does not, where the addition is a
+    correct cross reference: the cited rule exists in the source's rules and is about what
+    the source's text is about (their words meet: "参见规则310，“战役”" beside a rule on
+    battles), and the translation keeps every citation of the same kind the source has (a
+    changed number is not an addition)."""
+    theirs = plain_citations(target.text, lang)
+    if not theirs:
+        return []
+    ours = {c.number for c in plain_citations(source.text, source_lang)}
+    kept = {c.number for c in theirs}
+    lost_kinds = {"." in number for number in ours - kept}
+    words = topic_words(source.text)
+    return [
+        c
+        for c in theirs
+        if c.number not in ours
+        and ("." in c.number) not in lost_kinds
+        and c.number in topics
+        and words & topics[c.number]
+    ]
+
+
 def _about_the_sentence(
     text: str, ours: Citation, theirs: list[Citation], topics: dict[str, frozenset[str]]
 ) -> Citation | None:

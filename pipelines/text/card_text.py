@@ -4,8 +4,10 @@ reminder text, which printed cards give or leave out as space allows."""
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from ..model import Ruling
+from ..resources import read_tsv
 
 RULES_FORMATS = frozenset({"cr-text", "cr-summary"})
 REMINDER_TEXT = re.compile(r"\s*[(（][^()（）]*[)）]")
@@ -28,7 +30,44 @@ def is_card_text(ruling: Ruling) -> bool:
 
 
 def is_reminder_line(ruling: Ruling) -> bool:
-    """A card's text line that is only reminder text ("({R/W} puede pagarse con {R} o con
-    {W}.)"): printed cards add or leave out such lines as space allows, so one with no
-    English counterpart is nobody's translation and no extra."""
-    return is_card_text(ruling) and REMINDER_TEXT.fullmatch(ruling.text.strip()) is not None
+    """A card's text line that only a printing has: reminder text alone ("({R/W} puede
+    pagarse con {R} o con {W}.)"), which printed cards add or leave out as space allows, or
+    a sentence the current Oracle text says otherwise (a colour as a sentence, "Visión
+    ancestral es azul.": resources/printed_only_lines.tsv). One with no English counterpart
+    is nobody's translation and no extra."""
+    if not is_card_text(ruling):
+        return False
+    text = ruling.text.strip()
+    if REMINDER_TEXT.fullmatch(text):
+        return True
+    pattern = _printed_only().get((ruling.lang or "").split("-")[0])
+    return bool(pattern and pattern.fullmatch(text))
+
+
+@cache
+def _printed_only() -> dict[str, re.Pattern[str]]:
+    by_lang: dict[str, list[str]] = {}
+    for row in read_tsv("printed_only_lines.tsv"):
+        by_lang.setdefault(row["lang"], []).append(f"(?:{row['pattern']})")
+    return {lang: re.compile("|".join(p), re.IGNORECASE) for lang, p in by_lang.items()}
+
+
+def sentence_pieces(text: str) -> list[str]:
+    """A card text line's sentences, reminder text kept with the sentence before it
+    ("Vuela. Cuando la Narcomiba…" -> "Vuela.", "Cuando la Narcomiba…"): the parts a
+    printed paragraph that runs several lines of the card into one is made of."""
+    pieces, start, depth = [], 0, 0
+    for at, char in enumerate(text):
+        if char in "(（":
+            depth += 1
+        elif char in ")）":
+            depth = max(0, depth - 1)
+        elif depth == 0 and char in ".;!?。；！？":
+            end = at + 1
+            rest = text[end:]
+            gap = len(rest) - len(rest.lstrip())
+            if end + gap < len(text) and not rest[gap:].startswith(("(", "（")):
+                pieces.append(text[start:end].strip())
+                start = end + gap
+    pieces.append(text[start:].strip())
+    return [piece for piece in pieces if piece]

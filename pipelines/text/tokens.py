@@ -120,3 +120,31 @@ def _normal_token(token: str) -> str:
         if token.startswith("{")
         else (token.replace("−", "-").replace("–", "-"))
     )
+
+
+@cache
+def _token_words(use: str) -> tuple[tuple[str, str, re.Pattern[str], str], ...]:
+    return tuple(
+        (row["lang"], row["kind"], re.compile(row["pattern"], re.IGNORECASE), row["token"])
+        for row in read_tsv("token_words.tsv")
+        if row["use"] == use
+    )
+
+
+def named_in_words(text: str, lang: str) -> dict[str, Counter[str]]:
+    """The tokens a text names in words ("the chaos symbol": {CHAOS}), by kind
+    (resources/token_words.tsv)."""
+    found: dict[str, Counter[str]] = {}
+    for row_lang, kind, pattern, token in _token_words("named"):
+        if row_lang == lang.split("-")[0] and pattern.search(text):
+            found.setdefault(kind, Counter())[token] += 1
+    return found
+
+
+def refers_back(text: str, lang: str, kind: str) -> bool:
+    """Whether a text refers back in words to tokens of a kind it writes ("两种指示物" for
+    +1/+1 and -1/-1 counters; resources/token_words.tsv)."""
+    return any(
+        row_lang == lang.split("-")[0] and row_kind == kind and pattern.search(text)
+        for row_lang, row_kind, pattern, _ in _token_words("refers-back")
+    )

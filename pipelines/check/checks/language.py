@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from ...allowlists import covered
 from ...model import Mark, Ruling
 from ...resources import language_name
+from ...termbase import USABLE
 from ...text import CARD_PLACEHOLDER, mask_card_names
 from ...vocabulary import Role, Scope
 from ..context import CheckContext
@@ -210,7 +211,8 @@ def copy_of_the_source(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     cannot tell the language of a word or two, and takes the document's). A unit made
     only of English game terms ("Reach, deathtouch") is reported even when it differs from
     its source. A unit that is only a name kept as in the source, or that the project's
-    allow lists let stay in English, is not reported."""
+    allow lists let stay in English, is not reported, nor one made of its own language's
+    approved terms that are spelt as in English ("Indestructible.")."""
     if not ruling.lang or ruling.lang == ctx.source_lang:
         return
     pair = ctx.pairs_by_target.get(ruling.id)
@@ -219,6 +221,8 @@ def copy_of_the_source(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     if _allowed(ruling, ruling.lang, ctx):
         return
     if pair is not None and _same_words(ruling, pair.source, ctx):
+        if _own_terms_only(ruling, ctx):
+            return  # the language's own term is the English word ("Indestructible.")
         how = "is its English source, unchanged"
     elif english_terms_only(ruling, ctx):
         how = "is made of English game terms only"
@@ -258,6 +262,14 @@ def _bare(text: str, ruling: Ruling, ctx: CheckContext) -> str:
         masked = masked.replace(CARD_PLACEHOLDER, " ")
         found = ctx.memo[key] = " ".join(NOT_WORDS.sub(" ", masked).casefold().split())
     return found
+
+
+def _own_terms_only(ruling: Ruling, ctx: CheckContext) -> bool:
+    """Every word of the unit is part of a term its language's termbase approves."""
+    hits = [h for h in ctx.term_hits(ruling.text, ruling.lang or "") if h.status in USABLE]
+    covered = {i for hit in hits for i in range(hit.start, hit.end)}
+    letters = [i for m in re.finditer(r"[^\W\d_]+", ruling.text) for i in range(*m.span())]
+    return bool(letters) and all(i in covered for i in letters)
 
 
 def english_terms_only(ruling: Ruling, ctx: CheckContext) -> bool:

@@ -176,7 +176,7 @@ def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
         return  # nothing the source states can be missing, nothing can be made up
     source_text, target_text = ours.text, theirs.text
     stated = stated_values(target_text, pair.lang)
-    miscited = ctx.miscited_in_source(pair)["number"]
+    miscited = ctx.uncontested_citations(pair)["number"]
     digits = digit_values(target_text)
     source_values = {_value(v) for v in source}
     missing = sorted(

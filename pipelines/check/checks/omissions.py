@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 
 from ...model import Mark
 from ...resources import read_tsv
+from ...termbase import USABLE
+from ...text.tokens import token_counts
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
 from ..lexicon import without_translator_notes
 from ..registry import Problem, check
+from .terminology import PARAPHRASED
 
 
 @cache
@@ -29,29 +33,61 @@ def _found(text: str, kind: str, lang: str) -> list[re.Match[str]]:
 
 @check("OMIT001", scope=Scope.PAIR)
 def dropped_variable(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
-    """The source has more of a template's bracketed variables ([cost], [quality], [This
-    permanent]) than the translation: a variable, or a whole template that holds one ("[This
-    permanent] enters the battlefield with …", one of four), was left out. Translations
-    write their own words in the brackets ([费用], [特性]), so the variables are counted, not
-    compared; one the translation adds is not reported. Rules text only: a card's text
-    writes loyalty costs in brackets ([+2]:) that printed translations write without."""
+    """A template's bracketed variable ([cost], [quality], [P/T]) or a whole quoted template
+    that holds one ("[This permanent] enters the battlefield as …", one of four) is missing
+    from the translation: the translation has fewer variables than the source has different
+    ones ([A] and [B] but one variable), or the source quotes more templates with a variable
+    than the translation quotes passages at all.
+    Translations write their own words in the brackets ([费用], [特性]), may say a
+    repeated variable once (两个…同为[特性]生物 for "a [quality] creature … and another
+    [quality] creature") and may say one in words (支付其返照费用 for "paying [cost]"), so
+    fewer variables alone are not reported. Rules text only: a card's text writes loyalty
+    costs in brackets ([+2]:) that printed translations write without."""
     if not pair.source.section:
         return
+    target_text = without_translator_notes(pair.target.text, pair.lang)
     ours = _found(pair.source_text, "variable", ctx.source_lang)
-    theirs = _found(without_translator_notes(pair.target.text, pair.lang), "variable", pair.lang)
-    if len(ours) <= len(theirs):
+    theirs = _found(target_text, "variable", pair.lang)
+    if not ours:
         return
+    our_templates = _templates(pair.source_text, ctx.source_lang)
+    their_templates = len(_quoted(target_text))
+    distinct = {m.group().casefold() for m in ours}
+    if len(theirs) >= len(distinct) and our_templates <= their_templates:
+        return
+    what = (
+        f"{our_templates} quoted templates with a variable and the translation "
+        f"{their_templates} quoted passages: a template was left out"
+        if len(theirs) >= len(distinct)
+        else f"{len(distinct)} different bracketed variables ({_listed(ours)}) and the "
+        f"translation {len(theirs) or 'none'}: a variable or the template that holds it was "
+        "left out"
+    )
     yield Problem(
         pair.target,
-        f"The source has {len(ours)} bracketed variables ({_listed(ours)}) and the translation "
-        f"{len(theirs)}: a variable or a template was left out.",
+        f"The source has {what}.",
         {
             "expected": [m.group() for m in ours],
             "found": [m.group() for m in theirs],
+            "templates": {"expected": our_templates, "found": their_templates},
         },
         source=pair.source,
         marks=[Mark.source(m.start(), m.end(), Role.MISSING) for m in ours],
     )
+
+
+QUOTES = re.compile('[“”「」«»"]')
+
+
+def _quoted(text: str) -> list[str]:
+    """The quoted passages of a text, whichever way its quotation marks are typed (“…“ is
+    common in Chinese): every other stretch between two quotation marks."""
+    return QUOTES.split(text)[1::2]
+
+
+def _templates(text: str, lang: str) -> int:
+    """How many quoted passages of a text hold a bracketed variable."""
+    return sum(1 for passage in _quoted(text) if _found(passage, "variable", lang))
 
 
 @check("OMIT002", scope=Scope.PAIR)
@@ -60,9 +96,12 @@ def dropped_condition(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
     opens with If or Unless and the sentence that translates it (the same place, when both
     texts have as many sentences; else the translation as a whole) states no condition with
     the words its language states one with (如果, 若, 除非, 当…时; si, a menos que): the
-    condition, and the clause it governs, were probably left out. The words are data
-    (resources/dropped_passages.tsv). Rules text only (measured there); card text is
-    templated otherwise."""
+    condition, and the clause it governs, were probably left out. Only when what the
+    condition says went with it: a game term it names, or a symbol or number it has, is
+    nowhere in the translation (a translation often folds a condition into the sentence,
+    "由咒语创造的延迟触发式异能" for "If a spell creates a delayed triggered ability, …",
+    and keeps every term of it). The words are data (resources/dropped_passages.tsv).
+    Rules text only (measured there); card text is templated otherwise."""
     if not pair.source.section or not _patterns("condition", pair.lang):
         return
     ours = _sentences(pair.source_text, ENGLISH_SENTENCE_END)
@@ -78,6 +117,8 @@ def dropped_condition(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
         stated = _found(" ".join(s for _, s in theirs), "condition", pair.lang)
         conditions = [(a, s) for a, s in ours if _found(s, "condition", ctx.source_lang)]
         missing = conditions if len(conditions) > len(stated) else []
+    target_text = without_translator_notes(pair.target.text, pair.lang)
+    missing = [(a, s) for a, s in missing if _clause_lost(s, target_text, pair.lang, ctx)]
     if not missing:
         return
     yield Problem(
@@ -90,6 +131,23 @@ def dropped_condition(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
         source=pair.source,
         marks=[Mark.source(a, a + len(_opening(s)), Role.MISSING) for a, s in missing],
     )
+
+
+def _clause_lost(sentence: str, target: str, lang: str, ctx: CheckContext) -> bool:
+    """Whether the condition clause of a sentence (after its If, up to the next comma) names
+    a game term, or has a symbol or number, that the translation does not have anywhere."""
+    opening = _found(sentence, "condition", ctx.source_lang)
+    start = opening[0].end() if opening else 0
+    clause = sentence[start:].split(",", 1)[0]
+    present = {h.concept for h in ctx.term_hits(target, lang) if h.status in USABLE}
+    named = ctx.named_concepts(clause, ctx.source_lang) - PARAPHRASED
+    translatable = {c for c in named if ctx.termbase.terms(c, lang, "approved")}
+    if translatable - present:
+        return True
+    ours, theirs = token_counts(clause), token_counts(target)
+    if any(ours[kind] - theirs.get(kind, Counter()) for kind in ours):
+        return True
+    return bool(set(re.findall(r"\d+", clause)) - set(re.findall(r"\d+", target)))
 
 
 ENGLISH_SENTENCE_END = re.compile(r"[.!?;][”\"’)]*\s+(?=[A-Z“\"(])")

@@ -9,7 +9,14 @@ from functools import lru_cache
 
 from ...bounded import TEXTS_REMEMBERED
 from ...model import Mark, Ruling
-from ...text.tokens import in_source_notation, token_counts, token_kinds, token_spans
+from ...text.tokens import (
+    in_source_notation,
+    named_in_words,
+    refers_back,
+    token_counts,
+    token_kinds,
+    token_spans,
+)
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
 from ..lexicon import without_translator_notes, words
@@ -32,24 +39,33 @@ def dropped_placeholder(pair: AlignedPair, ctx: CheckContext) -> Iterator[Proble
     (2/2) or a rule reference (702.62a) of the source is missing from the translation, or
     the translation has one the source does not. These are copied, never translated. A
     translation may say one the source has once more, where the source refers back to it
-    ("gets this bonus": 得到+1/+1); the notation a language writes its own way ({等级N3+}
-    for {LEVEL N3+}) is read as the source's; a translator's note is not translation."""
+    ("gets this bonus": 得到+1/+1) or say fewer of one it has, where it refers back to it
+    in words ("两种指示物" for "+1/+1 and -1/-1 counters"); a symbol the source names in
+    words ("a chaos symbol") may be written as the symbol; a correct cross reference the
+    translation adds (the cited rule is about what the text is about) is no error, nor a
+    rule number the source gets wrong (SRC001); the notation a language writes its own way
+    ({等级N3+} for {LEVEL N3+}) is read as the source's; a translator's note is not
+    translation. Words that name or refer back to tokens are data
+    (resources/token_words.tsv)."""
     source = token_counts(in_source_notation(pair.source_text, ctx.source_lang))
     checked = without_translator_notes(pair.target.text, pair.lang)
     target = token_counts(in_source_notation(checked, pair.lang))
     if source == target:  # what a miscited reference takes away, it takes from both
         return
-    miscited = ctx.miscited_in_source(pair)["rule-reference"]
+    miscited = ctx.uncontested_citations(pair)["rule-reference"]
     if miscited:
         source = {**source, "rule-reference": source["rule-reference"] - miscited}
         target = {**target, "rule-reference": target["rule-reference"] - miscited}
+    named = named_in_words(pair.source_text, ctx.source_lang)
     for kind in token_kinds():
         missing = source[kind.name] - target[kind.name]
+        if missing and refers_back(checked, pair.lang, kind.name):
+            missing = Counter({t: n for t, n in missing.items() if not target[kind.name][t]})
         extra = Counter(
             {
                 token: n
                 for token, n in (target[kind.name] - source[kind.name]).items()
-                if not source[kind.name][token]
+                if not source[kind.name][token] and not named.get(kind.name, {}).get(token)
             }
         )
         if not missing and not extra:

@@ -78,7 +78,10 @@ def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]
     source does: a swap takes a term away from where it belongs. A translation that names
     the second concept more often than the source (起动该起动式异能 for "activated it",
     repeating the noun where English has a pronoun) while keeping every mention of the
-    first has not swapped anything.
+    first has not swapped anything. Nor has a rules example that names the concept rightly
+    as often as the source does: examples name cards, and a translated card name may hold
+    a forbidden form (墓地 inside 墓地鼠群, Graf Rats, beside 坟墓场 for the one "graveyard"
+    of the source).
     """
     key = ("wrong_spans", pair.source_text, pair.target.text, pair.lang)
     found = ctx.memo.get(key)
@@ -109,7 +112,9 @@ def _wrong_spans(
         if explained:
             budget[explained[0]] -= 1
             continue
-        if other and target_counts[hit.concept] >= source_counts[hit.concept]:
+        if (other or EXAMPLE.match(source_text)) and target_counts[hit.concept] >= source_counts[
+            hit.concept
+        ]:
             continue
         wrong[hit.concept].append(hit)
     return dict(wrong)
@@ -172,6 +177,8 @@ def _usable_forms(ctx: CheckContext, concept: str, lang: str) -> re.Pattern[str]
     return ctx.cache[key]
 
 
+EXAMPLE = re.compile(r"\s*Examples?:")
+"""A rules example (CR: "Example: …"), which names cards."""
 PARAPHRASED = frozenset(row["concept"] for row in read_tsv("paraphrased_concepts.tsv"))
 """Concepts whose absence is not reported (resources/paraphrased_concepts.tsv)."""
 COMPOSED = {
