@@ -309,3 +309,25 @@ def test_term001_a_card_name_in_an_example(context_of):
         ),
     )
     assert [f.ruling_id for f in findings(ctx, "TERM001")] == ["zh.txt:2"]
+
+
+def test_term002_a_concept_the_rules_make_implicit(context_of):
+    """702.106c and 702.154a (2023): a conspiracy is only in the command zone, and only an
+    untapped creature can be tapped; an untap left out is still reported."""
+    ctx = context_of(
+        (
+            "Any time you have priority, you may turn a face-down conspiracy card you control "
+            "in the command zone face up.",
+            "于任何你拥有优先权的时机，你可以把由你操控的牌面朝下之诡局牌翻回正面。",
+        ),
+        (
+            "As this creature attacks, you may tap up to one untapped creature you control.",
+            "于此生物攻击时，你可以横置至多一个由你操控的生物。",
+        ),
+        (
+            "Untap target creature you control.",
+            "横置目标由你操控的生物。",
+        ),
+    )
+    found = [(f.ruling_id, f.evidence["concept"]) for f in findings(ctx, "TERM002")]
+    assert found == [("zh.txt:3", "untap")]

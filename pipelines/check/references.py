@@ -135,7 +135,7 @@ def fitting_additions(
     correct cross reference: the cited rule exists in the source's rules and is about what
     the source's text is about (their words meet: "参见规则310，“战役”" beside a rule on
     battles), and the translation keeps every citation of the same kind the source has (a
-    changed number is not an addition)."""
+    changed number is not an addition). A rule citing itself is no cross reference."""
     theirs = plain_citations(target.text, lang)
     if not theirs:
         return []
@@ -147,6 +147,7 @@ def fitting_additions(
         c
         for c in theirs
         if c.number not in ours
+        and c.number != source.section
         and ("." in c.number) not in lost_kinds
         and c.number in topics
         and words & topics[c.number]

@@ -13,7 +13,7 @@ from ..catalogue import make_finding
 from ..model import CardName, Finding, Ruling
 from ..resources import read_tsv
 from ..text.tokens import tokens
-from ..vocabulary import DocKind
+from ..vocabulary import DocKind, is_unspaced
 
 MIN_MENTION_VOTES = 2.0
 """A document is about a card its text names when a ruling opens with the name, or two
@@ -188,7 +188,13 @@ def _card_of(members: list[Ruling], index: CardIndex, source_lang: str) -> tuple
 def _may_identify(mention: Mention, own_title: str) -> bool:
     """Whether a mention may tell the card a document is about: not a subtype ("Forest"),
     not a part of the title's own name ("Cuidadora" in "Marwyn, la Cuidadora"), not one
-    face of a split card (互斗, Fight of Prepare // Fight, is also the keyword action)."""
+    face of a split card (互斗, Fight of Prepare // Fight, is also the keyword action), and
+    not a name in a language written without spaces found inside a titled document's text:
+    such a name is found inside longer words as often as on its own (冲锋, Charge, in the
+    title 雷刃冲锋; 火元素, Fire Elemental, in the token name 星火元素), so only a name written
+    with spaces, or the document's own title, tells its card."""
+    if is_unspaced(mention.lang) and own_title.strip():
+        return False
     return (
         not is_subtype_name(mention.name)
         and f" {name_key(mention.name)} " not in own_title

@@ -62,6 +62,14 @@ def sentence_pieces(text: str) -> list[str]:
             depth += 1
         elif char in ")）":
             depth = max(0, depth - 1)
+            ends = at > 0 and text[at - 1] in ".!?。！？"
+            following = text[at + 1 :].lstrip()[:1]
+            if depth == 0 and ends and (following.isupper() or following in ("{", "“", '"')):
+                pieces.append(text[start : at + 1].strip())  # "…no puede atacar.)Vuela."
+                start = at + 1 + len(text[at + 1 :]) - len(text[at + 1 :].lstrip())
+            elif depth == 0 and ends and "\u4e00" <= following <= "\u9fff":
+                pieces.append(text[start : at + 1].strip())
+                start = at + 1
         elif depth == 0 and char in ".;!?。；！？":
             end = at + 1
             rest = text[end:]

@@ -70,10 +70,13 @@ def uniform(text: str, lang: str) -> str:
         endings = _agreement_endings(lang)
         if endings:
             text = WORD.sub(lambda m: _uniform_ending(m.group(), endings), text)
-    return " ".join(PARAMETER.sub("#", text).casefold().split())
+    return " ".join(PARAMETER.sub("#", ENDING.sub("", text)).casefold().split())
 
 
 WORD = re.compile(r"\w+")
+ENDING = re.compile(r"[\s.。;；,，:：]+$")
+"""The punctuation a line ends with, which printings give or leave out ("Dragar 2." and
+"Dragar 2 (…)" read without its reminder)."""
 
 
 def _without_reminder(ruling: Ruling) -> str:

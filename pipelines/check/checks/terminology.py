@@ -250,8 +250,10 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     ("the ability that triggers": …时触发的异能, resources/composed_concepts.tsv), or by
     saying its shared half once in a coordination (替代、额外、或其他…费用); nor a source
     word of two concepts that the translation reads as the other one ("Counter" as the verb,
-    反击; resources/homographs.tsv); a half-translated ruling is reported as such,
-    MIX001.)"""
+    反击; resources/homographs.tsv); nor a concept the rules make implicit where the
+    translation names another (a permanent "on the battlefield", a conspiracy "in the
+    command zone", an "untapped" creature to tap: resources/implied_concepts.tsv); a
+    half-translated ruling is reported as such, MIX001.)"""
     if any(span["lang"] == ctx.source_lang for span in pair.target.spans):
         return
     named = ctx.named_concepts(pair.source_text, ctx.source_lang)
@@ -267,6 +269,7 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
             or concept in present
             or concept in flagged
             or _other_sense_named(ctx, pair, concept, present)
+            or _implied(concept, pair.source_text, present)
         ):
             continue
         forms = _usable_forms(ctx, concept, pair.lang)
@@ -291,6 +294,22 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
             source=pair.source,
             marks=_source_marks(ctx, pair, concept, Role.MISSING),
         )
+
+
+IMPLIED = [
+    (row["concept"], row["implied_by"], re.compile(row["source"], re.IGNORECASE))
+    for row in read_tsv("implied_concepts.tsv")
+]
+"""Concepts the rules make implicit (resources/implied_concepts.tsv)."""
+
+
+def _implied(concept: str, source_text: str, present: set[str]) -> bool:
+    """Whether the translation names a concept that implies this one, as the source uses it
+    (a permanent is only on the battlefield)."""
+    return any(
+        concept == implied and by in present and pattern.search(source_text)
+        for implied, by, pattern in IMPLIED
+    )
 
 
 @check("TERM003", scope=Scope.RULING)
