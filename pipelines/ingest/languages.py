@@ -108,6 +108,8 @@ def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
             languages[folder_of[doc]][first.doc_lang] += 1
             voted.add(doc)
     for doc, members in by_doc.items():
+        if documents_of_file[members[0].file] > 1:
+            continue  # a document of a file of many (MTGJSON, the rules) keeps its own
         votes = Counter(languages.get(folder_of[doc], {}))
         own = members[0].doc_lang
         if doc in voted:
