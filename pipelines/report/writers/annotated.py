@@ -490,7 +490,11 @@ class _Xliff1:
             return
         root = self.tree.root
         first = next((c for c in root if local_name(c) == "file"), None)
-        header = next((c for c in first if local_name(c) == "header"), None) if first else None
+        header = (
+            next((c for c in first if local_name(c) == "header"), None)
+            if first is not None
+            else None
+        )
         if header is None:
             return
         scanned = self.tree.at(header)
