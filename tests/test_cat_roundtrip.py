@@ -531,7 +531,7 @@ VALIDATING = [
 ]
 NOT_VALIDATING = [
     ("1.2", "trados_suspend.sdlxliff"),  # sdl: extensions the strict schema cannot check
-    ("1.2", "memoq_suspend.mqxliff"),  # mq: extensions, state="signed-off"
+    ("1.2", "memoq_suspend.mqxliff"),  # mq: extensions
     ("1.2", "phrase_rulings.xlf"),  # m: extensions
 ]
 
