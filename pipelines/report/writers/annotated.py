@@ -71,12 +71,9 @@ ITS = "http://www.w3.org/2005/11/its"
 XLIFF_1 = "urn:oasis:names:tc:xliff:document:1.2"
 ITS_SEVERITY = {"error": 90, "warning": 50, "info": 10}
 """ITS 2.0 ``locQualityIssueSeverity`` (0..100) of each severity."""
-PRIORITY_1 = {"error": "1", "warning": "5", "info": "9"}
-"""XLIFF 1.2 note ``priority`` (1 highest .. 10)."""
-PRIORITY_2 = {"error": "1", "warning": "5", "info": "9"}
+PRIORITY = {"error": "1", "warning": "5", "info": "9"}
+"""A note's ``priority`` (XLIFF 1.2 and 2.x: 1 highest .. 10)."""
 NEEDS_REVIEW = "needs-review-translation"
-STATES = ("keep", NEEDS_REVIEW)
-"""What ``--xliff-state`` accepts."""
 CORE_1 = frozenset(
     {"source", "seg-source", "target", "context-group", "count-group", "prop-group"}
     | {"note", "alt-trans"}
@@ -449,7 +446,7 @@ class _Xliff1:
                 errors |= finding.severity == Severity.ERROR
                 on_target = ruling is not None and ruling.counterpart is not None
                 notes.append(
-                    f'<{prefix}note from="rulings" priority="{PRIORITY_1[finding.severity]}"'
+                    f'<{prefix}note from="rulings" priority="{PRIORITY[finding.severity]}"'
                     f' annotates="{"target" if on_target else "general"}">'
                     f"{escape_text(note_text(finding))}</{prefix}note>"
                 )
@@ -500,7 +497,7 @@ class _Xliff1:
         scanned = self.tree.at(header)
         prefix = scanned.prefix
         notes = [
-            f'<{prefix}note from="rulings" priority="{PRIORITY_1[f.severity]}">'
+            f'<{prefix}note from="rulings" priority="{PRIORITY[f.severity]}">'
             f"{escape_text(note_text(f))}</{prefix}note>"
             for f in self.placed.file
         ]
@@ -574,7 +571,7 @@ class _Xliff2:
                 on_target = ruling is not None and ruling.counterpart is not None
                 applies = ' appliesTo="target"' if on_target else ""
                 notes.append(
-                    f'<{prefix}note category="rulings" priority="{PRIORITY_2[finding.severity]}"'
+                    f'<{prefix}note category="rulings" priority="{PRIORITY[finding.severity]}"'
                     f"{applies}>{escape_text(note_text(finding))}</{prefix}note>"
                 )
                 span = None
@@ -682,7 +679,7 @@ class _Xliff2:
         self._notes(
             first,
             [
-                f'<{prefix}note category="rulings" priority="{PRIORITY_2[f.severity]}">'
+                f'<{prefix}note category="rulings" priority="{PRIORITY[f.severity]}">'
                 f"{escape_text(note_text(f))}</{prefix}note>"
                 for f in self.placed.file
             ],
