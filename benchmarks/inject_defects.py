@@ -67,6 +67,7 @@ from testkit.defects import (
     cat_units,
     inject,
     write_xliff,
+    write_xliff2,
 )
 
 SEED, PER_TYPE = 20231013, 20
@@ -87,6 +88,7 @@ clean pair: the others fire on so much correct Chinese that a failure says littl
 POFILTER_NOTE = re.compile(r"(?:\(pofilter\) )?([\w-]+): ")
 """A failure as pofilter notes it: ``(pofilter) endpunc: …`` in PO, ``endpunc: …`` in XLIFF."""
 XLIFF_FILE, PO_FILE = "MagicCompRules_20231013.xlf", "MagicCompRules_20231013.po"
+XLIFF2_FILE = "MagicCompRules_20231013.xliff2.xlf"
 
 
 # --- running the pipeline and scoring -----------------------------------------------------
@@ -424,17 +426,22 @@ def cat_formats(en_lines, zh_lines, injection: Injection, plain: Run, work: Path
     code_defects = add_code_defects(units, {d["line"] for d in defects}, per_type, seed)
     gold = {d["line"] for d in defects + code_defects}
     untouched = len({unit["line"] for unit in units} - gold)
-    files = {"xliff": work / "xliff" / "in" / XLIFF_FILE, "po": work / "po" / "in" / PO_FILE}
+    files = {
+        "xliff": work / "xliff" / "in" / XLIFF_FILE,
+        "xliff2": work / "xliff2" / "in" / XLIFF2_FILE,
+        "po": work / "po" / "in" / PO_FILE,
+    }
     for path in files.values():
         path.parent.mkdir(parents=True, exist_ok=True)
     write_xliff(units, files["xliff"])
+    write_xliff2(units, files["xliff2"])
     write_po([(u["source"], u["target"], u["id"]) for u in units], files["po"], "zh_CN")
 
     def unit_id(ruling_id: str | None) -> str | None:
         """The unit id of a ruling read from a CAT file (``FILE#ID`` or ``FILE#ID/source``)."""
         if not ruling_id or "#" not in ruling_id:
             return None
-        return ruling_id.split("#", 1)[1].removesuffix("/source")
+        return ruling_id.split("#", 1)[1].removesuffix("/source").removesuffix("::s1")
 
     located = {"rulings/plain": (plain.located(), plain)}
     for form, path in files.items():
@@ -445,15 +452,17 @@ def cat_formats(en_lines, zh_lines, injection: Injection, plain: Run, work: Path
         located[f"rulings/{form}"] = (found, run)
     results = {}
     for name, (found, run) in located.items():
-        form_defects = defects + (code_defects if name.endswith("xliff") else [])
+        form_defects = defects + (code_defects if "xliff" in name else [])
         on_units = [(unit, f["code"], f["category"]) for unit, f in found]
         results[name] = score_form(on_units, form_defects, untouched, gold)
         results[name]["seconds"] = {k: round(v, 2) for k, v in run.times.items()}
     for form, path in files.items():
+        if form == "xliff2":
+            continue  # pofilter reads XLIFF 1.2 only
         out = path.parents[1] / f"pofilter{path.suffix}"
         seconds, failures = pofilter(path, out, POFILTER_SKIPPED)
         on_units = [(line_of.get(k), t, POFILTER_CATEGORIES.get(t, "other")) for k, t in failures]
-        form_defects = defects + (code_defects if form == "xliff" else [])
+        form_defects = defects + (code_defects if "xliff" in form else [])
         results[f"pofilter/{form}"] = score_form(on_units, form_defects, untouched, gold)
         results[f"pofilter/{form}"]["seconds"] = {"total": round(seconds, 2)}
     return {
@@ -638,13 +647,15 @@ def cat_markdown(r: dict) -> str:
     }
     mapping = ", ".join(f"{k} → {v}" for k, v in r["pofilter_categories"].items())
     return page(
-        "The injection benchmark as plain files, XLIFF and PO: rulings and pofilter",
+        "The injection benchmark as plain files, XLIFF 1.2, XLIFF 2.0 and PO: rulings and pofilter",
         f"`python benchmarks/inject_defects.py` (all numbers in `cat_formats.json`): its defects "
         f"(seed {r['seed']}, {r['per_type']} per kind) in the Chinese Comprehensive Rules, "
-        f"written as plain rules files, as one XLIFF 1.2 file and as one PO file of {r['units']} "
-        f"units (a unit per line pair, the rule number as its id); the XLIFF form also has "
-        f"{r['per_type']} `drop-code` defects (a footnote code `<x/>` of the source missing from "
-        "the target). A defect is caught when its unit gets a finding of the expected category; "
+        f"written as plain rules files, as one XLIFF 1.2 file (`xliff`), one XLIFF 2.0 file "
+        f"(`xliff2`, a reviewed segment per unit) and one PO file of {r['units']} units (a unit "
+        f"per line pair, the rule number as its id); the XLIFF forms also have "
+        f"{r['per_type']} `drop-code` defects (a footnote code `<x/>`, in 2.0 `<ph/>`, of the "
+        "source missing from the target). pofilter reads XLIFF 1.2 and PO only. A defect is "
+        "caught when its unit gets a finding of the expected category; "
         f"for pofilter, a failure of a test that speaks to that category ({mapping}), with the "
         "count of defects that got any failure in brackets. pofilter runs all tests but "
         f"{', '.join(r['pofilter_skipped'])}; rulings runs with a warm embedding cache.",

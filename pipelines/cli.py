@@ -299,6 +299,15 @@ FORMATS = click.option(
     + ", ".join(WRITERS.names())
     + ".",
 )
+XLIFF_STATE = click.option(
+    "--xliff-state",
+    type=click.Choice(["keep", "needs-review-translation"]),
+    default="keep",
+    show_default=True,
+    help="In the annotated inputs (findings-xliff/): keep every unit's state, or mark the "
+    "units with an error needs-review-translation (XLIFF 2: state translated with subState "
+    "rulings:needs-review-translation; PO: the fuzzy flag).",
+)
 CARD_NAMES = click.option(
     "--card-names",
     "card_names",
@@ -442,6 +451,7 @@ def build_settings(
     masters: tuple[str, ...] = (),
     card_names: tuple[Path, ...] = (),
     min_confidence: float = 0.0,
+    xliff_state: str = "keep",
     project: project_file.Project | None = None,
 ) -> Settings:
     """The settings of the options given, every value checked (SettingsError otherwise);
@@ -476,6 +486,7 @@ def build_settings(
         masters=tuple(spec.strip() for spec in masters),
         card_names=validate_name_lists(card_names),
         min_confidence=min_confidence,
+        xliff_state=xliff_state,
         **project.settings_fields(),
     )
 
@@ -555,6 +566,7 @@ def main() -> None:
 @ENGINE_OPTIONS
 @MASTERS
 @CARD_NAMES
+@XLIFF_STATE
 @FORCE
 def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int:
     """Run every stage on INPUT files or folders (default: corpus/).
@@ -679,6 +691,7 @@ def check(out: Path, **options: Any) -> int:
 @FORMATS
 @TERMBASE
 @FAIL_ON
+@XLIFF_STATE
 def report(out: Path, **options: Any) -> int:
     """Write OUT/report.html and the other report files from OUT's tables."""
     settings = build_settings(**options)
@@ -786,6 +799,7 @@ def _quality(code: str, category: str) -> str:
 @ENGINE_OPTIONS
 @MASTERS
 @FORMATS
+@XLIFF_STATE
 def config(project: project_file.Project, **options: Any) -> int:
     """Show the effective settings of a run with these options (every option, named
     threshold, per-path ignore, severity override, checklist rule and allow list) and

@@ -49,7 +49,7 @@ def run_key(inputs: list[Path], settings: Settings, skip: list[Path] = ()) -> di
 def unchanged(out: Path, key: dict[str, Any], outputs: list[str]) -> bool:
     """Whether the outputs in ``out`` were made from exactly this key, and are all there."""
     path = out / MANIFEST
-    if not path.is_file() or not all((out / name).is_file() for name in outputs):
+    if not path.is_file() or not all((out / name).exists() for name in outputs):
         return False
     try:
         return json.loads(path.read_text(encoding="utf-8")) == key

@@ -29,6 +29,7 @@ OUTPUT_FILES = (
     tables.ALIGNMENT,
     tables.FINDINGS,
     tables.SUPPRESSED,
+    tables.INPUTS,
     manifest.MANIFEST,
     *(entry.meta["filename"] for entry in WRITERS),
 )
@@ -110,7 +111,11 @@ def run(
                 alignment=alignment,
             )
             produced = tables.RunTables(
-                ingested.rulings, alignment, checked.findings, checked.suppressed
+                ingested.rulings,
+                alignment,
+                checked.findings,
+                checked.suppressed,
+                inputs=ingested.inputs,
             )
             # a fork beside a cluster client's threads could copy a lock one of them holds:
             # with a cluster the writers stay in this process

@@ -46,6 +46,9 @@ class Settings:
     min_confidence: float = 0.0
     """Findings less sure than this (``Finding.confidence``) go to suppressed.jsonl instead
     of findings.jsonl, and do not count towards --fail-on."""
+    xliff_state: str = "keep"
+    """What the annotated bilingual inputs (findings-xliff/) do with the state of a unit
+    with an error: ``keep`` it, or mark it ``needs-review-translation``."""
     card_names: tuple[Path, ...] = ()
     """Card-name lists (TSV: card, lang, name) used instead of the shipped card index; the
     inputs' card data is added to them as to the shipped one."""

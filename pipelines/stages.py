@@ -98,6 +98,7 @@ def ingest_stage(
     tables.write_jsonl(out / tables.CORPUS, result.rulings, on_line=result.digests.add)
     tables.write_jsonl(out / tables.PARSE_FINDINGS, result.findings)
     tables.write_jsonl(out / tables.CARD_NAMES, result.card_names)
+    tables.write_jsonl(out / tables.INPUTS, result.inputs)
     if not result.rulings:
         where = ", ".join(str(p) for p in inputs)
         raise NoRulingsError(
@@ -297,6 +298,7 @@ def report_stage(
     run.termbase = resources.termbase
     run.source_lang = settings.source_lang
     run.codes = tuple(settings.checklist.codes().values())
+    run.xliff_state = settings.xliff_state
     return write_reports(run, out, settings.formats, processes=processes)
 
 

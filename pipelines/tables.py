@@ -31,6 +31,9 @@ CARD_NAMES = "cards.jsonl"
 ALIGNMENT = "alignment.jsonl"
 FINDINGS = "findings.jsonl"
 SUPPRESSED = "suppressed.jsonl"
+INPUTS = "inputs.jsonl"
+"""The bilingual CAT files a run read, where they were read and their digest (the report
+writes each back annotated: ``report/writers/annotated.py``)."""
 
 T = TypeVar("T")
 
@@ -330,6 +333,10 @@ class RunTables:
     codes: tuple[Any, ...] = ()
     """The catalogue rows (``catalogue.Code``) of the team's checklist rules, for the reports
     that describe each code."""
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    """The bilingual inputs (``INPUTS``): ``file``, ``path``, ``format``, ``digest``."""
+    xliff_state: str = "keep"
+    """``--xliff-state``: what the annotated inputs do with the state of units in error."""
 
     @property
     def by_id(self) -> dict[str, Ruling]:
@@ -348,4 +355,5 @@ class RunTables:
                 if findings and suppressed.is_file()
                 else []
             ),
+            inputs=list(iter_jsonl(out / INPUTS)) if (out / INPUTS).is_file() else [],
         )

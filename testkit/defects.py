@@ -404,3 +404,27 @@ def write_xliff(units: list[dict], path: Path) -> None:
             etree.SubElement(element, f"{{{ns}}}target", state="translated").text = unit["target"]
     etree.indent(root, space=" ")
     path.write_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+
+
+def write_xliff2(units: list[dict], path: Path) -> None:
+    """The units as XLIFF 2.0: a ``<unit>`` of one reviewed ``<segment>`` each (the footnote
+    code a ``<ph id="fn1"/>``), a deleted rule a segment without target."""
+    from lxml import etree
+
+    ns = "urn:oasis:names:tc:xliff:document:2.0"
+    root = etree.Element(f"{{{ns}}}xliff", nsmap={None: ns}, version="2.0")
+    root.set("srcLang", "en-US")
+    root.set("trgLang", "zh-CN")
+    file = etree.SubElement(root, f"{{{ns}}}file", id="f1", original="MagicCompRules_20231013.docx")
+    for unit in units:
+        element = etree.SubElement(file, f"{{{ns}}}unit", id=unit["id"])
+        segment = etree.SubElement(element, f"{{{ns}}}segment", id="s1")
+        source = etree.SubElement(segment, f"{{{ns}}}source")
+        source.text = unit["source"]
+        if unit.get("code"):
+            etree.SubElement(source, f"{{{ns}}}ph", id="fn1")
+        if unit["target"]:
+            segment.set("state", "reviewed")
+            etree.SubElement(segment, f"{{{ns}}}target").text = unit["target"]
+    etree.indent(root, space=" ")
+    path.write_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))

@@ -12,6 +12,16 @@ SHARED = (ROOT / ".." / "shared").resolve()
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+def output_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file under an output folder (report folders such as findings-xliff/ included)
+    by its path in the folder, with its bytes."""
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, or a clean skip of the calling test when it is absent."""
     path = SHARED.joinpath(*parts)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import CORPUS, ROOT
+from conftest import CORPUS, ROOT, output_bytes
 
 from pipelines import console
 from pipelines.cli import build_settings, load_resources, main
@@ -210,7 +210,7 @@ def test_an_empty_input_folder_leaves_no_tables_behind(tmp_path):
 def test_input_without_rulings_says_why_and_keeps_the_previous_outputs(tmp_path):
     out = tmp_path / "out"
     assert invoke("run", str(small_corpus(tmp_path)), "--out", str(out)).exit_code in (0, 1)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    before = output_bytes(out)
     binary = tmp_path / "binary"
     binary.mkdir()
     (binary / "scan.bin").write_bytes(bytes(range(256)) * 8)
@@ -218,7 +218,7 @@ def test_input_without_rulings_says_why_and_keeps_the_previous_outputs(tmp_path)
     assert result.exit_code == 2
     line = one_line(result)
     assert "PARSE001 scan.bin is not a text file" in line and ".rulings-staging" not in line
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert output_bytes(out) == before
 
 
 # --- summaries -------------------------------------------------------------------------------

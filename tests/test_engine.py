@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import shared_path
+from conftest import output_bytes, shared_path
 
 from pipelines.cli import main
 
@@ -27,8 +27,7 @@ def run(inputs: list[Path], out: Path, cache: Path, *engine: str) -> None:
 def assert_same_files(local: Path, distributed: Path) -> None:
     names = sorted(p.name for p in local.iterdir())
     assert names == sorted(p.name for p in distributed.iterdir())
-    for name in names:
-        assert (local / name).read_bytes() == (distributed / name).read_bytes(), name
+    assert output_bytes(local) == output_bytes(distributed)
 
 
 def test_dask_engine_matches_local_engine_on_the_seeds(tmp_path: Path, corpus_dir: Path):

@@ -37,7 +37,12 @@ def forks(monkeypatch) -> list[int]:
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+    return {
+        path.name: path.read_bytes()
+        if path.is_file()
+        else [p.relative_to(path).as_posix() for p in sorted(path.rglob("*"))]
+        for path in sorted(folder.iterdir())
+    }
 
 
 def test_two_processes_write_the_files_one_process_writes(seed_run: Path, tmp_path, forks):
@@ -125,7 +130,7 @@ def test_ctrl_c_while_the_forked_writer_works_ends_it_and_keeps_the_previous_run
     process is left behind), nothing of the new run reaches OUT, exit status 130."""
     out = tmp_path / "out"
     assert CliRunner().invoke(main, ["run", str(corpus_dir), "--out", str(out)]).exit_code in (0, 1)
-    before = {path.name: path.read_bytes() for path in sorted(out.iterdir())}
+    before = _files(out)
     parent, child = two_processes.balanced_halves([WRITERS[name] for name in WRITERS.names()])
 
     def stuck(run: RunTables, out: Path) -> Path:
@@ -146,4 +151,4 @@ def test_ctrl_c_while_the_forked_writer_works_ends_it_and_keeps_the_previous_run
     assert len(forks) == 1
     with pytest.raises(ChildProcessError):
         os.waitpid(forks[0], os.WNOHANG)  # already reaped: no zombie, no orphan
-    assert {path.name: path.read_bytes() for path in sorted(out.iterdir())} == before
+    assert _files(out) == before

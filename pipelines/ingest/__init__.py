@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from .dates import assign_dates
 from .kinds import assign_documents
 from .languages import assign_languages
 from .readers import READERS, choose
+from .readers._anchors import unit_anchors
 from .source import NOT_READ_FOLDER, NOT_READ_HIDDEN, InputError, SourceFile, discover
 
 __all__ = ["IngestResult", "InputError", "ingest", "ingest_sources"]
@@ -35,6 +37,10 @@ class IngestResult:
     index: CardIndex | None = None
     digests: CorpusDigests | None = None
     """The digests of the rulings' lines in corpus.jsonl, once the stage has written it."""
+    inputs: list[dict] = field(default_factory=list)
+    """The bilingual CAT files read (``ANNOTATED_FORMATS``): ``file`` (their id), ``path``
+    (where they were read), ``format`` and ``digest`` (of their bytes), for the report that
+    writes each of them back annotated."""
 
 
 def ingest(
@@ -90,8 +96,10 @@ def ingest_sources(
     if folders:
         result.findings.append(folders_not_read(folders))
     files = [doc for doc in sources if doc.not_read != NOT_READ_FOLDER]
-    for read in read_files(files, engine, work):
+    for doc, read in zip(files, read_files(files, engine, work), strict=True):
         result.files += 1
+        if read.format in ANNOTATED_FORMATS and read.rulings:
+            result.inputs.append(_input_row(doc, read.format))
         result.rulings.extend(read.rulings)
         result.findings.extend(read.findings)
         result.card_names.extend(read.card_names)
@@ -100,6 +108,21 @@ def ingest_sources(
     with paused_gc():
         _corpus_passes(result, identifier, languages, source_lang, cache_dir, engine, name_lists)
     return result
+
+
+ANNOTATED_FORMATS = ("xliff", "po", "tmx")
+"""The formats whose files come back annotated with their findings (findings-xliff/)."""
+
+
+def _input_row(doc: SourceFile, fmt: str) -> dict:
+    """A bilingual input's row in the inputs table: where it is, and where its units are."""
+    try:
+        digest = doc.content_digest
+    except OSError:
+        digest = ""
+    row = {"file": doc.rel, "path": os.path.abspath(doc.path), "format": fmt, "digest": digest}
+    row.update(unit_anchors(doc, fmt))
+    return row
 
 
 def _corpus_passes(

@@ -98,6 +98,9 @@ class Unit:
     """The plural source text (PO ``msgid_plural``), for targets of form 1 and above."""
     hints: list[str] = field(default_factory=list)
     """More places that may name the unit's card (a file's ``original`` name), not context."""
+    anchor: Any = None
+    """Where the unit is in the file's parsed tree (its elements), for the writer that puts
+    the findings back into a copy of the file (``report/writers/annotated.py``)."""
 
 
 def unique_keys(units: list[Unit], doc: SourceFile, fmt: str) -> Iterator[Finding]:
@@ -154,7 +157,7 @@ def _unit_rows(
     several_parts: bool,
     positions: dict[str, int],
 ) -> Iterator[Ruling]:
-    prefix = f"{doc.rel}#{unit.part + '/' if several_parts else ''}"
+    prefix = row_prefix(doc.rel, unit, several_parts)
     card, section, date_raw = _unit_facts(unit, title)
     context = " | ".join(part for part in unit.context if part) or None
     source_lang = declared_lang(unit.source_lang)
@@ -168,7 +171,7 @@ def _unit_rows(
         row = _row(
             doc,
             fmt,
-            f"{prefix}{unit.key}{SOURCE_SUFFIX}{f'[{form}]' if form else ''}",
+            source_row_id(prefix, unit.key, form),
             unit.source_line,
             text,
             doc_id=doc_id,
@@ -193,13 +196,11 @@ def _unit_rows(
         text = normalize(target.text)
         if not text:
             continue
-        lang_part = f"/{target.lang}" if several_langs else ""
-        form = f"[{target.form}]" if target.form else ""
         doc_id = f"{prefix}{target.lang or 'target'}"
         row = _row(
             doc,
             fmt,
-            f"{prefix}{unit.key}{lang_part}{form}",
+            target_row_id(prefix, unit.key, target, several_langs),
             target.line,
             text,
             doc_id=doc_id,
@@ -215,6 +216,36 @@ def _unit_rows(
         row.lang = _known_language(text, row.doc_lang)
         row.counterpart = sources[min(target.form, max(sources))].id
         yield row
+
+
+def row_prefix(rel: str, unit: Unit, several_parts: bool) -> str:
+    """``<file>#`` (``<file>#<part>/`` when the file has several parts): what the ids of a
+    unit's rows start with."""
+    return f"{rel}#{unit.part + '/' if several_parts else ''}"
+
+
+def source_row_id(prefix: str, key: str, form: int = 0) -> str:
+    return f"{prefix}{key}{SOURCE_SUFFIX}{f'[{form}]' if form else ''}"
+
+
+def target_row_id(prefix: str, key: str, target: Target, several_langs: bool) -> str:
+    lang_part = f"/{target.lang}" if several_langs else ""
+    return f"{prefix}{key}{lang_part}{f'[{target.form}]' if target.form else ''}"
+
+
+def unit_row_ids(rel: str, units: list[Unit]) -> dict[str, Unit]:
+    """Every id a unit's rows can have (its source, plural source and target rows, as
+    ``emit_units`` names them) -> the unit."""
+    several_langs = len({t.lang for unit in units for t in unit.targets}) > 1
+    several_parts = len({unit.part for unit in units}) > 1
+    found: dict[str, Unit] = {}
+    for unit in units:
+        prefix = row_prefix(rel, unit, several_parts)
+        found[source_row_id(prefix, unit.key)] = unit
+        found[source_row_id(prefix, unit.key, 1)] = unit
+        for target in unit.targets:
+            found[target_row_id(prefix, unit.key, target, several_langs)] = unit
+    return found
 
 
 def declared_lang(code: str | None) -> str | None:

@@ -48,16 +48,23 @@ def detect(doc: SourceFile) -> float:
 @reader(FORMAT, detect=detect, priority=80)
 def read_po(doc: SourceFile) -> Iterator[Output]:
     """One source row per entry and one target row per translated form."""
-    with doc.open_binary() as handle:
-        data = handle.read()
     try:
-        store = po.pofile.parsestring(data)
+        units = po_units(doc)
     except PoParseError as error:
         yield unreadable(doc, FORMAT, str(error), _error_line(error))
         return
     except Exception as error:  # a file translate-toolkit cannot take
         yield unreadable(doc, FORMAT, str(error) or "not a complete PO file")
         return
+    yield from emit_units(doc, FORMAT, units)
+
+
+def po_units(doc: SourceFile) -> list[Unit]:
+    """The entries of a PO file as units (each with its first line). Raises what the parser
+    raises for a file it cannot take."""
+    with doc.open_binary() as handle:
+        data = handle.read()
+    store = po.pofile.parsestring(data)
     header = store.parseheader()
     target_lang = header.get("Language") or None
     source_lang = header.get("X-Source-Language") or DEFAULT_SOURCE_LANG
@@ -92,7 +99,7 @@ def read_po(doc: SourceFile) -> Iterator[Output]:
             for form, text in enumerate(forms)
         ]
         units.append(unit)
-    yield from emit_units(doc, FORMAT, units)
+    return units
 
 
 def _singular(text) -> str:

@@ -47,10 +47,8 @@ def detect(doc: SourceFile) -> float:
 @reader(FORMAT, detect=detect, priority=80)
 def read_tmx(doc: SourceFile) -> Iterator[Output]:
     """One source row per ``<tu>`` and one target row per other language variant."""
-    with doc.open_binary() as handle:
-        data = handle.read()
     try:
-        store = tmx.tmxfile.parsestring(data)
+        store, units, skipped = tmx_units(doc)
     except etree.XMLSyntaxError as error:
         line, column = error.position
         yield unreadable(doc, FORMAT, error.msg, line, column)
@@ -59,23 +57,35 @@ def read_tmx(doc: SourceFile) -> Iterator[Output]:
         yield unreadable(doc, FORMAT, str(error) or f"not a complete {FORMAT} document")
         return
     yield from entity_findings(doc, store.document)
+    for position, line in skipped:
+        yield unit_problem(
+            doc,
+            FORMAT,
+            line,
+            "no source",
+            f"Unit {position} of {doc.rel} has no variant with text; it was skipped.",
+        )
+    yield from unique_keys(units, doc, FORMAT)
+    yield from emit_units(doc, FORMAT, units)
+
+
+def tmx_units(doc: SourceFile) -> tuple[Any, list[Unit], list[tuple[int, int]]]:
+    """The translate-toolkit store of a TMX file, its units (keys not yet made unique), each
+    anchored to its ``<tu>``, and the (position, line) of the units without a variant with
+    text. Raises what the parser raises for a file it cannot take."""
+    with doc.open_binary() as handle:
+        data = handle.read()
+    store = tmx.tmxfile.parsestring(data)
     header = next((c for c in store.document.getroot() if local_name(c) == "header"), None)
     declared = header.get("srclang") if header is not None else None
-    units = []
+    units, skipped = [], []
     for position, tt_unit in enumerate(store.units, 1):
         unit = _unit(tt_unit.xmlelement, position, declared)
         if unit is None:
-            yield unit_problem(
-                doc,
-                FORMAT,
-                tt_unit.xmlelement.sourceline,
-                "no source",
-                f"Unit {position} of {doc.rel} has no variant with text; it was skipped.",
-            )
-            continue
-        units.append(unit)
-    yield from unique_keys(units, doc, FORMAT)
-    yield from emit_units(doc, FORMAT, units)
+            skipped.append((position, tt_unit.xmlelement.sourceline))
+        else:
+            units.append(unit)
+    return store, units, skipped
 
 
 def _lang(variant: Any) -> str | None:
@@ -108,4 +118,5 @@ def _unit(element: Any, position: int, declared: str | None) -> Unit | None:
             if variant is not source[0]
         ],
         context=xml_note_texts(notes),
+        anchor=element,
     )

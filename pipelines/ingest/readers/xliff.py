@@ -55,13 +55,8 @@ def is_version_2(start_tag: str) -> bool:
 @reader(FORMAT, detect=detect, priority=80)
 def read_xliff(doc: SourceFile) -> Iterator[Output]:
     """One source and one target row per translation unit (segment) of an XLIFF file."""
-    root = xml_root(doc)
-    version_2 = bool(root and is_version_2(root[1]))
-    with doc.open_binary() as handle:
-        data = handle.read()
-    store_class = xliff2.Xliff2File if version_2 else xliff.xlifffile
     try:
-        store = store_class.parsestring(data)
+        store, units = xliff_units(doc)
     except etree.XMLSyntaxError as error:
         line, column = error.position
         yield unreadable(doc, FORMAT, error.msg, line, column)
@@ -70,10 +65,22 @@ def read_xliff(doc: SourceFile) -> Iterator[Output]:
         yield unreadable(doc, FORMAT, str(error) or f"not a complete {FORMAT} document")
         return
     yield from entity_findings(doc, store.document)
-    units = list(_units_2(store) if version_2 else _units_1(store))
     yield from unique_keys(units, doc, FORMAT)
     titles = {hint for unit in units for hint in unit.hints[:1] if hint}
     yield from emit_units(doc, FORMAT, units, title=titles.pop() if len(titles) == 1 else None)
+
+
+def xliff_units(doc: SourceFile) -> tuple[Any, list[Unit]]:
+    """The translate-toolkit store of an XLIFF file and its units (keys not yet made unique:
+    ``unique_keys``), each anchored to its elements in ``store.document``. Raises what the
+    parser raises for a file it cannot take."""
+    root = xml_root(doc)
+    version_2 = bool(root and is_version_2(root[1]))
+    with doc.open_binary() as handle:
+        data = handle.read()
+    store_class = xliff2.Xliff2File if version_2 else xliff.xlifffile
+    store = store_class.parsestring(data)
+    return store, list(_units_2(store) if version_2 else _units_1(store))
 
 
 def entity_findings(doc: SourceFile, document: Any) -> Iterator[Output]:
@@ -134,6 +141,7 @@ def _units_1(store: xliff.xlifffile) -> Iterator[Unit]:
             context=context,
             part=number.get(id(file_element), "1"),
             hints=[_stem(file_element.get("original"))],
+            anchor=(element, target),
         )
         segments = _segments(_child(element, "seg-source"))
         if not segments:
@@ -158,6 +166,7 @@ def _units_1(store: xliff.xlifffile) -> Iterator[Unit]:
                 context=list(base.context),
                 part=base.part,
                 hints=base.hints,
+                anchor=(element, translated),
             )
 
 
@@ -203,6 +212,7 @@ def _units_2(store: xliff2.Xliff2File) -> Iterator[Unit]:
             part=(file_element.get("id") if file_element is not None else None)
             or str(files.index(file_element) + 1 if file_element in files else 1),
             hints=[_stem(file_element.get("original") if file_element is not None else None)],
+            anchor=(unit_element, target, segment),
         )
 
 
