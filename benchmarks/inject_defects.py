@@ -122,9 +122,11 @@ def run_pipeline(folder: Path, original_line: dict[int, int]) -> Run:
     """ingest -> align -> check of ``folder/in`` in this process, each stage timed (check
     includes loading the termbase)."""
     from pipelines import stages
+    from pipelines.catalogue import CATALOGUE
     from pipelines.settings import Settings
 
-    settings, out, times = Settings(), folder / "out", {}
+    every_code = tuple(sorted(CATALOGUE))  # the opt-in checks too: ``defaults`` filters them
+    settings, out, times = Settings(select=every_code), folder / "out", {}
     out.mkdir(parents=True, exist_ok=True)
     steps = {
         "ingest": lambda: stages.ingest_stage([folder / "in"], out, settings),
@@ -138,6 +140,14 @@ def run_pipeline(folder: Path, original_line: dict[int, int]) -> Run:
     rulings = {r["id"]: r for r in read_jsonl(out / "corpus.jsonl")}
     tables = [read_jsonl(out / name) for name in ("alignment.jsonl", "findings.jsonl")]
     return Run(times, rulings, *tables, original_line)
+
+
+def defaults(run: Run) -> Run:
+    """The run as a default run reports it: the findings of checks that are on by default."""
+    from pipelines.catalogue import CATALOGUE
+
+    kept = [f for f in run.findings if CATALOGUE[f["code"]].default]
+    return Run(run.times, run.rulings, run.alignment, kept, run.original_line)
 
 
 def evidence_key(finding: dict) -> str:
@@ -447,7 +457,7 @@ def cat_formats(en_lines, zh_lines, injection: Injection, plain: Run, work: Path
     for form, path in files.items():
         print(f"rulings on the {form} form (warm-up, then measured)…", file=sys.stderr, flush=True)
         run_pipeline(path.parents[1], {})
-        run = run_pipeline(path.parents[1], {})
+        run = defaults(run_pipeline(path.parents[1], {}))
         found = [(line_of.get(unit_id(f.get("ruling_id"))), f) for f in run.findings]
         located[f"rulings/{form}"] = (found, run)
     results = {}
@@ -491,7 +501,7 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE) -> tuple[dict, dict]:
         "clean": (zh_lines, {n: n for n in range(1, len(zh_lines) + 1)}),
         "defective": (injection.lines, injection.original_line),
     }
-    runs, pofilter_runs = {}, {}
+    runs, every, pofilter_runs = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="inject-defects-") as work:
         work = Path(work)
         for name, (lines, mapping) in variants.items():
@@ -499,7 +509,8 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE) -> tuple[dict, dict]:
             shutil.copyfile(CR / CR_EN, work / name / "in" / CR_EN)
             (work / name / "in" / CR_ZH).write_text("\n".join(lines), encoding="utf-8")
             print(f"{name}: running the pipeline…", file=sys.stderr, flush=True)
-            runs[name] = run_pipeline(work / name, mapping)
+            every[name] = run_pipeline(work / name, mapping)
+            runs[name] = defaults(every[name])
         units = runs["clean"].zh_units()
         for name, run in runs.items():
             count = write_po(aligned_pairs(run), work / name / "pairs.po", "zh")
@@ -516,6 +527,12 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE) -> tuple[dict, dict]:
     po_kinds = pofilter_runs["defective"]["per_kind"].values()
     pofilter_runs["defective"]["caught"] = sum(v["caught"] for v in po_kinds)
     recall, detail = score_defects(defects, defective, clean)
+    opt_in, _ = score_defects(defects, every["defective"], every["clean"])
+    for kind, row in recall.items():
+        row["caught_opt_in"] = opt_in[kind]["caught"]
+        row["opt_in_codes"] = {
+            code: n for code, n in opt_in[kind]["codes"].items() if code not in row["codes"]
+        }
     families: dict[str, dict] = {}
     for row in recall.values():
         family = families.setdefault(row["family"], {"injected": 0, "caught": 0})
@@ -556,6 +573,10 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE) -> tuple[dict, dict]:
             "false_positives": false_positives(defective, gold, units, examples=True),
             "collateral": collateral(defective, clean, gold),
         },
+        "opt_in": {
+            "caught": sum(row["caught_opt_in"] for row in recall.values()),
+            "false_positives": false_positives(every["defective"], gold, units, examples=False),
+        },
         "pofilter": pofilter_runs,
         "pofilter_specific": specific_tests(pofilter_runs, defects),
         "missed_examples": missed,
@@ -567,7 +588,8 @@ def measure(seed: int = SEED, per_type: int = PER_TYPE) -> tuple[dict, dict]:
     return results, forms
 
 
-RECALL_COLUMNS = ["injected", "caught", "caught_new", "flagged_any", "codes"]
+RECALL_COLUMNS = ["injected", "caught", "caught_new", "flagged_any", "codes", "caught_opt_in"]
+RECALL_COLUMNS += ["opt_in_codes"]
 RECALL_COLUMNS += ["pofilter.caught", "pofilter.tests"]
 CODE_COLUMNS = [f"{run}.{v}" for run in ("clean", "defective") for v in ("count", "per_100_units")]
 
@@ -602,12 +624,20 @@ def markdown(r: dict) -> str:
         f"{r['seed']}, {r['per_type']} rules per kind, {r['injected']} defects in "
         f"{r['candidates']} numbered rules ({r['units']} Chinese units). *caught*: a finding of "
         "the expected category on the rule (a deleted rule: on its English rule); *caught_new*: "
-        "one the unmodified text does not have.",
+        "one the unmodified text does not have; *caught_opt_in*: caught when the checks that "
+        "are off by default are selected too (OMIT003, OMIT004…), *opt_in_codes* the codes "
+        "only they add.",
         r["machine"],
         "## Recall per defect kind",
         (recall, RECALL_COLUMNS, "defect"),
         f"All: {r['caught']}/{r['injected']} ({pct(r['recall'])}); by family: "
-        + "; ".join(f"{n} {v['caught']}/{v['injected']}" for n, v in r["families"].items()),
+        + "; ".join(f"{n} {v['caught']}/{v['injected']}" for n, v in r["families"].items())
+        + (
+            f". With the opt-in checks: {r['opt_in']['caught']}/{r['injected']}, and "
+            f"{r['opt_in']['false_positives']['per_100_units']} findings per 100 untouched units."
+            if "opt_in" in r
+            else ""
+        ),
         "## Findings on text the benchmark did not touch",
         f"Clean run: {fp_c['findings']} findings on {fp_c['untouched_units']} units, "
         f"**{fp_c['per_100_units']} per 100**. Defective run, untouched units: {fp_d['findings']}"

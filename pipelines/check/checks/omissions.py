@@ -9,7 +9,6 @@ from functools import cache
 
 from ...model import Mark
 from ...resources import read_tsv
-from ...termbase import USABLE
 from ...text.tokens import token_counts
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
@@ -90,38 +89,86 @@ def _templates(text: str, lang: str) -> int:
     return sum(1 for passage in _quoted(text) if _found(passage, "variable", lang))
 
 
+@check("OMIT003", scope=Scope.PAIR)
+def fewer_variables(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
+    """The translation has fewer bracketed template variables than the source, though it
+    has as many as the source has different ones and every template (OMIT001 reports the
+    rest): a repeated variable ([cost] twice) said once. Often right (two placeholders for
+    three of one variable, 其返照费用 for the second [cost]), sometimes a dropped one; off
+    by default. Rules text only."""
+    if not pair.source.section:
+        return
+    ours = _found(pair.source_text, "variable", ctx.source_lang)
+    theirs = _found(without_translator_notes(pair.target.text, pair.lang), "variable", pair.lang)
+    if len(theirs) >= len(ours) or any(True for _ in dropped_variable(pair, ctx)):
+        return
+    yield Problem(
+        pair.target,
+        f"The source has {len(ours)} bracketed variables ({_listed(ours)}) and the "
+        f"translation {len(theirs)}: a repeated variable is said fewer times, or one was "
+        "left out.",
+        {"expected": [m.group() for m in ours], "found": [m.group() for m in theirs]},
+        source=pair.source,
+        marks=[Mark.source(m.start(), m.end(), Role.MISSING) for m in ours],
+    )
+
+
 @check("OMIT002", scope=Scope.PAIR)
 def dropped_condition(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """A condition of the source is missing from the translation: a sentence of the source
     opens with If or Unless and the sentence that translates it (the same place, when both
     texts have as many sentences; else the translation as a whole) states no condition with
-    the words its language states one with (如果, 若, 除非, 当…时; si, a menos que): the
-    condition, and the clause it governs, were probably left out. Only when what the
-    condition says went with it: a game term it names, or a symbol or number it has, is
-    nowhere in the translation (a translation often folds a condition into the sentence,
-    "由咒语创造的延迟触发式异能" for "If a spell creates a delayed triggered ability, …",
-    and keeps every term of it). The words are data (resources/dropped_passages.tsv).
-    Rules text only (measured there); card text is templated otherwise."""
-    if not pair.source.section or not _patterns("condition", pair.lang):
+    the words its language states one with (如果, 若, 除非, 当…时; si, a menos que), and
+    what the condition says went with it: a game term it names, a symbol or a number it has
+    is nowhere in the translation (a translation often folds a
+    condition into the sentence, "由咒语创造的延迟触发式异能" for "If a spell creates a
+    delayed triggered ability, …", and keeps every term of it: OMIT004, off by default,
+    reports those too). The words are data (resources/dropped_passages.tsv). Rules text
+    only (measured there); card text is templated otherwise."""
+    target_text = without_translator_notes(pair.target.text, pair.lang)
+    missing = [
+        (a, s)
+        for a, s in _unstated_conditions(pair, ctx)
+        if _clause_lost(s, target_text, pair.lang, ctx)
+    ]
+    if missing:
+        yield _condition_problem(pair, missing)
+
+
+@check("OMIT004", scope=Scope.PAIR)
+def unstated_condition(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
+    """The source states a condition (a sentence opening with If or Unless) that the
+    translation does not state with a condition word, whatever it says of it: often folded
+    into the sentence with its meaning kept, sometimes left out (OMIT002 reports those whose
+    terms went too); off by default. Rules text only."""
+    if any(True for _ in dropped_condition(pair, ctx)):
         return
+    missing = _unstated_conditions(pair, ctx)
+    if missing:
+        yield _condition_problem(pair, missing)
+
+
+def _unstated_conditions(pair: AlignedPair, ctx: CheckContext) -> list[tuple[int, str]]:
+    """(start, sentence) of the source's conditions the translation states with no
+    condition word (sentence by sentence when both have as many)."""
+    if not pair.source.section or not _patterns("condition", pair.lang):
+        return []
     ours = _sentences(pair.source_text, ENGLISH_SENTENCE_END)
     theirs = _sentences(without_translator_notes(pair.target.text, pair.lang), SENTENCE_END)
     if len(ours) == len(theirs):
-        missing = [
+        return [
             (start, sentence)
             for (start, sentence), (_, translated) in zip(ours, theirs, strict=True)
             if _found(sentence, "condition", ctx.source_lang)
             and not _found(translated, "condition", pair.lang)
         ]
-    else:
-        stated = _found(" ".join(s for _, s in theirs), "condition", pair.lang)
-        conditions = [(a, s) for a, s in ours if _found(s, "condition", ctx.source_lang)]
-        missing = conditions if len(conditions) > len(stated) else []
-    target_text = without_translator_notes(pair.target.text, pair.lang)
-    missing = [(a, s) for a, s in missing if _clause_lost(s, target_text, pair.lang, ctx)]
-    if not missing:
-        return
-    yield Problem(
+    stated = _found(" ".join(s for _, s in theirs), "condition", pair.lang)
+    conditions = [(a, s) for a, s in ours if _found(s, "condition", ctx.source_lang)]
+    return conditions if len(conditions) > len(stated) else []
+
+
+def _condition_problem(pair: AlignedPair, missing: list[tuple[int, str]]) -> Problem:
+    return Problem(
         pair.target,
         f"{len(missing)} condition{'s' if len(missing) > 1 else ''} of the source "
         f"(\u201c{_opening(missing[0][1])}…\u201d) "
@@ -134,18 +181,23 @@ def dropped_condition(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]
 
 
 def _clause_lost(sentence: str, target: str, lang: str, ctx: CheckContext) -> bool:
-    """Whether the condition clause of a sentence (after its If, up to the next comma) names
-    a game term, or has a symbol or number, that the translation does not have anywhere."""
+    """Whether the condition clause of a sentence (after its If, up to the next comma)
+    names a game term, or has a symbol or number, that the translation has nowhere.
+    (Counting mentions instead would not tell a dropped clause from a folded one that says
+    its noun once: "由咒语创造的延迟触发式异能的来源" for "If a spell creates a delayed
+    triggered ability, the source of that delayed triggered ability".)"""
     opening = _found(sentence, "condition", ctx.source_lang)
     start = opening[0].end() if opening else 0
     clause = sentence[start:].split(",", 1)[0]
-    present = {h.concept for h in ctx.term_hits(target, lang) if h.status in USABLE}
-    named = ctx.named_concepts(clause, ctx.source_lang) - PARAPHRASED
-    translatable = {c for c in named if ctx.termbase.terms(c, lang, "approved")}
-    if translatable - present:
+    named = {
+        c
+        for c in ctx.named_concepts(clause, ctx.source_lang) - PARAPHRASED
+        if ctx.termbase.terms(c, lang, "approved")
+    }
+    if named - set(ctx.concept_counts(target, lang)):
         return True
-    ours, theirs = token_counts(clause), token_counts(target)
-    if any(ours[kind] - theirs.get(kind, Counter()) for kind in ours):
+    clause_tokens, target_tokens = token_counts(clause), token_counts(target)
+    if any(found - target_tokens.get(kind, Counter()) for kind, found in clause_tokens.items()):
         return True
     return bool(set(re.findall(r"\d+", clause)) - set(re.findall(r"\d+", target)))
 
