@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -103,6 +104,23 @@ def joined_lines(rulings: list[Ruling], source_lang: str) -> list[list[Ruling]]:
     return runs
 
 
+KEYWORD_ITEM_WORDS = 6
+"""A part of a comma- or semicolon-separated card line of at most this many words is one
+keyword of a list ("Flying, vigilance"; "Lifelink, protection from mana value 3 or greater")."""
+
+
+def keyword_items(text: str) -> list[str]:
+    """The keywords a card line lists, reminder text aside; [] for a line that is not a
+    list of short parts (a sentence, an activated ability)."""
+    head = REMINDER_TEXT.sub("", text).strip()
+    if ":" in head or head.rstrip(".").count(".") or not head:
+        return []
+    parts = [p.strip(" .") for p in re.split(r"[,;]\s+", head)]
+    if len(parts) < 2 or any(not p or len(p.split()) > KEYWORD_ITEM_WORDS for p in parts):
+        return []
+    return parts
+
+
 def joined_text(lines: list[Ruling]) -> str:
     return " ".join(line.text for line in lines)
 
@@ -128,6 +146,10 @@ class AlignContext:
     head_row: dict[str, int] = field(init=False)
     """The row in ``vectors`` of an English card line without its reminder text ("Swampwalk"
     of "Swampwalk (This creature can't be blocked…)"), which printed cards often leave out."""
+    item_rows: dict[str, list[int]] = field(init=False)
+    """The rows in ``vectors`` of the keywords of an English card line that lists several
+    ("Lifelink, protection from mana value 3 or greater"), which a printing may give as
+    lines of their own (系命 on its own line)."""
     piece_rows: dict[str, list[int]] = field(init=False)
     """The rows in ``vectors`` of the sentences of a translated card line that has several
     (``text.card_text.sentence_pieces``): which of them says which English line."""
@@ -150,6 +172,14 @@ class AlignContext:
                 head = REMINDER_TEXT.sub("", line.text).strip()
                 if head and head != line.text and line.id not in self.head_row:
                     self.head_row[line.id] = row_of_text.setdefault(head, len(row_of_text))
+        self.item_rows = {}
+        for run in joined_lines(self.rulings, self.source_lang):
+            for line in run:
+                items = keyword_items(line.text)
+                if len(items) > 1 and line.id not in self.item_rows:
+                    self.item_rows[line.id] = [
+                        row_of_text.setdefault(item, len(row_of_text)) for item in items
+                    ]
         self.piece_rows = {}
         for ruling in self.rulings:
             if self.is_target(ruling) and is_card_text(ruling):
@@ -208,6 +238,15 @@ class AlignContext:
         vector = self.vectors[self.vector_row[target.id]]
         heads = [self.head_row.get(line.id, self.vector_row[line.id]) for line in lines]
         product = np.maximum(self.vectors_of(lines) @ vector, self.vectors[heads] @ vector)
+        return np.round(np.clip(product, -1.0, 1.0), SIMILARITY_DECIMALS)
+
+    def item_similarities(self, line: Ruling, target: Ruling) -> np.ndarray:
+        """The similarity of a translated unit with each keyword a listing English line
+        lists (``item_rows``; none for another line), rounded as ``matrix`` rounds."""
+        rows = self.item_rows.get(line.id)
+        if not rows:
+            return np.zeros(0, dtype=np.float32)
+        product = self.vectors[rows] @ self.vectors[self.vector_row[target.id]]
         return np.round(np.clip(product, -1.0, 1.0), SIMILARITY_DECIMALS)
 
     def piece_similarities(self, target: Ruling, lines: list[Ruling]) -> np.ndarray | None:

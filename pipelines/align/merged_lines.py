@@ -122,7 +122,8 @@ def _split_lines(
     """``merged`` rows for paragraphs paired with nothing that say part of the line their
     neighbour is paired with (a printing that gives "Defender; reach" as two lines, 守军 and
     the reach sentence): the line is the paragraph's closest, close enough
-    (``PIECE_MIN_SIMILARITY``, reminder text left out where that is closer), and the
+    (``PIECE_MIN_SIMILARITY``, reminder text left out where that is closer, or one keyword
+    of a line that lists several, "Lifelink, protection from …" for 系命), and the
     paragraph has no kind of symbol the line lacks. A printing's own lines (reminder text
     alone, a colour sentence) are left as they are."""
     ordered = sorted(targets, key=lambda t: t.position)
@@ -136,6 +137,10 @@ def _split_lines(
         if not near:
             continue
         similarity = ctx.head_similarities(lines, target)
+        for k in near:  # a keyword of a listing line, given a line of its own
+            items = ctx.item_similarities(lines[k], target)
+            if len(items):
+                similarity[k] = max(similarity[k], float(items.max()))
         best = int(similarity.argmax())
         value = float(similarity[best])
         if best not in near or value < PIECE_MIN_SIMILARITY:

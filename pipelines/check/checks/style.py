@@ -295,13 +295,34 @@ def half_width_punctuation(ruling: Ruling, ctx: CheckContext) -> Iterator[Proble
         )
 
 
+CLOSED_SENTENCE = (".)", "!)", "?)", ".）", "!）", "?）")
+"""A reminder that ends its sentence inside its brackets: what follows starts a sentence
+(a printing that runs the next ability on: "…(Esta criatura no tiene color.)Destruye…")."""
+
+
+def _in_title(ruling: Ruling, hit: TermHit) -> bool:
+    """Whether a term is part of the document's title where the text names it (the card's
+    own name: "La Jugada del diablo")."""
+    title = ruling.doc_title or ""
+    if len(title) < 3:
+        return False
+    start = ruling.text.find(title)
+    while start >= 0:
+        if start <= hit.start and hit.end <= start + len(title):
+            return True
+        start = ruling.text.find(title, start + 1)
+    return False
+
+
 @check("STYLE006", scope=Scope.DOCUMENT)
 def keyword_capitalisation(document: list[Ruling], ctx: CheckContext) -> Iterator[Problem]:
     """A game term is written with a capital letter in the middle of a sentence in some
     rulings of a document and in lower case in others ("usando Suspender" and "con
     suspender"). Rulings write keywords in lower case mid-sentence; after a cost's colon, a
     keyword's or a chapter's dash and a bullet a sentence starts (resources/style_words.tsv:
-    the printed cards write "Estímulo—Sacrificar", "I, II — Gira")."""
+    the printed cards write "Estímulo—Sacrificar", "I, II — Gira"), and after a reminder
+    that closes its own sentence ("…no tiene color.)Destruye"). A term inside the card's own
+    name, where the text names it by its title ("La Jugada del diablo"), is a name."""
     lang = document[0].doc_lang
     if not lang or is_cjk(lang):
         return
@@ -315,6 +336,8 @@ def keyword_capitalisation(document: list[Ruling], ctx: CheckContext) -> Iterato
                 continue
             before = ruling.text[: hit.start].rstrip()
             if not before or before[-1] in _style_words("sentence-start", lang):
+                continue
+            if before.endswith(CLOSED_SENTENCE) or _in_title(ruling, hit):
                 continue
             if hit.form[0].isupper():
                 capitalised[hit.concept].append((ruling, hit))
