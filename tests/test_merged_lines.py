@@ -186,3 +186,25 @@ def test_a_printing_that_splits_a_line_is_no_extra_translation(run):
 
 def test_a_keyword_spelt_as_in_english_is_translated(run):
     assert _findings(run, "UNTR002", "cascading-cataracts") == []
+
+
+def test_a_line_of_keywords_printed_a_keyword_a_line(tmp_path_factory):
+    """Thornweald Archer (FUT): "Reach, deathtouch" printed as two Chinese lines, each with
+    its reminder text."""
+    root = tmp_path_factory.mktemp("keywords")
+    _write(root, "en", "thornweald-archer", "Thornweald Archer", ["Reach, deathtouch"])
+    _write(
+        root,
+        "zh",
+        "thornweald-archer",
+        "荆林箭手",
+        ["延势（此生物能阻挡具飞行异能的生物。）", "死触（每当此生物对任一生物造成伤害时，消灭后者。）"],
+    )
+    out = tmp_path_factory.mktemp("keywords-run")
+    result = CliRunner().invoke(main, ["run", str(root), "--out", str(out), "--fail-on", "never"])
+    assert result.exit_code == 0, result.output
+    rows = {r["target_id"]: r for r in _rows(out, "alignment.jsonl") if r["target_id"]}
+    assert rows["zh/thornweald-archer.txt:3"]["source_id"] == "en/thornweald-archer.txt:3"
+    assert rows["zh/thornweald-archer.txt:5"]["method"] == "merged"
+    codes = {f["code"] for f in _rows(out, "findings.jsonl")}
+    assert not codes & {"EXTRA001", "MISS001", "EXTRA002"}

@@ -87,18 +87,26 @@ MAX_JOINED_LINES = 4
 "Choose one —" and its three modes, printed as one sentence ("Elige uno: …; o …; o …")."""
 
 
-def joined_lines(rulings: list[Ruling], source_lang: str) -> list[list[Ruling]]:
-    """Every run of 2 to MAX_JOINED_LINES consecutive lines of each English card-text
-    document (the source documents whose units are all card text, in document order)."""
+def english_card_texts(rulings: list[Ruling], source_lang: str) -> list[list[Ruling]]:
+    """The lines of each English card-text document (the source documents whose units are
+    all card text), documents in id order, lines in document order."""
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for ruling in rulings:
         if ruling.lang == source_lang and is_source_document(ruling):
             by_doc[ruling.doc].append(ruling)
-    runs = []
+    documents = []
     for doc in sorted(by_doc):
         lines = sorted(by_doc[doc], key=lambda r: r.position)
-        if len(lines) < 2 or not all(is_card_text(line) for line in lines):
-            continue
+        if all(is_card_text(line) for line in lines):
+            documents.append(lines)
+    return documents
+
+
+def joined_lines(rulings: list[Ruling], source_lang: str) -> list[list[Ruling]]:
+    """Every run of 2 to MAX_JOINED_LINES consecutive lines of each English card-text
+    document."""
+    runs = []
+    for lines in english_card_texts(rulings, source_lang):
         for size in range(2, min(MAX_JOINED_LINES, len(lines)) + 1):
             runs.extend(lines[start : start + size] for start in range(len(lines) - size + 1))
     return runs
@@ -166,17 +174,14 @@ class AlignContext:
             )
             for run in joined_lines(self.rulings, self.source_lang)
         }
-        self.head_row = {}
-        for run in joined_lines(self.rulings, self.source_lang):
-            for line in run:
+        self.head_row, self.item_rows = {}, {}
+        for lines in english_card_texts(self.rulings, self.source_lang):
+            for line in lines:
                 head = REMINDER_TEXT.sub("", line.text).strip()
-                if head and head != line.text and line.id not in self.head_row:
+                if head and head != line.text:
                     self.head_row[line.id] = row_of_text.setdefault(head, len(row_of_text))
-        self.item_rows = {}
-        for run in joined_lines(self.rulings, self.source_lang):
-            for line in run:
                 items = keyword_items(line.text)
-                if len(items) > 1 and line.id not in self.item_rows:
+                if len(items) > 1:
                     self.item_rows[line.id] = [
                         row_of_text.setdefault(item, len(row_of_text)) for item in items
                     ]

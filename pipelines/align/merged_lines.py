@@ -44,6 +44,11 @@ LENGTH_SLACK = 0.5
 PIECE_MIN_SIMILARITY = 0.30
 """A sentence of a paragraph says a line from this similarity up, when they are each other's
 closest: "Vuela." and "Flying" score 0.34 (short texts score low for any embedder)."""
+KEYWORD_MIN_SIMILARITY = 0.05
+"""A keyword and its printed paragraph embed poorly (延势（此生物能阻挡…） and "Reach": 0.06;
+死触（…） and "deathtouch": 0.12): for a line of keywords printed a keyword a paragraph,
+their count and order carry the evidence, and each paragraph need only be closest to its
+own keyword and not unrelated to it."""
 OWN_MIN_SIMILARITY = 0.20
 """A paragraph paired with nothing says a stretch of unpaired lines when the joined lines
 are at least this close to it (the card's own lines; ``card_rulings.OWN_MIN_SIMILARITY``)."""
@@ -84,6 +89,11 @@ def merged_lines(
         new.extend(
             _row(lines[k], target, Method.MERGED, similarity, lang, group, embedder) for k in rest
         )
+    for parts in _listed_keywords(ctx, free, lines, said):
+        for n, (target, k, value) in enumerate(parts):
+            said[target.id] = [k]
+            method = Method.ORDER if n == 0 else Method.MERGED
+            new.append(_row(lines[k], target, method, value, lang, group, embedder))
     taken = {k for window in said.values() for k in window}
     by_id = {t.id: t for t in targets}
     while True:
@@ -148,6 +158,35 @@ def _split_lines(
         if not _kinds(target.text) <= _kinds(lines[best].text):
             continue
         found.append(_row(lines[best], target, Method.MERGED, value, lang, group, embedder))
+    return found
+
+
+def _listed_keywords(
+    ctx: AlignContext, free: list[Ruling], lines: list[Ruling], said: dict[str, list[int]]
+) -> list[list[tuple[Ruling, int, float]]]:
+    """An English line that lists keywords ("Reach, deathtouch") printed as one paragraph
+    per keyword, with their reminders (延势（…）, 死触（…）): paragraphs paired with nothing,
+    as many as the line's keywords and alone in the line's stretch, each closest to its
+    keyword in order (``KEYWORD_MIN_SIMILARITY``). The first is the line's pair, the others
+    say parts of it (``merged``)."""
+    taken = {k for window in said.values() for k in window}
+    position = {t.id: t.position for t in free}
+    found = []
+    for k, line in enumerate(lines):
+        if k in taken or len(ctx.item_rows.get(line.id, ())) < 2:
+            continue
+        low = max((ctx.by_id[t].position for t, w in said.items() if max(w) < k), default=-1)
+        high = min((ctx.by_id[t].position for t, w in said.items() if min(w) > k), default=math.inf)
+        here = sorted(
+            (t for t in free if t.id not in said and low < position[t.id] < high),
+            key=lambda t: t.position,
+        )
+        if len(here) != len(ctx.item_rows[line.id]):
+            continue
+        values = [float(ctx.item_similarities(line, t)[n]) for n, t in enumerate(here)]
+        closest = [int(ctx.item_similarities(line, t).argmax()) for t in here]
+        if closest == list(range(len(here))) and min(values) >= KEYWORD_MIN_SIMILARITY:
+            found.append([(t, k, v) for t, v in zip(here, values, strict=True)])
     return found
 
 
