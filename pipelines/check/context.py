@@ -44,8 +44,12 @@ class AlignedPair:
 
     def __post_init__(self) -> None:
         lines = sorted([self.source, *self.merged], key=lambda r: r.position)
+        reminded = sum(1 for line in lines if REMINDER_TEXT.search(line.text))
+        every_reminder = len(REMINDER_TEXT.findall(self.target.text)) >= reminded
         text = " ".join(
-            compared_source(line, self.target) if line is self.source else _head(line)
+            compared_source(line, self.target)
+            if line is self.source or every_reminder
+            else _head(line)
             for line in lines
         )
         object.__setattr__(self, "source_text", text)
@@ -57,7 +61,8 @@ class AlignedPair:
 
 def _head(line: Ruling) -> str:
     """A merged card line without its reminder text: a paragraph that says several lines
-    gives some of their reminders and leaves out others, which cannot be told apart."""
+    and gives fewer reminders than they have leaves some out, which cannot be told apart
+    (one that gives as many keeps them all)."""
     return REMINDER_TEXT.sub("", line.text).strip() or line.text
 
 
