@@ -23,7 +23,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from ... import fastjson
+from ... import __version__, fastjson
 from ...catalogue import TABLE
 from ...model import CATEGORIES, SEVERITIES, Finding, Ruling
 from ...resources import language_name, resource_path
@@ -93,6 +93,7 @@ def html_parts(run: RunTables) -> Iterator[str]:
         updates=updates_section(update_rows(run)),
         style=style,
         script=script,
+        version=html.escape(__version__),
     )
     before, after = _resource(TEMPLATE).split("$data")
     yield Template(before).substitute(fields)
