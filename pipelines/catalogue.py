@@ -754,10 +754,20 @@ def quality(code: str, category: str) -> tuple[str, dict[str, str]]:
 
 
 def explanation(code: str, function: Callable[..., Any] | None = None) -> str:
-    """The full explanation ``rulings rules`` and the docs show: a check's docstring, else
-    the catalogue's summary and details."""
+    """The full explanation of a catalogued code, the one text ``rulings rules``, the docs
+    and every writer show: a check's docstring (``function``, the check registered for the
+    code: ``pipelines.check.registry.explanations`` gives them all), else the catalogue's
+    summary and details."""
     doc = " ".join((getattr(function, "__doc__", None) or "").split())
     if doc:
         return doc
     row = lookup(code)
     return f"{row.summary} {row.details}".strip()
+
+
+def describe(row: Code, explanations: dict[str, str] | None = None) -> str:
+    """The explanation of a row: the one ``explanations`` holds for its code (a run's: every
+    catalogued code's ``explanation``), else its summary and details (a code of the run's
+    own, a team's checklist rule, has its whole explanation there)."""
+    found = (explanations or {}).get(row.code)
+    return found if found else f"{row.summary} {row.details}".strip()

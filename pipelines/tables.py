@@ -330,6 +330,9 @@ class RunTables:
     codes: tuple[Any, ...] = ()
     """The catalogue rows (``catalogue.Code``) of the team's checklist rules, for the reports
     that describe each code."""
+    explanations: dict[str, str] = field(default_factory=dict)
+    """Each catalogued code's explanation, as ``rulings rules`` prints it (the report stage
+    gives them: ``check.registry.explanations``), for the reports that describe each code."""
 
     @property
     def by_id(self) -> dict[str, Ruling]:
