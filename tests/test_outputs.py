@@ -220,3 +220,22 @@ def test_a_full_disk_keeps_the_previous_run(tmp_path, corpus):
         assert done.stderr == f"rulings: error: cannot write to {out}: No space left on device\n"
         assert snapshot(out) == before
         assert leftovers(out) == []
+
+
+# --- no lock file --------------------------------------------------------------------------------
+
+
+def test_no_lock_file_is_left_beside_the_output_folder(tmp_path):
+    out = tmp_path / "reports"
+    with outputs.staged(out, ["findings.jsonl"]) as staging:
+        (staging / "findings.jsonl").write_text("new\n")
+    outputs.recover(out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
+
+
+def test_the_lock_file_of_an_older_version_is_removed(tmp_path):
+    out = tmp_path / "reports"
+    out.mkdir()
+    (tmp_path / ".reports.rulings-lock").write_bytes(b"")
+    outputs.recover(out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
