@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,15 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"
 SHARED = (ROOT / ".." / "shared").resolve()
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+PROGRESS = re.compile(r"^rulings: (?:ingest|align|check|report): .*\n", re.MULTILINE)
+
+
+def said(stderr: str) -> str:
+    """What a command said on stderr besides its progress lines (a stage's start, end and
+    progress, printed where there is no terminal): its errors and notes."""
+    return PROGRESS.sub("", stderr)
 
 
 def shared_path(*parts: str) -> Path:

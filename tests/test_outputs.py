@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CORPUS
+from conftest import CORPUS, said
 
 from pipelines import outputs, stages
 from pipelines.cli import main
@@ -141,7 +141,7 @@ def test_ctrl_c_while_reports_are_written_leaves_the_previous_run(previous, corp
         main, ["run", str(corpus), "--out", str(previous), "--ignore", "STYLE", "--force"]
     )
     assert done.exit_code == 130
-    assert done.stderr == f"rulings: interrupted; {previous} holds the last complete run\n"
+    assert said(done.stderr) == f"rulings: interrupted; {previous} holds the last complete run\n"
     assert snapshot(previous) == before
     assert leftovers(previous) == []
 
@@ -156,7 +156,10 @@ def test_a_failing_writer_leaves_the_previous_run(previous, corpus, monkeypatch)
     monkeypatch.setattr(stages, "write_reports", fail)
     done = CliRunner().invoke(main, ["run", str(corpus), "--out", str(previous), "--force"])
     assert done.exit_code == 2
-    assert done.stderr == f"rulings: error: cannot write to {previous}: No space left on device\n"
+    assert (
+        said(done.stderr)
+        == f"rulings: error: cannot write to {previous}: No space left on device\n"
+    )
     assert snapshot(previous) == before
 
 
@@ -217,7 +220,9 @@ def test_a_full_disk_keeps_the_previous_run(tmp_path, corpus):
             main, ["run", str(corpus), "--out", str(out), "--force", "--ignore", "STYLE"]
         )
         assert done.exit_code == 2, done.output
-        assert done.stderr == f"rulings: error: cannot write to {out}: No space left on device\n"
+        assert (
+            said(done.stderr) == f"rulings: error: cannot write to {out}: No space left on device\n"
+        )
         assert snapshot(out) == before
         assert leftovers(out) == []
 

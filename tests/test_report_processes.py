@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import said
 
 from pipelines.cli import main
 from pipelines.report import WRITERS, write_reports
@@ -114,7 +115,7 @@ def test_a_full_disk_in_the_forked_process_is_one_line_and_exit_2(
     done = CliRunner().invoke(main, ["run", str(corpus_dir), "--out", str(out)])
     assert len(forks) == 1
     assert done.exit_code == 2
-    assert done.stderr == f"rulings: error: {out / filename}: No space left on device\n"
+    assert said(done.stderr) == f"rulings: error: {out / filename}: No space left on device\n"
     assert not out.exists() or not any(out.iterdir()), "nothing of the failed run is left"
 
 
