@@ -627,6 +627,7 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
 @INPUTS
 @out_option(required=True)
 @INGEST_OPTIONS
+@CACHE_DIR
 @CARD_NAMES
 @ENGINE_OPTIONS
 @verbosity_options
@@ -713,6 +714,7 @@ def check(out: Path, **options: Any) -> int:
 @main.command(cls=ConfiguredCommand)
 @out_option(required=True)
 @SOURCE_LANG
+@CACHE_DIR
 @FORMATS
 @TERMBASE
 @FAIL_ON
