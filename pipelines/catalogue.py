@@ -215,11 +215,13 @@ TABLE: tuple[Code, ...] = (
     _code(
         "DOC002",
         C.PARSE,
-        "info",
+        "warning",
         INGEST,
         """A document is in none of the candidate languages
         (--languages), or in no language at all. It is not checked; add its language to
-        --languages to check it.""",
+        --languages to check it. A warning, so that a gate with --fail-on warning does not
+        pass on a run that checked nothing; the run's summary counts the documents not
+        checked.""",
     ),
     # --- ingest: dates and cards -----------------------------------------------------------
     _code(

@@ -619,6 +619,9 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
         console.work_reused(result.work)
         console.foreign_entries(result.work)
     console.findings_summary(result.findings, result.suppressed)
+    console.not_checked(
+        result.ingested.findings if result.ingested is not None else result.findings
+    )
     console.reports_written(result.written)
     return exit_status(result.findings, settings.fail_on)
 
@@ -707,6 +710,7 @@ def check(out: Path, **options: Any) -> int:
     finally:
         engine.close()
     console.findings_summary(checked.findings, checked.suppressed)
+    console.not_checked([*checked.findings, *checked.suppressed])
     console.foreign_entries(reuse)
     return exit_status(checked.findings, settings.fail_on)
 

@@ -526,6 +526,17 @@ def findings_summary(findings: list[Finding], suppressed: list[Finding]) -> None
         )
 
 
+def not_checked(findings: list[Finding]) -> None:
+    """How many documents were left out because of their language (DOC002), said after the
+    findings: a run that checked nothing must not look like one that found nothing."""
+    documents = {f.evidence.get("document") or f.file for f in findings if f.code == "DOC002"}
+    if documents:
+        stdout.print(
+            f"{count(len(documents), 'document')} not checked: not in a language of "
+            "--languages (DOC002)."
+        )
+
+
 def reports_written(paths: list[Path]) -> None:
     if paths:
         folder = paths[0].parent
