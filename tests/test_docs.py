@@ -11,7 +11,9 @@ from pipelines.check.registry import CHECKS
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from generate_checks_doc import TARGET, render  # noqa: E402
+from generate_checks_doc import PAGES, TARGET, render, render_pages  # noqa: E402
+from generate_cli_doc import TARGET as CLI_TARGET  # noqa: E402
+from generate_cli_doc import render as render_cli  # noqa: E402
 from generate_config_doc import TARGET as CONFIG_TARGET  # noqa: E402
 from generate_config_doc import render as render_config  # noqa: E402
 
@@ -19,6 +21,24 @@ from generate_config_doc import render as render_config  # noqa: E402
 def test_checks_doc_is_current():
     assert TARGET.read_text(encoding="utf-8") == render(), (
         "docs/checks.md is out of date: run python tools/generate_checks_doc.py"
+    )
+
+
+def test_every_code_has_its_current_page_and_no_page_is_left_over():
+    pages = render_pages()
+    assert set(PAGES.glob("*.md")) == set(pages), (
+        "docs/checks/ has pages of codes that are gone, or lacks some: run "
+        "python tools/generate_checks_doc.py"
+    )
+    for path, text in pages.items():
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path.name} is out of date: run python tools/generate_checks_doc.py"
+        )
+
+
+def test_cli_doc_is_current():
+    assert CLI_TARGET.read_text(encoding="utf-8") == render_cli(), (
+        "docs/cli.md is out of date: run python tools/generate_cli_doc.py"
     )
 
 
