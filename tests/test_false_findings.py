@@ -1,13 +1,14 @@
-"""Precision round 2: each class of false finding the bilingual judges reported, on small
-realistic inputs (lines of real PLC/FUT cards and of the Comprehensive Rules), with the
-correct translation staying quiet and a real defect still reported."""
+"""False findings stay away: each class of false finding the bilingual judges reported (in
+the second precision round), on small realistic inputs (lines of real PLC/FUT cards and of
+the Comprehensive Rules), with the correct translation staying quiet and a real defect
+still reported."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from test_checks import Run, codes_on, ruling
+from check_helpers import Run, codes_on, ruling
 
 from pipelines.align import align
 from pipelines.align.card_rulings import SourcePool
