@@ -4,6 +4,7 @@ read back as input, and summaries in plain English."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -91,6 +92,15 @@ def test_select_in_lower_case_reports_that_code(tmp_path):
 
 # --- languages, source language, embedder, engine: checked before any work -----------------
 
+NEEDS_ST = pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None,
+    reason="the optional sentence-transformers extra is not installed",
+)
+NEEDS_DASK = pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None,
+    reason="the optional dask extra is not installed",
+)
+
 
 @pytest.mark.parametrize(
     ("args", "expected"),
@@ -99,11 +109,21 @@ def test_select_in_lower_case_reports_that_code(tmp_path):
         (("--source-lang", "xx"), "rulings: error: --source-lang: 'xx' is not a language"),
         (("--languages", "en"), "--languages needs at least one language besides"),
         (("--embedder", "foo"), "rulings: error: --embedder: unknown embedder 'foo'"),
-        (("--embedder", "st:no-such-model"), "rulings never downloads models"),
+        pytest.param(
+            ("--embedder", "st:no-such-model"),
+            "rulings never downloads models",
+            marks=NEEDS_ST,
+        ),
         (("--scheduler", "tcp://127.0.0.1:1"), "--scheduler goes with --engine dask"),
         (("--workers", "2"), "--workers and --worker-memory size the LocalCluster"),
-        (("--engine", "dask", "--worker-memory", "lots"), "'lots' is not a size"),
-        (("--engine", "dask", "--workers", "0"), "--workers must be at least 1"),
+        pytest.param(
+            ("--engine", "dask", "--worker-memory", "lots"),
+            "'lots' is not a size",
+            marks=NEEDS_DASK,
+        ),
+        pytest.param(
+            ("--engine", "dask", "--workers", "0"), "--workers must be at least 1", marks=NEEDS_DASK
+        ),
         (("--source-lang", "fr"), "rulings: error: --source-lang fr: the termbase has no terms"),
     ],
 )
