@@ -132,7 +132,7 @@ def _empty_heading(folder: Path, good: bool):
 
 @builds("PARSE006")
 def _long_line(folder: Path, good: bool):
-    length = 19_000 if good else 20_001
+    length = 200 if good else 20_001
     return [_text(folder, "doc.txt", SPANISH + "\n" + "a" * length + "\n")], {}
 
 

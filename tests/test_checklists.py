@@ -13,14 +13,12 @@ import pytest
 
 from pipelines import tables
 from pipelines.allowlists import AllowList, AllowListError
-from pipelines.cards import CardIndex
 from pipelines.check import run_checks
 from pipelines.check.baseline import Baseline
 from pipelines.check.examples import context_of
 from pipelines.checklists import ChecklistError, load_checklists
 from pipelines.memo import Reuse
 from pipelines.settings import Settings
-from pipelines.termbase import Termbase
 
 CARDS_RULE = """
 [[rule]]
@@ -34,16 +32,6 @@ target = '\\1 cartas?'
 """
 
 RULE_A = "[[rule]]\ncode = 'X-A'\ncategory = 'style'\nmessage = 'm'\n"
-
-
-@pytest.fixture(scope="module")
-def termbase() -> Termbase:
-    return Termbase.load()
-
-
-@pytest.fixture(scope="module")
-def cards() -> CardIndex:
-    return CardIndex.build([])
 
 
 def checklist(tmp_path: Path, text: str, name: str = "team.toml"):

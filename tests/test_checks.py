@@ -6,21 +6,9 @@ from __future__ import annotations
 import pytest
 from check_helpers import Run, codes_on, ruling
 
-from pipelines.cards import CardIndex
 from pipelines.check.lexicon import numbers
 from pipelines.check.registry import CHECKS, check
 from pipelines.model import Alignment
-from pipelines.termbase import Termbase
-
-
-@pytest.fixture(scope="module")
-def termbase() -> Termbase:
-    return Termbase.load()
-
-
-@pytest.fixture(scope="module")
-def cards() -> CardIndex:
-    return CardIndex.build([])
 
 
 @pytest.fixture

@@ -81,6 +81,7 @@ def test_codes_and_categories_match_in_any_case():
     assert settings.ignore == ("TRUNC",)
 
 
+@pytest.mark.model
 def test_select_in_lower_case_reports_that_code(tmp_path):
     out = tmp_path / "out"
     result = invoke("run", str(small_corpus(tmp_path)), "--out", str(out), "--select", "untr001")
@@ -157,6 +158,7 @@ def test_a_language_without_terms_is_noted_once(capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.model
 def test_spanish_as_the_source_language_runs(tmp_path):
     """The shipped glossary has no Spanish rows: its concepts are left out, not an error
     blamed on the package's own file."""
@@ -184,6 +186,7 @@ def test_a_malformed_option_file_stops_the_run_before_any_work(tmp_path, kind):
 # --- inputs ----------------------------------------------------------------------------------
 
 
+@pytest.mark.model
 def test_dangling_links_and_link_loops_are_parse_findings_and_the_batch_goes_on(tmp_path):
     corpus = small_corpus(tmp_path)
     os.symlink(tmp_path / "gone.txt", corpus / "dangling.txt")
@@ -199,6 +202,7 @@ def test_dangling_links_and_link_loops_are_parse_findings_and_the_batch_goes_on(
     assert files == {HYPERGENESIS, EPOCHRASITE}
 
 
+@pytest.mark.model
 def test_an_output_folder_inside_the_input_is_never_read_back(tmp_path):
     corpus = small_corpus(tmp_path)
     out = corpus / "reports"
@@ -227,6 +231,7 @@ def test_an_empty_input_folder_leaves_no_tables_behind(tmp_path):
     assert [p.name for p in tmp_path.iterdir() if "staging" in p.name] == []
 
 
+@pytest.mark.model
 def test_input_without_rulings_says_why_and_keeps_the_previous_outputs(tmp_path):
     out = tmp_path / "out"
     assert invoke("run", str(small_corpus(tmp_path)), "--out", str(out)).exit_code in (0, 1)
@@ -289,6 +294,7 @@ def test_summaries_say_one_file_and_one_finding(capsys):
     assert "1 files" not in out and "1 findings" not in out
 
 
+@pytest.mark.model
 def test_the_report_header_counts_documents_as_the_console_does(seed_run):
     rulings = read_jsonl(seed_run / "corpus.jsonl")
     files = len({r["file"] for r in rulings})

@@ -21,30 +21,19 @@ import pytest
 from click.testing import CliRunner
 from code_fixtures import BUILDERS
 
-from pipelines.cards import CardIndex
 from pipelines.catalogue import CHECK, TABLE
 from pipelines.check.examples import examples, findings_of
 from pipelines.cli import main
 from pipelines.ingest import ingest
 from pipelines.ingest.readers import READERS
+from pipelines.memo import WorkCache
 from pipelines.model import Finding
 from pipelines.registry import Entry
-from pipelines.termbase import Termbase
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots" / "codes"
 UPDATE = os.environ.get("RULINGS_UPDATE_SNAPSHOTS") == "1"
 CHECK_CODES = sorted(row.code for row in TABLE if row.stage == CHECK)
 INGEST_CODES = sorted(row.code for row in TABLE if row.stage != CHECK)
-
-
-@pytest.fixture(scope="module")
-def termbase() -> Termbase:
-    return Termbase.load()
-
-
-@pytest.fixture(scope="module")
-def cards() -> CardIndex:
-    return CardIndex.build([])
 
 
 def render(code: str, findings: list[Finding]) -> str:
@@ -104,7 +93,14 @@ def test_what_each_check_reports_on_its_bad_example(code, termbase, cards):
     assert findings_of(code, example.good, termbase, cards) == [], f"{code} fires on its good one"
 
 
-def _ingested(code: str, folder: Path, good: bool, monkeypatch) -> list[Finding]:
+@pytest.fixture(scope="module")
+def index_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder for the card index and language answers, shared by the fixtures (no
+    work cache: each input is read afresh)."""
+    return tmp_path_factory.mktemp("codes-cache")
+
+
+def _ingested(code: str, folder: Path, good: bool, monkeypatch, cache: Path) -> list[Finding]:
     folder.mkdir(parents=True, exist_ok=True)
     inputs, options = BUILDERS[code](folder, good)
     close = options.pop("close", None)
@@ -117,7 +113,7 @@ def _ingested(code: str, folder: Path, good: bool, monkeypatch) -> list[Finding]
         for name, entry in list(READERS._entries.items()):
             monkeypatch.setitem(READERS._entries, name, Entry(name, broken, entry.meta))
     try:
-        result = ingest(inputs, **options)
+        result = ingest(inputs, cache_dir=cache, work=WorkCache(None, "ingest"), **options)
     finally:
         if close is not None:
             close()
@@ -126,10 +122,10 @@ def _ingested(code: str, folder: Path, good: bool, monkeypatch) -> list[Finding]
 
 
 @pytest.mark.parametrize("code", INGEST_CODES)
-def test_what_each_ingest_code_reports_on_its_bad_input(code, tmp_path, monkeypatch):
-    found = _ingested(code, tmp_path / "bad", False, monkeypatch)
+def test_what_each_ingest_code_reports_on_its_bad_input(code, tmp_path, monkeypatch, index_cache):
+    found = _ingested(code, tmp_path / "bad", False, monkeypatch, index_cache)
     assert found, f"{code} is not reported on its bad input"
     matches_snapshot(code, found)
-    assert _ingested(code, tmp_path / "good", True, monkeypatch) == [], (
+    assert _ingested(code, tmp_path / "good", True, monkeypatch, index_cache) == [], (
         f"{code} is reported on its good input"
     )

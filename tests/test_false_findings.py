@@ -13,23 +13,11 @@ from check_helpers import Run, codes_on, ruling
 from pipelines.align import align
 from pipelines.align.card_rulings import SourcePool
 from pipelines.align.context import AlignContext
-from pipelines.cards import CardIndex
 from pipelines.check import CheckContext, run_checks
 from pipelines.check.checks.consistency import SHOWN_RULINGS
 from pipelines.ingest import card_title_languages, ingest, ingest_sources
 from pipelines.ingest.source import SourceFile
 from pipelines.model import Alignment
-from pipelines.termbase import Termbase
-
-
-@pytest.fixture(scope="module")
-def termbase() -> Termbase:
-    return Termbase.load()
-
-
-@pytest.fixture(scope="module")
-def cards() -> CardIndex:
-    return CardIndex.build([])
 
 
 @pytest.fixture

@@ -55,6 +55,7 @@ def test_short_or_candidate_documents_are_not():
     assert foreign_language(_units(*FRENCH.splitlines()[2:]), ("en", "fr")) is None
 
 
+@pytest.mark.model
 def test_a_french_file_is_reported_and_not_used_as_a_source(tmp_path):
     inputs = tmp_path / "in"
     inputs.mkdir()

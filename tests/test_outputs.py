@@ -126,6 +126,7 @@ def test_a_live_runs_staging_folder_is_left_alone(tmp_path):
 # --- whole runs ----------------------------------------------------------------------------------
 
 
+@pytest.mark.model
 def test_ctrl_c_while_reports_are_written_leaves_the_previous_run(previous, corpus, monkeypatch):
     """Interrupted after findings.jsonl and some reports were written: nothing of the new
     run reaches OUT, and the command says so in one line with exit status 130."""
@@ -146,6 +147,7 @@ def test_ctrl_c_while_reports_are_written_leaves_the_previous_run(previous, corp
     assert leftovers(previous) == []
 
 
+@pytest.mark.model
 def test_a_failing_writer_leaves_the_previous_run(previous, corpus, monkeypatch):
     before = snapshot(previous)
 
@@ -205,6 +207,7 @@ def test_a_read_only_output_folder_is_named_not_a_temporary_file(tmp_path, corpu
     assert ".tmp" not in message and "staging" not in message
 
 
+@pytest.mark.model
 def test_a_full_disk_keeps_the_previous_run(tmp_path, corpus):
     if os.geteuid() != 0:
         pytest.skip("mounting a small file system needs root")
