@@ -430,7 +430,7 @@ def _rate(item: _Task, now: float) -> str:
 def _left(item: _Task, now: float) -> str:
     seconds = now - item.started
     made = item.done - item.first_done
-    if seconds <= 0 or made <= 0 or not item.total:
+    if seconds <= 0 or made <= 0 or not item.total or item.done >= item.total:
         return ""
     return _duration((item.total - item.done) * seconds / made)
 

@@ -142,3 +142,15 @@ def test_quiet_and_verbose_together_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["report", "--out", str(tmp_path), "-q", "-v"])
     assert result.exit_code == 2
     assert "--quiet and --verbose cannot be given together" in result.stderr
+
+
+def test_a_finished_step_says_no_time_left(capsys):
+    clock = FakeClock()
+    with _reporter(clock) as reporter, reporter.stage("align"):
+        reporter.update("embed", 0, 10)
+        clock.now += 12
+        reporter.update("embed", 10, 10)
+        lines = capsys.readouterr().err.splitlines()
+    assert lines[-1] == (
+        "rulings: align: embedding distinct texts 10/10 (100%, 0.8/s), 12 s elapsed"
+    )
