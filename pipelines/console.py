@@ -19,6 +19,7 @@ from rich.progress import (
     DownloadColumn,
     MofNCompleteColumn,
     Progress,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
@@ -26,6 +27,7 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from .cards import CardIndex
 from .ingest import IngestResult
@@ -211,6 +213,13 @@ ANNOUNCE_AFTER = 1.0
 once on a user's mistake says so in its one error line, with no stage line before it."""
 
 
+class _Count(MofNCompleteColumn):
+    """``done/total``, or nothing while the total is unknown (a stage's own line)."""
+
+    def render(self, task: Task) -> Text:
+        return Text("") if task.total is None else super().render(task)
+
+
 @dataclass
 class _Task:
     label: str
@@ -267,7 +276,7 @@ class Reporter:
             self._bars = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
-                MofNCompleteColumn(),
+                _Count(),
                 TextColumn("{task.fields[rate]}"),
                 TimeRemainingColumn(),
                 TimeElapsedColumn(),
