@@ -5,13 +5,30 @@ The Python API is ``load(OUT)``: the tables of a run as pandas DataFrames (``pip
 
 from __future__ import annotations
 
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .api import Tables
 
-__version__ = "0.2.0"
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml is its one source); from a source
+    tree that is not installed, the version its pyproject.toml says."""
+    try:
+        return metadata.version("rulings")
+    except metadata.PackageNotFoundError:
+        import tomllib
+
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        try:
+            return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "0+unknown"
+
+
+__version__ = _version()
 __all__ = ["__version__", "load"]
 
 

@@ -82,7 +82,22 @@ NAME_LIST_COLUMNS = ("card", "lang", "name")
 def read_name_list(path: Path) -> list[CardName]:
     """The names of a card-name list: a UTF-8 TSV with the columns card (the English name),
     lang and name; lines starting with # are comments. A list that is not such a file is a
-    ``NameListError`` naming the file and line."""
+    ``NameListError`` naming the file and line. A file read before and unchanged since (the
+    same size and modification time) is not parsed again: a command checks a list, then
+    builds the index from it."""
+    try:
+        stat = path.stat()
+    except OSError as error:
+        raise NameListError(f"{path}: cannot read the card-name list: {error}") from None
+    return list(_parsed_name_list(path, stat.st_size, stat.st_mtime_ns))
+
+
+@lru_cache(maxsize=16)
+def _parsed_name_list(path: Path, _size: int, _mtime_ns: int) -> tuple[CardName, ...]:
+    return tuple(_parse_name_list(path))
+
+
+def _parse_name_list(path: Path) -> list[CardName]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:

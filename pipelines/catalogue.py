@@ -221,11 +221,13 @@ TABLE: tuple[Code, ...] = (
     _code(
         "DOC002",
         C.PARSE,
-        "info",
+        "warning",
         INGEST,
         """A document is in none of the candidate languages
         (--languages), or in no language at all. It is not checked; add its language to
-        --languages to check it.""",
+        --languages to check it. A warning, so that a gate with --fail-on warning does not
+        pass on a run that checked nothing; the run's summary counts the documents not
+        checked.""",
     ),
     # --- ingest: dates and cards -----------------------------------------------------------
     _code(
@@ -794,10 +796,20 @@ def quality(code: str, category: str) -> tuple[str, dict[str, str]]:
 
 
 def explanation(code: str, function: Callable[..., Any] | None = None) -> str:
-    """The full explanation ``rulings rules`` and the docs show: a check's docstring, else
-    the catalogue's summary and details."""
+    """The full explanation of a catalogued code, the one text ``rulings rules``, the docs
+    and every writer show: a check's docstring (``function``, the check registered for the
+    code: ``pipelines.check.registry.explanations`` gives them all), else the catalogue's
+    summary and details."""
     doc = " ".join((getattr(function, "__doc__", None) or "").split())
     if doc:
         return doc
     row = lookup(code)
     return f"{row.summary} {row.details}".strip()
+
+
+def describe(row: Code, explanations: dict[str, str] | None = None) -> str:
+    """The explanation of a row: the one ``explanations`` holds for its code (a run's: every
+    catalogued code's ``explanation``), else its summary and details (a code of the run's
+    own, a team's checklist rule, has its whole explanation there)."""
+    found = (explanations or {}).get(row.code)
+    return found if found else f"{row.summary} {row.details}".strip()

@@ -113,6 +113,8 @@ class Rule:
         return 0 if self.case_sensitive else re.IGNORECASE
 
     def catalogue_row(self) -> Code:
+        """The rule as a catalogue row: its summary and details make up its ``explanation``
+        (what every writer describes the code with)."""
         summary = " ".join(PLACEHOLDER.sub("…", self.message).split())
         return Code(
             self.code,
@@ -120,11 +122,16 @@ class Rule:
             Severity(self.severity),
             CHECK,
             summary if summary.endswith(".") else summary + ".",
-            details=self.description,
+            details=self._details(),
         )
 
     def explanation(self) -> str:
         """What ``rulings rules`` says about the rule: its message, description and test."""
+        row = self.catalogue_row()
+        return f"{row.summary} {row.details}"
+
+    def _details(self) -> str:
+        """The rule's description and test, and where it was written."""
         tests = {
             "pattern": f"where the source matches /{self.source}/, the translation must match "
             f"/{self.target}/",
@@ -136,7 +143,7 @@ class Rule:
             + ", ".join(f"{wrong!r} (use {right!r})" for wrong, right in self.words),
         }
         langs = f" ({', '.join(self.languages)})" if self.languages else ""
-        parts = [self.catalogue_row().summary, self.description, f"Team rule{langs}: "]
+        parts = [self.description, f"Team rule{langs}: "]
         return " ".join(p for p in parts if p) + tests[self.kind] + f". From {self.origin}."
 
 

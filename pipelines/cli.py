@@ -9,6 +9,7 @@ line on stderr with exit status 2.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import signal
@@ -106,6 +107,7 @@ class RulingsGroup(click.Group):
             signal.signal(number, _stop)
         sys.unraisablehook = _quiet_stop(previous_hook)
         _stops.clear()
+        console.set_verbosity()
         try:
             code = super().main(args, standalone_mode=False, **extra)
             if _stops:  # the stop was raised where it could not propagate: the run went on
@@ -323,6 +325,31 @@ MASTERS = click.option(
     help="English masters added to the inputs: fetched ones (mtgjson:TSP,PLC, scryfall, cr; "
     "see `rulings fetch`) or a file or folder. Repeatable.",
 )
+QUIET = click.option(
+    "-q", "--quiet", is_flag=True, help="Print only errors: no progress, summaries or notes."
+)
+VERBOSE = click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Also print when each stage ends and how long it took, and the cache folder.",
+)
+
+
+def verbosity_options(function: Callable) -> Callable:
+    """--quiet and --verbose on a command: they set what the console prints, and the command
+    itself never sees them."""
+
+    @functools.wraps(function)
+    def command(*args: Any, quiet: bool = False, verbose: bool = False, **kwargs: Any) -> Any:
+        if quiet and verbose:
+            raise click.UsageError("--quiet and --verbose cannot be given together")
+        console.set_verbosity(quiet, verbose)
+        return function(*args, **kwargs)
+
+    return QUIET(VERBOSE(command))
+
+
 FORCE = click.option(
     "--force", is_flag=True, help="Recompute even when nothing changed since the last run."
 )
@@ -568,6 +595,7 @@ def main() -> None:
 @CARD_NAMES
 @XLIFF_STATE
 @FORCE
+@verbosity_options
 def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int:
     """Run every stage on INPUT files or folders (default: corpus/).
 
@@ -579,16 +607,18 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
     resources = load_resources(settings)
     sources = existing_inputs(inputs) + master_files(settings)
     outputs.check_writable(out)
+    console.detail(f"cache folder: {cache_root(settings.cache_dir)}")
     try:
-        with console.progress() as progress:
+        with console.Reporter() as reporter:
             result = pipeline.run(
                 sources,
                 out,
                 settings,
                 force=force,
                 resources=resources,
-                on_progress=progress.update,
+                on_progress=reporter.update,
                 on_ingested=_unless_stopped(console.ingest_summary),
+                on_stage=reporter.stage,
             )
         if _stops:
             raise Interrupted
@@ -601,6 +631,9 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
         console.work_reused(result.work)
         console.foreign_entries(result.work)
     console.findings_summary(result.findings, result.suppressed)
+    console.not_checked(
+        result.ingested.findings if result.ingested is not None else result.findings
+    )
     console.reports_written(result.written)
     return exit_status(result.findings, settings.fail_on)
 
@@ -609,8 +642,10 @@ def run(inputs: tuple[Path, ...], out: Path, force: bool, **options: Any) -> int
 @INPUTS
 @out_option(required=True)
 @INGEST_OPTIONS
+@CACHE_DIR
 @CARD_NAMES
 @ENGINE_OPTIONS
+@verbosity_options
 def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
     """Read INPUT files or folders into OUT/corpus.jsonl."""
     settings = build_settings(**options)
@@ -623,7 +658,10 @@ def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
     )
     reuse = Reuse()
     try:
-        result = stages.ingest_stage(existing_inputs(inputs), out, settings, engine, reuse=reuse)
+        with console.Reporter() as reporter, reporter.stage("ingest"):
+            result = stages.ingest_stage(
+                existing_inputs(inputs), out, settings, engine, reuse=reuse
+            )
     finally:
         engine.close()
     console.ingest_summary(result)
@@ -636,6 +674,7 @@ def ingest(inputs: tuple[Path, ...], out: Path, **options: Any) -> int:
 @SOURCE_LANG
 @ALIGN_OPTIONS
 @ENGINE_OPTIONS
+@verbosity_options
 def align(out: Path, **options: Any) -> int:
     """Pair every translated ruling in OUT/corpus.jsonl with its source: OUT/alignment.jsonl."""
     settings = build_settings(**options)
@@ -648,8 +687,8 @@ def align(out: Path, **options: Any) -> int:
     )
     reuse = Reuse()
     try:
-        with console.progress() as progress:
-            rows = stages.align_stage(out, settings, progress.update, engine, reuse=reuse)
+        with console.Reporter() as reporter, reporter.stage("align"):
+            rows = stages.align_stage(out, settings, reporter.update, engine, reuse=reuse)
     finally:
         engine.close()
     console.alignment_summary(rows)
@@ -664,6 +703,7 @@ def align(out: Path, **options: Any) -> int:
 @CHECK_OPTIONS
 @CARD_NAMES
 @ENGINE_OPTIONS
+@verbosity_options
 def check(out: Path, **options: Any) -> int:
     """Run the checks on OUT's corpus and alignment: OUT/findings.jsonl."""
     settings = build_settings(**options)
@@ -677,10 +717,12 @@ def check(out: Path, **options: Any) -> int:
     )
     reuse = Reuse()
     try:
-        checked = stages.check_stage(out, settings, resources, engine, reuse=reuse)
+        with console.Reporter() as reporter, reporter.stage("check"):
+            checked = stages.check_stage(out, settings, resources, engine, reuse=reuse)
     finally:
         engine.close()
     console.findings_summary(checked.findings, checked.suppressed)
+    console.not_checked([*checked.findings, *checked.suppressed])
     console.foreign_entries(reuse)
     return exit_status(checked.findings, settings.fail_on)
 
@@ -688,16 +730,19 @@ def check(out: Path, **options: Any) -> int:
 @main.command(cls=ConfiguredCommand)
 @out_option(required=True)
 @SOURCE_LANG
+@CACHE_DIR
 @FORMATS
 @TERMBASE
 @FAIL_ON
 @XLIFF_STATE
+@verbosity_options
 def report(out: Path, **options: Any) -> int:
     """Write OUT/report.html and the other report files from OUT's tables."""
     settings = build_settings(**options)
     outputs.check_writable(out, inside=True)
     resources = stages.Resources.load(settings)
-    written = stages.report_stage(out, settings, resources)
+    with console.Reporter() as reporter, reporter.stage("report"):
+        written = stages.report_stage(out, settings, resources)
     console.reports_written(written)
     findings = tables.read_records(out / tables.FINDINGS, Finding)
     return exit_status(findings, settings.fail_on)
@@ -714,6 +759,7 @@ def report(out: Path, **options: Any) -> int:
 @click.option("--lookup", "lookups", multiple=True, help="A card name, in any language.")
 @CACHE_DIR
 @CARD_NAMES
+@verbosity_options
 def cards(
     inputs: tuple[Path, ...],
     run_dir: Path | None,
@@ -738,6 +784,7 @@ def cards(
 @click.argument("kind", type=click.Choice(sorted(masters.KINDS)), metavar="KIND")
 @click.argument("names", nargs=-1, metavar="[NAME]...")
 @CACHE_DIR
+@verbosity_options
 def fetch(kind: str, names: tuple[str, ...], cache_dir: Path | None) -> int:
     """Download English masters into the cache, for `rulings run --masters`.
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
@@ -16,11 +19,15 @@ from rich.progress import (
     DownloadColumn,
     MofNCompleteColumn,
     Progress,
+    Task,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
     TransferSpeedColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from .cards import CardIndex
 from .ingest import IngestResult
@@ -111,8 +118,17 @@ def echo(line: str) -> None:
 
 
 def note(message: str) -> None:
-    """Something the user should know that does not stop the run: one line on stderr."""
+    """Something the user should know that does not stop the run: one line on stderr
+    (none with --quiet)."""
+    if _verbosity == QUIET:
+        return
     print(f"rulings: note: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def detail(message: str) -> None:
+    """What only --verbose prints: one line on stderr."""
+    if _verbosity == VERBOSE:
+        print(f"rulings: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def interrupted(detail: str = "") -> None:
@@ -162,36 +178,289 @@ def ingest_summary(result: IngestResult) -> None:
         stdout.print("Parse and date findings: none.")
 
 
-TASK_LABELS = {"embed": "Embedding distinct texts", "check": "Running checks"}
+QUIET, NORMAL, VERBOSE = 0, 1, 2
+_verbosity = NORMAL
 
 
-class StageProgress:
-    """Progress bars on stderr, one per task, shown only for work that takes a moment."""
+def set_verbosity(quiet: bool = False, verbose: bool = False) -> None:
+    """``--quiet``: only errors (no progress, summaries or notes); ``--verbose``: also each
+    stage's time and where the run keeps its cache."""
+    global _verbosity
+    _verbosity = QUIET if quiet else VERBOSE if verbose else NORMAL
+    stdout.quiet = quiet
 
-    def __init__(self, progress: Progress) -> None:
-        self._progress = progress
-        self._tasks: dict[str, int] = {}
+
+def verbosity() -> int:
+    return _verbosity
+
+
+TASK_LABELS = {
+    "embed": "embedding distinct texts",
+    "align": "aligning documents",
+    "check": "running checks",
+}
+STAGE_LABELS = {
+    "ingest": "reading the inputs",
+    "align": "aligning translations with their sources",
+    "check": "running the checks",
+    "report": "writing the reports",
+}
+EVERY = 10.0
+"""Without a terminal, at most one progress line per this many seconds, and at least one
+while a stage runs (a CI log shows the run is alive)."""
+ANNOUNCE_AFTER = 1.0
+"""A stage's start line waits this long (or for the stage's end): a command that stops at
+once on a user's mistake says so in its one error line, with no stage line before it."""
+
+
+class _Count(MofNCompleteColumn):
+    """``done/total``, or nothing while the total is unknown (a stage's own line)."""
+
+    def render(self, task: Task) -> Text:
+        return Text("") if task.total is None else super().render(task)
+
+
+@dataclass
+class _Task:
+    label: str
+    started: float
+    done: int = 0
+    total: int = 0
+    first_done: int = 0
+
+
+@dataclass
+class _Stage:
+    name: str
+    started: float
+    tasks: dict[str, _Task] = field(default_factory=dict)
+    last: str = ""
+    announced: bool = False
+
+
+class Reporter:
+    """What a command tells a person while it works, on stderr.
+
+    On a terminal, a live line per stage and per long task in it (counts, rate, time left,
+    time taken: rich). Without one (a CI log, a pipe), plain lines: one when a stage starts,
+    one when it ends, and a progress line at most every ``every`` seconds while it runs (the
+    counts of its current task when it reports any, else the time taken so far); a
+    heartbeat thread makes sure one comes at least that often. ``clock`` is a monotonic
+    clock in seconds (a test gives a fake one and calls ``tick``)."""
+
+    def __init__(
+        self,
+        *,
+        terminal: bool | None = None,
+        level: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        every: float = EVERY,
+        heartbeat: bool = True,
+        beat: float = 1.0,
+    ) -> None:
+        self.level = _verbosity if level is None else level
+        self.terminal = stderr.is_terminal if terminal is None else terminal
+        self.clock = clock
+        self.every = every
+        self.beat = beat
+        self._stages: list[_Stage] = []
+        self._last_line = clock()
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._bars: Progress | None = None
+        self._bar_ids: dict[tuple[str, str], TaskID] = {}
+        if self.level == QUIET:
+            return
+        if self.terminal:
+            self._bars = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                _Count(),
+                TextColumn("{task.fields[rate]}"),
+                TimeRemainingColumn(),
+                TimeElapsedColumn(),
+                console=stderr,
+                transient=True,
+            )
+        elif heartbeat:
+            self._thread = threading.Thread(target=self._beat, name="rulings-progress")
+            self._thread.daemon = True
+
+    def __enter__(self) -> Reporter:
+        if self._bars is not None:
+            self._bars.start()
+        if self._thread is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join(timeout=2)
+        if self._bars is not None:
+            self._bars.stop()
+
+    # --- what the stages call ------------------------------------------------------------
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """One stage of the command: a line when it starts and one when it ends."""
+        with self._lock:
+            current = _Stage(name, self.clock())
+            self._stages.append(current)
+            label = STAGE_LABELS.get(name, name)
+            if self._bars is not None:
+                self._bar_ids[(name, "")] = self._bars.add_task(
+                    f"{name}: {label}", total=None, rate=""
+                )
+        try:
+            yield
+        except BaseException:
+            self._end(current, failed=True)  # the error says why: no line of its own
+            raise
+        self._end(current)
 
     def update(self, task: str, done: int, total: int) -> None:
-        if task not in self._tasks:
-            label = TASK_LABELS.get(task, task)
-            self._tasks[task] = self._progress.add_task(label, total=total or None)
-        self._progress.update(self._tasks[task], completed=done, total=total or None)
+        """``on_progress(task, done, total)``: ``done`` of ``total`` items of a task of the
+        current stage."""
+        with self._lock:
+            current = self._stages[-1] if self._stages else self._implicit()
+            now = self.clock()
+            item = current.tasks.get(task)
+            if item is None:
+                item = current.tasks[task] = _Task(TASK_LABELS.get(task, task), now)
+                item.first_done = done
+            item.done, item.total = done, total
+            current.last = task
+            if self._bars is not None:
+                key = (current.name, task)
+                if key not in self._bar_ids:
+                    self._bar_ids[key] = self._bars.add_task(
+                        f"  {item.label}", total=total or None, rate=""
+                    )
+                self._bars.update(
+                    self._bar_ids[key], completed=done, total=total or None, rate=_rate(item, now)
+                )
+            elif (
+                self.level != QUIET
+                and now - self._last_line >= self.every
+                and now - current.started >= ANNOUNCE_AFTER
+            ):
+                self._announce(current)
+                self._line(self._progress_line(current, now))
+
+    def tick(self) -> None:
+        """A progress line when ``every`` seconds passed without one (the heartbeat)."""
+        with self._lock:
+            if self._bars is not None or self.level == QUIET or not self._stages:
+                return
+            now = self.clock()
+            current = self._stages[-1]
+            if not current.announced:
+                if now - current.started >= ANNOUNCE_AFTER:
+                    self._announce(current)
+            elif now - self._last_line >= self.every:
+                self._line(self._progress_line(current, now))
+
+    # --- inside ----------------------------------------------------------------------------
+
+    def _implicit(self) -> _Stage:
+        """Progress reported outside any stage: a stage of its own, never announced."""
+        stage = _Stage("work", self.clock())
+        self._stages.append(stage)
+        return stage
+
+    def _end(self, current: _Stage, failed: bool = False) -> None:
+        with self._lock:
+            taken = _duration(self.clock() - current.started)
+            if self._bars is not None:
+                for key in [key for key in self._bar_ids if key[0] == current.name]:
+                    self._bars.remove_task(self._bar_ids.pop(key))
+                if self.level == VERBOSE and not failed:
+                    self._bars.console.print(
+                        f"rulings: {current.name}: done in {taken}",
+                        markup=False,
+                        highlight=False,
+                    )
+            elif self.level != QUIET and not failed:
+                self._announce(current)
+                counted = "".join(
+                    f", {item.done:,} {item.label.split()[-1]}"
+                    for item in current.tasks.values()
+                    if item.total and item.done == item.total
+                )
+                self._line(f"{current.name}: done in {taken}{counted}")
+            if current in self._stages:
+                self._stages.remove(current)
+
+    def _announce(self, current: _Stage) -> None:
+        """The stage's start line, once."""
+        if not current.announced:
+            current.announced = True
+            self._line(f"{current.name}: {STAGE_LABELS.get(current.name, current.name)}")
+
+    def _progress_line(self, current: _Stage, now: float) -> str:
+        elapsed = f"{_duration(now - current.started)} elapsed"
+        item = current.tasks.get(current.last)
+        if item is None or not item.total:
+            return f"{current.name}: {STAGE_LABELS.get(current.name, 'working')}, {elapsed}"
+        share = 100 * item.done / item.total
+        parts = [f"{share:.0f}%"]
+        if rate := _rate(item, now):
+            parts.append(rate)
+        if left := _left(item, now):
+            parts.append(f"about {left} left")
+        return (
+            f"{current.name}: {item.label} {item.done:,}/{item.total:,} "
+            f"({', '.join(parts)}), {elapsed}"
+        )
+
+    def _line(self, text: str) -> None:
+        self._last_line = self.clock()
+        print(f"rulings: {text}", file=sys.stderr, flush=True)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.beat):
+            try:
+                self.tick()
+            except Exception:  # progress must never end the run
+                return
 
 
-@contextmanager
-def progress() -> Iterator[StageProgress]:
-    bars = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=stderr,
-        transient=True,
-        disable=not stderr.is_terminal,
-    )
-    with bars:
-        yield StageProgress(bars)
+def _rate(item: _Task, now: float) -> str:
+    seconds = now - item.started
+    if seconds <= 0 or item.done <= item.first_done:
+        return ""
+    per_second = (item.done - item.first_done) / seconds
+    return f"{per_second:,.0f}/s" if per_second >= 10 else f"{per_second:.1f}/s"
+
+
+def _left(item: _Task, now: float) -> str:
+    seconds = now - item.started
+    made = item.done - item.first_done
+    if seconds <= 0 or made <= 0 or not item.total or item.done >= item.total:
+        return ""
+    return _duration((item.total - item.done) * seconds / made)
+
+
+def _duration(seconds: float) -> str:
+    """``0.4 s``, ``12 s``, ``3 min 05 s``, ``1 h 02 min``."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    minutes, rest = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {rest:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def reporter() -> Reporter:
+    """The reporter of a command, at the verbosity its options set."""
+    return Reporter()
 
 
 @contextmanager
@@ -205,7 +474,7 @@ def download_progress() -> Iterator[Callable[[str, int, int | None], None]]:
         TransferSpeedColumn(),
         console=stderr,
         transient=True,
-        disable=not stderr.is_terminal,
+        disable=not stderr.is_terminal or _verbosity == QUIET,
     )
     tasks: dict[str, int] = {}
 
@@ -263,6 +532,17 @@ def findings_summary(findings: list[Finding], suppressed: list[Finding]) -> None
         were = "was" if len(suppressed) == 1 else "were"
         stdout.print(
             f"{count(len(suppressed), 'finding')} accepted by the baseline {were} not reported."
+        )
+
+
+def not_checked(findings: list[Finding]) -> None:
+    """How many documents were left out because of their language (DOC002), said after the
+    findings: a run that checked nothing must not look like one that found nothing."""
+    documents = {f.evidence.get("document") or f.file for f in findings if f.code == "DOC002"}
+    if documents:
+        stdout.print(
+            f"{count(len(documents), 'document')} not checked: not in a language of "
+            "--languages (DOC002)."
         )
 
 

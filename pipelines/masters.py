@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
+from . import __version__
 from .files import temporary_path, write_atomic
 
 Progress = Callable[[str, int, int | None], None]
@@ -49,7 +50,7 @@ RETRY_DELAY = 1.0  # seconds between those attempts
 SMALL_LIMIT = 8 << 20  # checksum files, the bulk-data index, the rules page
 MAX_DECOMPRESSED = 16 << 30  # a gzip member that inflates beyond this is refused
 URL_ENV = "RULINGS_MASTERS_URL_{}"  # RULINGS_MASTERS_URL_MTGJSON, _SCRYFALL, _CR
-USER_AGENT = "rulings/0.1 (translation-consistency checker for MTG rulings)"
+USER_AGENT = f"rulings/{__version__} (translation-consistency checker for MTG rulings)"
 
 
 class FetchError(Exception):

@@ -4,8 +4,9 @@
 written, exchanges the two folders in one step (``renameat2(RENAME_EXCHANGE)`` on Linux), so
 that OUT holds either the previous complete set or the new one: never a mix, whether the
 run fails, is interrupted or is killed. Files in OUT that rulings did not write (a README, a
-user's notes) are carried into the new folder. A lock serialises the exchange between runs
-writing to the same folder at once: each exchange is whole, the last one wins.
+user's notes) are carried into the new folder. A lock (on OUT's parent folder: no lock file
+is left behind) serialises the exchange between runs writing to the same folder at once:
+each exchange is whole, the last one wins.
 
 Where the exchange is not available, OUT is moved aside and the staging folder renamed in
 its place; a run killed between the two renames leaves OUT missing and the previous set
@@ -29,7 +30,7 @@ from pathlib import Path
 
 STAGING = ".rulings-staging-"
 ASIDE = ".rulings-previous-"
-LOCK = ".rulings-lock"
+OLD_LOCK = ".rulings-lock"
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 
@@ -109,6 +110,8 @@ def recover(out: Path) -> None:
         for leftover in [*aside, *parent.glob(f".{out.name}{STAGING}*")]:
             if not _owned_by_live_process(leftover):
                 shutil.rmtree(leftover, ignore_errors=True)
+        with contextlib.suppress(OSError):  # the empty lock file of versions before 0.2
+            (parent / f".{out.name}{OLD_LOCK}").unlink()
 
 
 def _owned_by_live_process(folder: Path) -> bool:
@@ -200,13 +203,19 @@ def _carry_over(out: Path, staging: Path, outputs: set[str]) -> None:
 
 @contextlib.contextmanager
 def _locked(out: Path) -> Iterator[None]:
-    path = out.parent / f".{out.name}{LOCK}"
-    with open(path, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    """The lock of OUT's exchanges: a lock on OUT's parent folder itself, so that no lock
+    file is left beside OUT (a file removed after use could be locked by two runs at once:
+    one holding the removed file, one a new file of the same name). Runs into other folders
+    of the same parent wait for each other only while one exchanges."""
+    descriptor = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
+    finally:
+        os.close(descriptor)
 
 
 def _exchange(left: Path, right: Path) -> bool:

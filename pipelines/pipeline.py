@@ -10,7 +10,9 @@ checks) comes from the cache folder (``memo.WorkCache``).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +51,13 @@ class RunResult:
 
 
 Progress = Callable[[str, int, int], None]
+Stage = Callable[[str], AbstractContextManager]
+"""``on_stage(name)``: a context the stage of that name runs in (says when it starts and
+ends)."""
+
+
+def _no_stage(_name: str) -> AbstractContextManager:
+    return contextlib.nullcontext()
 
 
 def run(
@@ -60,6 +69,7 @@ def run(
     resources: stages.Resources | None = None,
     on_progress: Progress | None = None,
     on_ingested: Callable[[IngestResult], None] | None = None,
+    on_stage: Stage = _no_stage,
 ) -> RunResult:
     """Run every stage on the inputs into ``out`` (or reuse an identical earlier run).
     ``resources`` are those the caller loaded from the settings (else they are loaded here)."""
@@ -83,33 +93,36 @@ def run(
     try:
         with outputs.staged(out, OUTPUT_FILES) as staging:
             try:
-                ingested = stages.ingest_stage(
-                    inputs, staging, settings, engine, skip=[out], reuse=work
-                )
+                with on_stage("ingest"):
+                    ingested = stages.ingest_stage(
+                        inputs, staging, settings, engine, skip=[out], reuse=work
+                    )
             except stages.NoRulingsError:
                 raise stages.NoRulingsError(nothing_read(inputs, staging)) from None
             if on_ingested:
                 on_ingested(ingested)
             # each stage is handed what the one before it produced (the same records it
             # would read back from the staging folder) instead of reading the tables again
-            alignment = stages.align_stage(
-                staging,
-                settings,
-                on_progress,
-                engine,
-                reuse=work,
-                rulings=ingested.rulings,
-                digests=ingested.digests,
-            )
-            checked = stages.check_stage(
-                staging,
-                settings,
-                resources,
-                engine,
-                reuse=work,
-                ingested=ingested,
-                alignment=alignment,
-            )
+            with on_stage("align"):
+                alignment = stages.align_stage(
+                    staging,
+                    settings,
+                    on_progress,
+                    engine,
+                    reuse=work,
+                    rulings=ingested.rulings,
+                    digests=ingested.digests,
+                )
+            with on_stage("check"):
+                checked = stages.check_stage(
+                    staging,
+                    settings,
+                    resources,
+                    engine,
+                    reuse=work,
+                    ingested=ingested,
+                    alignment=alignment,
+                )
             produced = tables.RunTables(
                 ingested.rulings,
                 alignment,
@@ -120,9 +133,10 @@ def run(
             # a fork beside a cluster client's threads could copy a lock one of them holds:
             # with a cluster the writers stay in this process
             processes = stages.REPORT_PROCESSES if engine.name == "local" else 1
-            written = stages.report_stage(
-                staging, settings, resources, run=produced, processes=processes
-            )
+            with on_stage("report"):
+                written = stages.report_stage(
+                    staging, settings, resources, run=produced, processes=processes
+                )
             manifest.record(staging, key)
     finally:
         engine.close()

@@ -27,6 +27,7 @@ from .check import CheckContext, run_checks, selected
 from .check.baseline import Baseline
 from .check.confidence import split_by_confidence, with_confidence
 from .check.overrides import path_ignored, with_severities
+from .check.registry import explanations
 from .engine import Engine
 from .engine.local import LocalEngine
 from .ingest import IngestResult, InputError, finding_order, ingest
@@ -299,6 +300,7 @@ def report_stage(
     run.source_lang = settings.source_lang
     run.codes = tuple(settings.checklist.codes().values())
     run.xliff_state = settings.xliff_state
+    run.explanations = explanations()
     return write_reports(run, out, settings.formats, processes=processes)
 
 

@@ -337,6 +337,9 @@ class RunTables:
     """The bilingual inputs (``INPUTS``): ``file``, ``path``, ``format``, ``digest``."""
     xliff_state: str = "keep"
     """``--xliff-state``: what the annotated inputs do with the state of units in error."""
+    explanations: dict[str, str] = field(default_factory=dict)
+    """Each catalogued code's explanation, as ``rulings rules`` prints it (the report stage
+    gives them: ``check.registry.explanations``), for the reports that describe each code."""
 
     @property
     def by_id(self) -> dict[str, Ruling]:

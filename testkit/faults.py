@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -34,6 +35,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testkit.paths import ROOT, SEEDS
+
+PROGRESS = re.compile(rb"^rulings: (?:ingest|align|check|report): .*\n", re.MULTILINE)
+"""A stage's progress lines on stderr (start, end, progress: printed where there is no
+terminal): not what a case checks, which is what the command said besides them."""
+
+
+def said(err: bytes) -> bytes:
+    """stderr without the progress lines."""
+    return PROGRESS.sub(b"", err or b"")
+
 
 CONFIGS = {"all": ("corpus", ()), "part": ("part", ("--ignore", "STYLE"))}
 """Two runs whose every output file differs: the seeds, and three of them without STYLE."""
@@ -126,7 +137,7 @@ class Harness:
 
     def finish(self, process: subprocess.Popen) -> tuple[int, bytes]:
         _, err = process.communicate(timeout=RUN_TIMEOUT)
-        return process.returncode, err
+        return process.returncode, said(err)
 
     # --- checks ----------------------------------------------------------------------------
 
@@ -551,8 +562,8 @@ class Battery:
         except subprocess.TimeoutExpired:
             process.kill()
             out, err = process.communicate()
-            return Done(None, (out or b"").decode(), (err or b"").decode(), hung=True)
-        return Done(process.returncode, (out or b"").decode(), (err or b"").decode())
+            return Done(None, (out or b"").decode(), said(err).decode(), hung=True)
+        return Done(process.returncode, (out or b"").decode(), said(err).decode())
 
     def folder(self, name: str, files: dict[str, bytes]) -> Path:
         root = self.work / name

@@ -11,6 +11,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -142,6 +143,7 @@ def brute_neighbours(pool: SourcePool, vector: np.ndarray, wanted: int) -> list[
     return [i for _, text in ranked for i in pool.members[text]]
 
 
+@pytest.mark.slow
 def test_prepared_neighbours_do_not_depend_on_the_batch():
     rulings, vectors = template_world()
     ctx = context(rulings, vectors)
@@ -215,7 +217,7 @@ def test_same_symbols_is_the_share_of_the_tokens_either_has():
 WORDS = st.lists(st.sampled_from(["a", "the", "card", "spell", "exile", "it", "you", "b"]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(left=WORDS, right=WORDS, minimum=st.sampled_from([0.0, 0.3, 0.5, 0.9, 1.0]))
 def test_shares_words_is_shared_words_at_least(left, right, minimum):
     expected = difflib.SequenceMatcher(a=left, b=right, autojunk=False).ratio() >= minimum
@@ -329,6 +331,7 @@ def test_the_quick_look_keeps_every_translation_with_a_better_source():
     assert len(kept) < len(contested)
 
 
+@pytest.mark.slow
 def test_better_sources_found_a_document_at_a_time_are_the_same():
     """``find_better_sources`` reads only a row's own document and the sources, so it can run
     on each document's rows (and be kept with them) instead of on all rows at once."""

@@ -5,6 +5,8 @@ style say, and what a new set's unknown cards must not turn into. The texts are 
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from pipelines.cards import CardIndex
@@ -48,9 +50,15 @@ def _line(rid: str, text: str, lang: str, title: str) -> Ruling:
     )  # fmt: skip
 
 
+@functools.cache
+def _shipped() -> tuple[Termbase, CardIndex]:
+    """The shipped termbase and card index, built once (read, never changed)."""
+    return Termbase.load(), CardIndex.build([])
+
+
 @pytest.fixture
 def cards() -> Cards:
-    return Cards(Termbase.load(), CardIndex.build([]))
+    return Cards(*_shipped())
 
 
 def test_a_card_text_line_may_leave_out_its_reminder_text(cards):

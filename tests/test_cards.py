@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from conftest import FIXTURES, shared_path
 
@@ -47,6 +48,7 @@ def test_chinese_title_that_is_not_the_card_name_is_reported(corpus_dir):
     assert problem.evidence["identified_by"] == "mentions"
 
 
+@pytest.mark.slow
 def test_seed_documents_with_mtgjson_masters_in_the_input(corpus_dir):
     mtgjson = shared_path("data", "mtgjson")
     result = ingest([corpus_dir, mtgjson])
@@ -122,6 +124,7 @@ def test_console_shows_markup_in_names_as_text():
     assert f"\u201c{name}\u201d: no card of that name" in done.output
 
 
+@pytest.mark.model
 def test_cards_jsonl_says_which_cards_a_run_of_ruling_files_is_about(seed_run):
     """Plain ruling files carry no card data, but the run knows the cards: their names from
     the card index, in the run's languages."""

@@ -201,6 +201,7 @@ def big_xliff(units: int, text: str = "Cards exiled with suspend are exiled face
     )
 
 
+@pytest.mark.slow
 def test_a_large_xliff_is_read_whole(tmp_path: Path):
     (tmp_path / "big.xlf").write_text(big_xliff(20_000), encoding="utf-8")
     result = ingest([tmp_path / "big.xlf"], identifier="langdetect", languages=("en", "es"))

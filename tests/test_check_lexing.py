@@ -21,7 +21,7 @@ from collections import defaultdict
 from functools import cache
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, examples
 from zhconv.zhconv import getdict
 
 from pipelines.cards import HAN_RUN, _converted, _is_own_key, name_key
@@ -90,7 +90,7 @@ def seed_texts() -> list[tuple[str, str]]:
 def test_word_finder_finds_what_each_rows_expression_finds(lang: str, loose: bool) -> None:
     finder = word_finder(lang, loose)
     assert finder.usable
-    texts = noisy_texts(lang, 3000, seed=LANGS.index(lang) * 2 + loose)
+    texts = noisy_texts(lang, examples(3000), seed=LANGS.index(lang) * 2 + loose)
     texts += [text for text, text_lang in seed_texts() if text_lang == lang]
     for text in texts:
         expected = {}
@@ -108,7 +108,7 @@ def test_pronoun_finder_finds_what_the_pronoun_expression_finds(lang: str) -> No
         assert finder is None
         return
     assert finder is not None
-    texts = noisy_texts(lang, 3000, seed=10 + LANGS.index(lang))
+    texts = noisy_texts(lang, examples(3000), seed=10 + LANGS.index(lang))
     texts += ["The two need not", "the two NEED", "Two-Headed Giant", "双头巨人", "two-headed"]
     for text in texts:
         assert finder.matches(text).get(0, []) == [m.span() for m in pattern.finditer(text)]
@@ -261,6 +261,7 @@ def test_subtype_finder_finds_what_the_alternation_finds(lang: str) -> None:
         assert subtype_spans(text, lang) == [m.span() for m in pattern.finditer(text)], text
 
 
+@pytest.mark.slow
 def test_names_hold_a_stretch_as_a_longer_name_does() -> None:
     def inside_a_longer_name(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
         return any(s <= start and end <= e and e - s > end - start for s, e in spans)

@@ -13,14 +13,12 @@ import pytest
 
 from pipelines import tables
 from pipelines.allowlists import AllowList, AllowListError
-from pipelines.cards import CardIndex
 from pipelines.check import run_checks
 from pipelines.check.baseline import Baseline
 from pipelines.check.examples import context_of
 from pipelines.checklists import ChecklistError, load_checklists
 from pipelines.memo import Reuse
 from pipelines.settings import Settings
-from pipelines.termbase import Termbase
 
 CARDS_RULE = """
 [[rule]]
@@ -34,16 +32,6 @@ target = '\\1 cartas?'
 """
 
 RULE_A = "[[rule]]\ncode = 'X-A'\ncategory = 'style'\nmessage = 'm'\n"
-
-
-@pytest.fixture(scope="module")
-def termbase() -> Termbase:
-    return Termbase.load()
-
-
-@pytest.fixture(scope="module")
-def cards() -> CardIndex:
-    return CardIndex.build([])
 
 
 def checklist(tmp_path: Path, text: str, name: str = "team.toml"):
@@ -250,7 +238,7 @@ def test_team_rules_are_selected_baselined_and_described_by_the_reports(tmp_path
     [rule] = [r for r in sarif["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "X-CARDS"]
     assert rule["properties"]["category"] == "number"
     assert sarif["runs"][0]["results"][0]["ruleId"] == "X-CARDS"
-    assert "X-CARDS" in _rule_summaries(run.codes)
+    assert "X-CARDS" in _rule_summaries(run)
     bare = tables.RunTables([], findings=[finding])  # a report without the checklist
     assert (
         json.loads(write_sarif(bare, tmp_path).read_text(encoding="utf-8"))["runs"][0]["results"][

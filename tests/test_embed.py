@@ -400,6 +400,7 @@ def _embed_concurrently(cache_dir: str, worker: int, pool: list[str]) -> int:
     return wrong
 
 
+@pytest.mark.slow
 def test_processes_sharing_a_cache_never_read_a_wrong_vector(tmp_path):
     pool = [f"ruling {n}" for n in range(300)]
     with ProcessPoolExecutor(4, mp_context=get_context("spawn")) as executor:
@@ -449,6 +450,7 @@ def test_st_cache_round_trip_is_bit_identical(minilm, tmp_path):
     assert last_stats().computed == 0 and warm.tobytes() == cold.tobytes()
 
 
+@pytest.mark.model  # imports sentence-transformers and torch: seconds
 def test_st_local_folder_gets_an_identity_from_its_files(tmp_path):
     pytest.importorskip("sentence_transformers")
     (tmp_path / "config.json").write_text("{}")
@@ -461,6 +463,7 @@ def test_st_local_folder_gets_an_identity_from_its_files(tmp_path):
 @pytest.mark.parametrize(
     "model", ["no-such-model-anywhere", "someone/not-a-model", "/no/such/folder"]
 )
+@pytest.mark.model  # imports sentence-transformers and torch: seconds
 def test_st_never_downloads_a_missing_model(model, monkeypatch, no_network):
     pytest.importorskip("sentence_transformers")
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
@@ -470,6 +473,7 @@ def test_st_never_downloads_a_missing_model(model, monkeypatch, no_network):
     assert no_network == []
 
 
+@pytest.mark.model  # imports sentence-transformers and torch: seconds
 def test_st_folder_that_is_not_a_model_is_refused(tmp_path):
     pytest.importorskip("sentence_transformers")
     with pytest.raises(EmbedderError, match="not a sentence-transformers model folder"):

@@ -13,6 +13,7 @@ import math
 import random
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -153,7 +154,7 @@ JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(JSON_VALUES)
 def test_any_json_value_is_written_and_read_as_json_does(value):
     try:

@@ -55,6 +55,7 @@ def test_short_or_candidate_documents_are_not():
     assert foreign_language(_units(*FRENCH.splitlines()[2:]), ("en", "fr")) is None
 
 
+@pytest.mark.model
 def test_a_french_file_is_reported_and_not_used_as_a_source(tmp_path):
     inputs = tmp_path / "in"
     inputs.mkdir()
@@ -88,3 +89,23 @@ def test_answers_are_kept_between_runs(tmp_path, monkeypatch):
     other_candidates = ForeignLanguages(tmp_path, ("en", "fr"))
     with pytest.raises(AssertionError, match="asked again"):
         other_candidates.of(french)
+
+
+@pytest.mark.model
+def test_a_document_left_out_for_its_language_is_a_warning_a_gate_counts(tmp_path):
+    """`--languages en,es` on a French file checks nothing: the run must not pass a gate at
+    --fail-on warning as if it had found nothing, and its summary says so."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "fr.txt").write_text(FRENCH, encoding="utf-8")
+    args = ["run", str(inputs), "--out", str(tmp_path / "out"), "--languages", "en,es"]
+    result = CliRunner().invoke(main, [*args, "--fail-on", "warning"])
+    assert result.exit_code == 1, result.output
+    assert "1 document not checked: not in a language of --languages (DOC002)." in (
+        result.stdout.splitlines()
+    )
+    findings = [
+        json.loads(line) for line in (tmp_path / "out" / "findings.jsonl").read_text().splitlines()
+    ]
+    assert [(f["code"], f["severity"]) for f in findings] == [("DOC002", "warning")]
+    assert CliRunner().invoke(main, args).exit_code == 0  # --fail-on error: a warning passes

@@ -9,6 +9,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from conftest import output_bytes
 
@@ -57,6 +58,7 @@ def same_outputs(one: Path, other: Path) -> list[str]:
     ]
 
 
+@pytest.mark.model
 def test_an_edited_translation_is_the_only_document_recomputed(tmp_path: Path, corpus_dir):
     corpus = tmp_path / "corpus"
     shutil.copytree(corpus_dir, corpus)
@@ -78,6 +80,7 @@ def test_an_edited_translation_is_the_only_document_recomputed(tmp_path: Path, c
     assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
 
 
+@pytest.mark.model
 def test_an_edited_translation_recomputes_only_the_consistency_groups_it_is_in(
     tmp_path: Path, corpus_dir
 ):
@@ -97,6 +100,7 @@ def test_an_edited_translation_recomputes_only_the_consistency_groups_it_is_in(
     assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
 
 
+@pytest.mark.model
 def test_an_edited_english_source_recomputes_what_is_aligned_with_it(tmp_path: Path, corpus_dir):
     corpus = tmp_path / "corpus"
     shutil.copytree(corpus_dir, corpus)
@@ -114,6 +118,7 @@ def test_an_edited_english_source_recomputes_what_is_aligned_with_it(tmp_path: P
     assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
 
 
+@pytest.mark.model
 def test_a_run_handing_records_between_stages_writes_what_the_stage_commands_write(
     tmp_path: Path, corpus_dir, seed_run
 ):
@@ -148,6 +153,7 @@ def stages_after_a_run(
     return work, rows, checked
 
 
+@pytest.mark.model
 def test_the_stages_started_one_by_one_take_what_a_run_left_in_the_cache(
     tmp_path: Path, corpus_dir
 ):
@@ -160,6 +166,7 @@ def test_the_stages_started_one_by_one_take_what_a_run_left_in_the_cache(
     assert {kind: work.reused(kind) for kind in kinds} == {k: work.total(k) for k in kinds}
 
 
+@pytest.mark.model
 def test_the_local_engine_checks_with_the_context_the_stage_built(
     tmp_path: Path, corpus_dir, monkeypatch
 ):
@@ -195,6 +202,7 @@ def test_a_local_map_given_a_context_does_not_build_another():
     assert built == [{"x": 1}]
 
 
+@pytest.mark.model
 def test_what_a_run_takes_from_the_cache_is_kept_in_one_copy(tmp_path: Path, corpus_dir):
     """Alignment rows and findings taken from the cache keep one object for each id and name
     they repeat, and for each equal part of their evidence, as tables read back do: on a

@@ -90,6 +90,7 @@ def test_missing_path_exits_2_with_one_line(tmp_path):
     assert "no/such/folder" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow  # a process of its own
 def test_folder_without_rulings_exits_2_with_one_line(tmp_path):
     (tmp_path / "empty").mkdir()
     write(tmp_path / "empty" / "blank.txt", b"\n\n")
@@ -103,6 +104,7 @@ def test_folder_without_rulings_exits_2_with_one_line(tmp_path):
     "args",
     [["run", "--bogus"], ["ingest", "corpus"], ["run", "--lang-id", "nope"], ["frobnicate"]],
 )
+@pytest.mark.slow  # a process each (test_missing_path_exits_2_with_one_line starts one too)
 def test_bad_usage_exits_2_with_one_line(tmp_path, args):
     done = rulings_cli(*args, cwd=tmp_path)
     assert done.returncode == 2
@@ -116,6 +118,7 @@ def test_bad_usage_exits_2_with_one_line(tmp_path, args):
         ("--baseline", "baseline.json", '{"accepted": [\n  {"fingerprint": 1,\n', "baseline.json:"),
     ],
 )
+@pytest.mark.slow  # a process each (tests/test_cli.py checks the same in this process)
 def test_malformed_option_file_exits_2_before_any_work(tmp_path, option, name, content, where):
     """The file is read first: the run stops with one line naming the file (and line) and
     leaves no stage output behind."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -50,19 +51,19 @@ def check_lossless(text: str) -> None:
     assert not missing
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(LINE, max_size=40))
 def test_any_mix_of_lines_is_accounted_for(lines):
     check_lossless("\n".join(lines))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=300))
 def test_arbitrary_text_is_accounted_for(text):
     check_lossless(text)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(DATE, SENTENCE), min_size=1, max_size=15))
 def test_plain_block_documents_are_read_exactly(blocks):
     text = "Dicotomancia\n\n" + "\n\n".join(f"{d}\n\n{s}" for d, s in blocks) + "\n"
@@ -74,7 +75,7 @@ def test_plain_block_documents_are_read_exactly(blocks):
     assert {f.category for f in result.findings} <= {"date", "card-name"}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(DATE, SENTENCE), min_size=1, max_size=15))
 def test_plain_dated_documents_are_read_exactly(rows):
     text = "Hipergénesis\n\n" + "\n\n".join(f"{d} {s}" for d, s in rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
@@ -19,6 +20,7 @@ def run(*args: str) -> str:
     return done.output
 
 
+@pytest.mark.model
 def test_rerun_reuses_and_changes_recompute(tmp_path: Path, corpus_dir: Path):
     corpus = tmp_path / "corpus"
     shutil.copytree(corpus_dir, corpus)
@@ -40,6 +42,7 @@ def test_rerun_reuses_and_changes_recompute(tmp_path: Path, corpus_dir: Path):
     assert REUSED in run(str(corpus), "--out", out)
 
 
+@pytest.mark.model
 def test_missing_outputs_recompute(tmp_path: Path, corpus_dir: Path):
     out = tmp_path / "out"
     run(str(corpus_dir), "--out", str(out))

@@ -63,6 +63,7 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
+@pytest.mark.model
 def test_fetch_then_run_with_the_masters(mtgjson_site: Path, tmp_path: Path) -> None:
     publish(mtgjson_site, {"TSP": (FIXTURES / "masters" / "TSP.json").read_bytes()})
     cache = tmp_path / "cache"

@@ -17,6 +17,7 @@ from functools import cache
 
 import pytest
 import zhconv
+from conftest import examples
 
 from pipelines.cards import HAN_RUN, WORD, CardIndex, Mention, _fold_names, name_key
 from pipelines.model import CardName
@@ -93,11 +94,6 @@ def _reference_char(char: str) -> str:
     return r"\s+" if char == " " else "['’]" if char == "'" else re.escape(char)
 
 
-@pytest.fixture(scope="module")
-def termbase() -> Termbase:
-    return Termbase.load()
-
-
 def noisy_term_texts(termbase: Termbase, lang: str, count: int, seed: int) -> list[str]:
     """Strings of a language's forms (all layers, all statuses) mixed with filler words,
     each form written with random case, spacing, apostrophes and glued characters."""
@@ -137,8 +133,8 @@ def _noisy_form(rng: random.Random, form: str) -> str:
     [("en", "en", 1), ("es", "es", 2), ("zh", "zh", 3), ("es-MX", "es", 4), ("zh-Hans", "zh", 5)],
 )
 def test_term_hits_are_the_reference_hits(termbase, lang, text_lang, seed):
-    texts = noisy_term_texts(termbase, text_lang, 700, seed)
-    assert sum(len(termbase.find(text, lang)) for text in texts) > 700
+    texts = noisy_term_texts(termbase, text_lang, examples(700), seed)
+    assert sum(len(termbase.find(text, lang)) for text in texts) > examples(700)
     for text in texts:
         assert termbase.find(text, lang) == reference_find(termbase, text, lang), text
 
@@ -271,10 +267,12 @@ def _noisy_name(rng: random.Random, name: str) -> str:
     return name
 
 
-@pytest.mark.parametrize("seed", [11, 12, 13])
+@pytest.mark.parametrize(
+    "seed", [11, pytest.param(12, marks=pytest.mark.slow), pytest.param(13, marks=pytest.mark.slow)]
+)
 def test_card_mentions_are_the_reference_mentions(card_index, seed):
-    texts = noisy_mention_texts(card_index, 600, seed)
-    assert sum(len(card_index._find_mentions(text)) for text in texts) > 600
+    texts = noisy_mention_texts(card_index, examples(600), seed)
+    assert sum(len(card_index._find_mentions(text)) for text in texts) > examples(600)
     for text in texts:
         assert card_index._find_mentions(text) == reference_mentions(card_index, text), text
 

@@ -98,7 +98,11 @@ CARDS = {
     ),
     "cascading-cataracts": (
         "Cascading Cataracts",
-        ["Indestructible", "{T}: Add {C}.", "{5}, {T}: Add five mana in any combination of colors."],
+        [
+            "Indestructible",
+            "{T}: Add {C}.",
+            "{5}, {T}: Add five mana in any combination of colors.",
+        ],
         {
             "es": (
                 "Cataratas en cascada",
@@ -198,7 +202,10 @@ def test_a_line_of_keywords_printed_a_keyword_a_line(tmp_path_factory):
         "zh",
         "thornweald-archer",
         "荆林箭手",
-        ["延势（此生物能阻挡具飞行异能的生物。）", "死触（每当此生物对任一生物造成伤害时，消灭后者。）"],
+        [
+            "延势（此生物能阻挡具飞行异能的生物。）",
+            "死触（每当此生物对任一生物造成伤害时，消灭后者。）",
+        ],
     )
     out = tmp_path_factory.mktemp("keywords-run")
     result = CliRunner().invoke(main, ["run", str(root), "--out", str(out), "--fail-on", "never"])

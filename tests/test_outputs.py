@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CORPUS
+from conftest import CORPUS, said
 
 from pipelines import outputs, stages
 from pipelines.cli import main
@@ -126,6 +126,7 @@ def test_a_live_runs_staging_folder_is_left_alone(tmp_path):
 # --- whole runs ----------------------------------------------------------------------------------
 
 
+@pytest.mark.model
 def test_ctrl_c_while_reports_are_written_leaves_the_previous_run(previous, corpus, monkeypatch):
     """Interrupted after findings.jsonl and some reports were written: nothing of the new
     run reaches OUT, and the command says so in one line with exit status 130."""
@@ -141,11 +142,12 @@ def test_ctrl_c_while_reports_are_written_leaves_the_previous_run(previous, corp
         main, ["run", str(corpus), "--out", str(previous), "--ignore", "STYLE", "--force"]
     )
     assert done.exit_code == 130
-    assert done.stderr == f"rulings: interrupted; {previous} holds the last complete run\n"
+    assert said(done.stderr) == f"rulings: interrupted; {previous} holds the last complete run\n"
     assert snapshot(previous) == before
     assert leftovers(previous) == []
 
 
+@pytest.mark.model
 def test_a_failing_writer_leaves_the_previous_run(previous, corpus, monkeypatch):
     before = snapshot(previous)
 
@@ -156,7 +158,10 @@ def test_a_failing_writer_leaves_the_previous_run(previous, corpus, monkeypatch)
     monkeypatch.setattr(stages, "write_reports", fail)
     done = CliRunner().invoke(main, ["run", str(corpus), "--out", str(previous), "--force"])
     assert done.exit_code == 2
-    assert done.stderr == f"rulings: error: cannot write to {previous}: No space left on device\n"
+    assert (
+        said(done.stderr)
+        == f"rulings: error: cannot write to {previous}: No space left on device\n"
+    )
     assert snapshot(previous) == before
 
 
@@ -202,6 +207,7 @@ def test_a_read_only_output_folder_is_named_not_a_temporary_file(tmp_path, corpu
     assert ".tmp" not in message and "staging" not in message
 
 
+@pytest.mark.model
 def test_a_full_disk_keeps_the_previous_run(tmp_path, corpus):
     if os.geteuid() != 0:
         pytest.skip("mounting a small file system needs root")
@@ -217,6 +223,27 @@ def test_a_full_disk_keeps_the_previous_run(tmp_path, corpus):
             main, ["run", str(corpus), "--out", str(out), "--force", "--ignore", "STYLE"]
         )
         assert done.exit_code == 2, done.output
-        assert done.stderr == f"rulings: error: cannot write to {out}: No space left on device\n"
+        assert (
+            said(done.stderr) == f"rulings: error: cannot write to {out}: No space left on device\n"
+        )
         assert snapshot(out) == before
         assert leftovers(out) == []
+
+
+# --- no lock file --------------------------------------------------------------------------------
+
+
+def test_no_lock_file_is_left_beside_the_output_folder(tmp_path):
+    out = tmp_path / "reports"
+    with outputs.staged(out, ["findings.jsonl"]) as staging:
+        (staging / "findings.jsonl").write_text("new\n")
+    outputs.recover(out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
+
+
+def test_the_lock_file_of_an_older_version_is_removed(tmp_path):
+    out = tmp_path / "reports"
+    out.mkdir()
+    (tmp_path / ".reports.rulings-lock").write_bytes(b"")
+    outputs.recover(out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]

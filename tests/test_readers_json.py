@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -304,7 +305,7 @@ def test_broken_cards_and_rulings_are_reported_and_the_rest_is_read(tmp_path):
     assert ("Dic", "es", "Dichotomancy") in {(n.name, n.lang, n.card) for n in result.card_names}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(fraction=st.floats(min_value=0.0, max_value=0.999))
 def test_any_truncation_gives_a_prefix_of_the_rulings_and_one_parse_finding(fraction):
     data = (FIXTURES / "mtgjson_allprintings.json").read_bytes()

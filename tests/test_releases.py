@@ -55,6 +55,7 @@ def current_only(tmp_path_factory) -> Path:
     return _run(tmp_path_factory, "current", [CURRENT_EN, OLDER_ZH])
 
 
+@pytest.mark.model
 def test_a_reworded_rule_is_outdated_with_the_english_change(both):
     outdated = _by_section(_findings(both), "OUT001")
     hand = outdated["210.1"]
@@ -64,6 +65,7 @@ def test_a_reworded_rule_is_outdated_with_the_english_change(both):
     assert {"100.7", "210.1", "211.1"} <= set(outdated)
 
 
+@pytest.mark.model
 def test_a_renumbered_unchanged_rule_is_neither_removed_nor_missing(both):
     findings = _findings(both)
     about = {(f["code"], f["section"]) for f in findings}
@@ -71,6 +73,7 @@ def test_a_renumbered_unchanged_rule_is_neither_removed_nor_missing(both):
     assert ("MISS001", "213.1") not in about
 
 
+@pytest.mark.model
 def test_a_removed_rule_and_new_rules(both):
     findings = _findings(both)
     assert set(_by_section(findings, "OUT003")) == {"713.6"}
@@ -79,6 +82,7 @@ def test_a_removed_rule_and_new_rules(both):
     assert "new in the 2023-10-13 release" in missing["210.1"]["message"]
 
 
+@pytest.mark.model
 def test_one_release_summary_and_no_date_findings(both):
     findings = _findings(both)
     [summary] = [f for f in findings if f["code"] == "OUT002"]
@@ -87,6 +91,7 @@ def test_one_release_summary_and_no_date_findings(both):
     assert not [f for f in findings if f["code"].startswith("DATE")]
 
 
+@pytest.mark.model
 def test_the_update_list_in_csv_workbook_and_page(both):
     with open(both / "updates.csv", encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
@@ -106,6 +111,7 @@ def test_the_update_list_in_csv_workbook_and_page(both):
     assert sum(1 for _ in sheet.iter_rows()) == len(rows) + 1
 
 
+@pytest.mark.model
 def test_the_memory_holds_only_current_pairs(both):
     memory = (both / "aligned.tmx").read_text(encoding="utf-8")
     assert f'tuid="{OLDER_ZH}:' in memory
@@ -114,6 +120,7 @@ def test_the_memory_holds_only_current_pairs(both):
     assert stale and not [tuid for tuid in stale if f'tuid="{tuid}"' in memory]
 
 
+@pytest.mark.model
 def test_with_only_the_current_english(current_only):
     findings = _findings(current_only)
     [summary] = [f for f in findings if f["code"] == "OUT002"]
@@ -124,6 +131,7 @@ def test_with_only_the_current_english(current_only):
     assert len([f for f in findings if f["code"].startswith("DATE")]) <= 1
 
 
+@pytest.mark.model
 def test_a_single_release_gets_no_release_findings(tmp_path_factory):
     out = _run(tmp_path_factory, "single", [OLDER_EN, OLDER_ZH])
     assert not [f for f in _findings(out) if f["code"].startswith("OUT")]
@@ -150,6 +158,7 @@ def test_a_rule_merged_into_a_longer_one_still_matches():
     assert word_share(old, merged) >= 0.6 > word_share(old, other)
 
 
+@pytest.mark.model
 def test_a_card_ruling_reworded_in_a_later_snapshot(tmp_path):
     """Two English snapshots of Phthisis's rulings (MTGJSON 2021, the 2024 suspend change)
     in different files and a Spanish translation of the 2021 text: the translation is

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import said
 
 from pipelines.cli import main
 from pipelines.report import WRITERS, write_reports
@@ -45,6 +46,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.model
 def test_two_processes_write_the_files_one_process_writes(seed_run: Path, tmp_path, forks):
     run = RunTables.load(seed_run)
     one, two = tmp_path / "one", tmp_path / "two"
@@ -58,6 +60,7 @@ def test_two_processes_write_the_files_one_process_writes(seed_run: Path, tmp_pa
     assert len(_files(two)) == len(WRITERS.names())
 
 
+@pytest.mark.model
 def test_a_process_too_large_for_the_copy_to_pay_writes_alone(
     seed_run: Path, tmp_path, forks, monkeypatch
 ):
@@ -94,6 +97,7 @@ def _failing(error: BaseException):
     return write
 
 
+@pytest.mark.model
 def test_a_writer_failing_in_the_forked_process_fails_the_report(
     seed_run: Path, tmp_path, monkeypatch, forks
 ):
@@ -106,6 +110,7 @@ def test_a_writer_failing_in_the_forked_process_fails_the_report(
     assert (tmp_path / "findings.csv").is_file(), "the parent's own writers finished"
 
 
+@pytest.mark.model
 def test_a_full_disk_in_the_forked_process_is_one_line_and_exit_2(
     seed_run: Path, corpus_dir: Path, tmp_path, monkeypatch, forks
 ):
@@ -119,10 +124,11 @@ def test_a_full_disk_in_the_forked_process_is_one_line_and_exit_2(
     done = CliRunner().invoke(main, ["run", str(corpus_dir), "--out", str(out)])
     assert len(forks) == 1
     assert done.exit_code == 2
-    assert done.stderr == f"rulings: error: {out / filename}: No space left on device\n"
+    assert said(done.stderr) == f"rulings: error: {out / filename}: No space left on device\n"
     assert not out.exists() or not any(out.iterdir()), "nothing of the failed run is left"
 
 
+@pytest.mark.model
 def test_ctrl_c_while_the_forked_writer_works_ends_it_and_keeps_the_previous_run(
     corpus_dir: Path, tmp_path, monkeypatch, forks
 ):

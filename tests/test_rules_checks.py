@@ -303,8 +303,7 @@ def test_term001_a_card_name_in_an_example(context_of):
             "被移到对应的区域。",
         ),
         (
-            "If a card would be put into an opponent’s graveyard from anywhere, exile it "
-            "instead.",
+            "If a card would be put into an opponent’s graveyard from anywhere, exile it instead.",
             "如果某牌将从任何区域置入对手的墓地，则改为将它放逐。",
         ),
     )

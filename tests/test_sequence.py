@@ -73,9 +73,14 @@ def test_the_made_up_pair_is_aligned_well_on_the_whole_matrix(pair):
     assert {p.anchored_by for p in pairs} == {"key", "gap", "reorder"}
 
 
-@pytest.mark.parametrize("with_keys", [True, False])
-@pytest.mark.parametrize("max_gap", [sequence.MAX_GAP_CELLS, 20_000])
-@pytest.mark.parametrize("cells", [(margin.PASS_CELLS, margin.TILE_CELLS), (5_000, 3_000)])
+@pytest.mark.parametrize("with_keys", [True, pytest.param(False, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "max_gap", [pytest.param(sequence.MAX_GAP_CELLS, marks=pytest.mark.slow), 20_000]
+)
+@pytest.mark.parametrize(
+    "cells",
+    [(margin.PASS_CELLS, margin.TILE_CELLS), pytest.param((5_000, 3_000), marks=pytest.mark.slow)],
+)
 def test_blocks_give_the_pairs_of_the_whole_matrix(pair, monkeypatch, with_keys, max_gap, cells):
     """Same pairs, similarities and margins, with large or tiny blocks, with keys or
     without (one gap: the programme over the whole pair, or cut at mutual nearest
@@ -90,7 +95,7 @@ def test_blocks_give_the_pairs_of_the_whole_matrix(pair, monkeypatch, with_keys,
         assert "anchor" in {p.anchored_by for p in got}
 
 
-@pytest.mark.parametrize("sorted_selection", [True, False])
+@pytest.mark.parametrize("sorted_selection", [True, pytest.param(False, marks=pytest.mark.slow)])
 def test_neighbourhoods_and_nearest_units_are_those_of_the_whole_matrix(
     pair, monkeypatch, sorted_selection
 ):
@@ -135,6 +140,7 @@ def test_a_block_has_the_bits_of_the_whole_matrix(pair, rows, columns):
         assert np.array_equal(block, matrix[s : s + rows, t : t + columns])
 
 
+@pytest.mark.slow
 def test_blocks_never_hold_a_matrix_of_the_documents_size(monkeypatch):
     """Nothing of n x m cells is computed or allocated: the largest block computed is the
     pass's or the largest gap's, and the peak of numpy's allocations a fraction of n x m."""
@@ -177,7 +183,9 @@ def _rulings(vectors: np.ndarray, lang: str, sections: dict[int, str], version: 
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("versions", [(None, None), ("2023-10-13", "2022-06-10")])
+@pytest.mark.parametrize(
+    "versions", [(None, None), pytest.param(("2023-10-13", "2022-06-10"), marks=pytest.mark.slow)]
+)
 def test_align_document_on_blocks_is_the_same_and_asks_no_whole_matrix(monkeypatch, versions):
     """Above FULL_MATRIX_CELLS no ``AlignContext.matrix`` larger than it is asked for (the
     rule-number check between releases reads its neighbourhoods from blocks too), and the

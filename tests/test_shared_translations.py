@@ -6,21 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.cards import CardIndex
 from pipelines.check import run_checks
 from pipelines.check.examples import context_of
-from pipelines.termbase import Termbase
-
-
-@pytest.fixture(scope="module")
-def termbase() -> Termbase:
-    return Termbase.load()
-
-
-@pytest.fixture(scope="module")
-def cards() -> CardIndex:
-    return CardIndex.build([])
-
 
 PERMANENT = "Desmaterializarse 3 (Este permanente entra con tres contadores de tiempo sobre él.)"
 """The Spanish Vanishing line that says "permanent" for "creature" and "Aura" alike."""

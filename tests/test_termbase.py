@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, shared_path
+from conftest import FIXTURES, ROOT, examples, shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,11 +23,6 @@ from pipelines.termbase import (
 TEAM_TSV = FIXTURES / "termbase" / "team.tsv"
 TEAM_TBX = FIXTURES / "termbase" / "team.tbx"
 HEADER = "concept\tlang\tterm\tstatus\tenforce\tnote\n"
-
-
-@pytest.fixture(scope="module")
-def termbase() -> Termbase:
-    return Termbase.load()
 
 
 @pytest.fixture(scope="module")
@@ -215,7 +210,7 @@ def test_language_tags(termbase):
     assert termbase.find(text, "fr") == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=st.text(alphabet=st.sampled_from("ab cdeilnrtu'’\n触发式异能法术力值牌"), max_size=60))
 def test_hits_are_sorted_spans_of_the_text(termbase, text):
     for lang in ("en", "zh"):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..catalogue import CHECK, lookup
+from ..catalogue import CHECK, TABLE, explanation, lookup
 from ..model import Mark, Ruling
 from ..registry import Entry, Registry
 from ..vocabulary import Scope
@@ -123,3 +123,12 @@ def corpus_fact(function: Callable[[CheckContext], Any]) -> Callable[[CheckConte
         return ctx.cache[key]
 
     return CORPUS_FACTS.register(f"{function.__module__}.{function.__name__}")(fact)
+
+
+def explanations() -> dict[str, str]:
+    """Every catalogued code's explanation (a check's is its docstring), by code: what
+    ``rulings rules`` prints and the reports describe each code with."""
+    return {
+        row.code: explanation(row.code, CHECKS[row.code].target if row.code in CHECKS else None)
+        for row in TABLE
+    }

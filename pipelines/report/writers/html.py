@@ -23,8 +23,8 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from ... import fastjson
-from ...catalogue import TABLE
+from ... import __version__, fastjson
+from ...catalogue import TABLE, describe
 from ...model import CATEGORIES, SEVERITIES, Finding, Ruling
 from ...resources import language_name, resource_path
 from ...tables import RunTables
@@ -93,6 +93,7 @@ def html_parts(run: RunTables) -> Iterator[str]:
         updates=updates_section(update_rows(run)),
         style=style,
         script=script,
+        version=html.escape(__version__),
     )
     before, after = _resource(TEMPLATE).split("$data")
     yield Template(before).substitute(fields)
@@ -278,7 +279,7 @@ def _pair_scores(run: RunTables) -> dict[tuple[str, str], float]:
 
 def page_data(run: RunTables) -> dict[str, Any]:
     by_id = rulings_by_id(run)
-    rules = _rule_summaries(run.codes)
+    rules = _rule_summaries(run)
     doc_titles = _document_titles(run.rulings)
     scores = _pair_scores(run)
     findings = [(f, False) for f in run.findings] + [(f, True) for f in run.suppressed]
@@ -325,9 +326,9 @@ def page_data(run: RunTables) -> dict[str, Any]:
     }
 
 
-def _rule_summaries(team: tuple = ()) -> dict[str, str]:
+def _rule_summaries(run: RunTables) -> dict[str, str]:
     """Each code's explanation, the team's checklist rules' too."""
-    return {row.code: f"{row.summary} {row.details}".strip() for row in (*TABLE, *team)}
+    return {row.code: describe(row, run.explanations) for row in (*TABLE, *run.codes)}
 
 
 def _document_titles(rulings: list[Ruling]) -> dict[str, str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ... import __version__, fastjson
-from ...catalogue import CHECK, TABLE, Code
+from ...catalogue import CHECK, TABLE, Code, describe
 from ...tables import RunTables
 from ...vocabulary import Category, Severity
 from .. import writer
@@ -54,9 +54,7 @@ def write_sarif(run: RunTables, out: Path) -> Path:
                                 "id": rule.code,
                                 "name": rule.code,
                                 "shortDescription": {"text": rule.summary},
-                                "fullDescription": {
-                                    "text": f"{rule.summary} {rule.details}".strip()
-                                },
+                                "fullDescription": {"text": describe(rule, run.explanations)},
                                 "defaultConfiguration": {
                                     "level": LEVELS[rule.severity],
                                     "enabled": rule.default,

@@ -1,34 +1,23 @@
-"""Precision round 2: each class of false finding the bilingual judges reported, on small
-realistic inputs (lines of real PLC/FUT cards and of the Comprehensive Rules), with the
-correct translation staying quiet and a real defect still reported."""
+"""False findings stay away: each class of false finding the bilingual judges reported (in
+the second precision round), on small realistic inputs (lines of real PLC/FUT cards and of
+the Comprehensive Rules), with the correct translation staying quiet and a real defect
+still reported."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from test_checks import Run, codes_on, ruling
+from check_helpers import Run, codes_on, ruling
 
 from pipelines.align import align
 from pipelines.align.card_rulings import SourcePool
 from pipelines.align.context import AlignContext
-from pipelines.cards import CardIndex
 from pipelines.check import CheckContext, run_checks
 from pipelines.check.checks.consistency import SHOWN_RULINGS
 from pipelines.ingest import card_title_languages, ingest, ingest_sources
 from pipelines.ingest.source import SourceFile
 from pipelines.model import Alignment
-from pipelines.termbase import Termbase
-
-
-@pytest.fixture(scope="module")
-def termbase() -> Termbase:
-    return Termbase.load()
-
-
-@pytest.fixture(scope="module")
-def cards() -> CardIndex:
-    return CardIndex.build([])
 
 
 @pytest.fixture
