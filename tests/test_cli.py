@@ -308,11 +308,11 @@ def test_the_report_header_counts_documents_as_the_console_does(seed_run):
     assert "cards and documents" not in page
 
 
-def test_the_readme_documents_the_termbase_tsv_format(tmp_path):
-    """The --termbase TSV format, with an example that loads as written."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"```tsv\n(concept\tlang\tterm\tstatus\tenforce\tnote\n.*?)```", readme, re.S)
-    assert block, "README.md has no ```tsv block with the termbase header"
+def test_the_termbase_guide_documents_the_tsv_format(tmp_path):
+    """The --termbase TSV format, with an example that loads as written (the termbase guide)."""
+    guide = (ROOT / "docs" / "guides" / "termbases.md").read_text(encoding="utf-8")
+    block = re.search(r"```tsv\n(concept\tlang\tterm\tstatus\tenforce\tnote\n.*?)```", guide, re.S)
+    assert block, "docs/guides/termbases.md has no ```tsv block with the termbase header"
     path = tmp_path / "team.tsv"
     path.write_text(block.group(1), encoding="utf-8")
     termbase = Termbase.load([path], shipped=False)
