@@ -83,12 +83,13 @@ def test_the_heartbeat_says_a_long_step_without_counts_is_alive(capsys):
         assert capsys.readouterr().err == "rulings: check: running the checks, 21 s elapsed\n"
 
 
-def test_the_heartbeat_thread_prints_while_a_stage_runs(capsys):
+def test_the_heartbeat_thread_prints_while_a_stage_runs(capsys, monkeypatch):
     import time
 
+    monkeypatch.setattr(console, "ANNOUNCE_AFTER", 0.1)
     reporter = console.Reporter(terminal=False, level=console.NORMAL, every=0.2, beat=0.05)
     with reporter, reporter.stage("check"):
-        time.sleep(1.5)  # the start line after a second, a progress line 0.2 s later
+        time.sleep(0.6)  # the start line after 0.1 s, a progress line 0.2 s later
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "rulings: check: running the checks"
     assert any(line.startswith("rulings: check: running the checks, ") for line in lines[1:-1])
