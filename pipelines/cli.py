@@ -55,7 +55,6 @@ from .engine import ENGINES, EngineError, build_engine
 from .ingest import InputError
 from .ingest.langid import IDENTIFIERS, supported_languages
 from .ingest.source import input_exists
-from .memo import Reuse
 from .model import Finding
 from .report import WRITERS
 from .settings import (
@@ -75,6 +74,7 @@ from .vocabulary import (
     DEFAULT_SOURCE_LANG,
     severity_rank,
 )
+from .work import Reuse
 
 DEFAULT_INPUT = Path("corpus")
 DEFAULT_OUT = Path("reports")

@@ -31,11 +31,13 @@ from .engine import Engine
 from .engine.local import LocalEngine
 from .ingest import IngestResult, InputError, finding_order, ingest
 from .ingest.source import input_exists
-from .memo import Reuse, WorkCache, digest
+from .memo import digest
 from .model import Alignment, CardName, Finding, Ruling
 from .report import write_reports
 from .settings import Settings
+from .store import open_store
 from .termbase import Termbase
+from .work import Cache, Reuse
 
 Progress = Callable[[str, int, int], None]
 """on_progress(task, done, total)"""
@@ -91,7 +93,7 @@ def ingest_stage(
         cache_dir=cache_root(settings.cache_dir),
         engine=engine,
         skip=[out, *skip],
-        work=WorkCache(cache_root(settings.cache_dir), "ingest", reuse=reuse),
+        work=work_cache(settings, (), reuse),
         name_lists=settings.card_names,
     )
     result.digests = tables.CorpusDigests()
@@ -134,11 +136,10 @@ def align_stage(
         source_lang=settings.source_lang,
         embedder=embedder.name,
         engine=engine,
-        work=WorkCache(
-            cache_root(settings.cache_dir),
-            "align",
+        work=work_cache(
+            settings,
             [thresholds.stage_digest(dict(settings.thresholds), thresholds.ALIGN)],
-            reuse=reuse,
+            reuse,
         ),
         digests=digests,
         thresholds=dict(settings.thresholds),
@@ -187,9 +188,8 @@ def check_stage(
         allow=settings.allow,
     )
     findings = [f for f in ingested.findings if selected(f.code, settings.select, settings.ignore)]
-    work = WorkCache(
-        cache_root(settings.cache_dir),
-        "check",
+    work = work_cache(
+        settings,
         [
             settings.source_lang,
             *(_content_digest(path) for path in settings.termbases),
@@ -200,7 +200,7 @@ def check_stage(
             settings.checklist.digest(),
             settings.allow.digest(),
         ],
-        reuse=reuse,
+        reuse,
     )
     findings += run_checks(context, settings.select, settings.ignore, engine=engine, work=work)
     findings = with_confidence(fold(_unique(findings)), alignment)
@@ -215,6 +215,13 @@ def check_stage(
     tables.write_jsonl(out / tables.FINDINGS, findings)
     tables.write_jsonl(out / tables.SUPPRESSED, suppressed)
     return CheckResult(findings, suppressed)
+
+
+def work_cache(settings: Settings, context, reuse: Reuse | None) -> Cache:
+    """The work cache of a stage: the store in the run's cache folder, keys made with the
+    stage's ``context`` (what every unit depends on besides its own content), look-ups
+    counted in ``reuse``."""
+    return Cache(open_store(cache_root(settings.cache_dir)), context, reuse)
 
 
 def _content_digest(path: Path) -> str:

@@ -652,7 +652,7 @@ class Battery:
         for stage in stages:
             case = Case("cache-keys", f"every {stage} entry copied over another key's")
             self.expect_run(case, first)
-            entries = sorted((cache / "work" / stage).rglob("*.json"))
+            entries = sorted((cache / "work" / stage).rglob("*.entry"))
             if len(entries) < 2:
                 case.problems.append(f"{len(entries)} {stage} entries: nothing to swap")
                 cases.append(case)

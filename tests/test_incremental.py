@@ -16,7 +16,7 @@ from pipelines.check.context import CheckContext
 from pipelines.check.registry import CHECKS
 from pipelines.cli import main
 from pipelines.engine.local import LocalEngine
-from pipelines.memo import Reuse
+from pipelines.work import Reuse
 from pipelines.model import Alignment
 from pipelines.pipeline import OUTPUT_FILES
 from pipelines.settings import Settings
