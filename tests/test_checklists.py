@@ -18,9 +18,9 @@ from pipelines.check import run_checks
 from pipelines.check.baseline import Baseline
 from pipelines.check.examples import context_of
 from pipelines.checklists import ChecklistError, load_checklists
-from pipelines.work import Reuse
 from pipelines.settings import Settings
 from pipelines.termbase import Termbase
+from pipelines.work import Reuse
 
 CARDS_RULE = """
 [[rule]]

@@ -16,11 +16,11 @@ from pipelines.check.context import CheckContext
 from pipelines.check.registry import CHECKS
 from pipelines.cli import main
 from pipelines.engine.local import LocalEngine
-from pipelines.work import Reuse
 from pipelines.model import Alignment
 from pipelines.pipeline import OUTPUT_FILES
 from pipelines.settings import Settings
 from pipelines.vocabulary import Scope
+from pipelines.work import Reuse
 
 SPANISH = "000_40e512ac1ae253c1.txt"
 RULES_EXCERPT = "004_a602d6d99571243f.txt"

@@ -91,9 +91,24 @@ LONG_DOCUMENT = threshold(
 
 __all__ = ["align"]
 
-ALIGN_DOCUMENT = kind("align", "documents aligned", list[Alignment], version="1")
+ALIGN_DOCUMENT = kind(
+    "align",
+    "documents aligned",
+    list[Alignment],
+    version="1",
+    resources=(
+        "alignment_calibration.json",
+        "card_names.tsv",
+        "card_names_manual.tsv",
+        "month_names.tsv",
+        "notation.tsv",
+        "placeholder_patterns.tsv",
+        "subtypes.tsv",
+    ),
+)
 """A translated document's alignment rows, keyed by its units, the source documents and the
-English document it was paired with."""
+English document it was paired with. Bump ``version`` when the rows an aligner gives for
+the same units change (``docs/work.md``)."""
 
 
 @paused_gc()

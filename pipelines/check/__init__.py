@@ -46,11 +46,57 @@ Task = tuple[Scope, tuple[str, ...], list[tuple[int, int]]]
 Found = dict[str, list[Finding]]
 """Findings by code: what a task gives for each slice of items, and the record of a unit."""
 
-CHECK_DOCUMENT = kind("check", "documents checked", Found, version="1")
+CHECK_RESOURCES = tuple(
+    sorted(
+        {
+            "agreement_endings.tsv",
+            "card_names.tsv",
+            "card_names_manual.tsv",
+            "citation_stop_words.tsv",
+            "composed_concepts.tsv",
+            "dropped_passages.tsv",
+            "explicit_counts.tsv",
+            "formality.tsv",
+            "homographs.tsv",
+            "its_mqm.tsv",
+            "kept_text.tsv",
+            "month_names.tsv",
+            "mtgjson_languages.tsv",
+            "name_agreement.tsv",
+            "notation.tsv",
+            "number_words.tsv",
+            "other_senses.tsv",
+            "paraphrased_concepts.tsv",
+            "placeholder_patterns.tsv",
+            "references.tsv",
+            "regional_variants.tsv",
+            "replaced_wording.tsv",
+            "style_words.tsv",
+            "subtypes.tsv",
+            "term_families.tsv",
+            "termbase.tsv",
+            "termbase_cr_glossary.tsv",
+        }
+    )
+)
+"""The shipped data the checks read (the termbase, the card names, the word lists): a
+change to any of them recomputes every document's and group's checks."""
+CHECK_VERSION = "1"
+"""Bump when what a check finds on the same units changes (``docs/work.md``)."""
+
+CHECK_DOCUMENT = kind(
+    "check", "documents checked", Found, version=CHECK_VERSION, resources=CHECK_RESOURCES
+)
 """The findings of every pair, ruling and document check on one translated document, keyed
 by the checks, the corpus facts, the document, its alignment rows and the documents they
 point into."""
-CHECK_GROUP = kind("check-group", "groups compared across documents", Found, version="1")
+CHECK_GROUP = kind(
+    "check-group",
+    "groups compared across documents",
+    Found,
+    version=CHECK_VERSION,
+    resources=CHECK_RESOURCES,
+)
 """The findings of a group check on one group, keyed by the check, the corpus facts and every
 unit the group reads."""
 

@@ -143,8 +143,26 @@ class FileResult:
     format: str | None = None
 
 
-READ = kind("ingest", "files read", FileResult, version="1")
-"""A file's reading, keyed by its name and bytes."""
+READ = kind(
+    "ingest",
+    "files read",
+    FileResult,
+    version="1",
+    resources=(
+        "card_names.tsv",
+        "card_names_manual.tsv",
+        "example_cues.tsv",
+        "its_mqm.tsv",
+        "month_names.tsv",
+        "mtgjson_languages.tsv",
+        "notation.tsv",
+        "placeholder_patterns.tsv",
+        "subtypes.tsv",
+    ),
+)
+"""A file's reading, keyed by its name and bytes. Bump ``version`` when a reader, the
+language of a file's lines or anything else ``read_file`` gives changes
+(``docs/work.md``)."""
 
 
 def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[FileResult]:
