@@ -41,7 +41,7 @@ LMDB_STORE = (
     f"LMDB_MAP_SIZE = {LMDB_MAP}\n"
     + """
 import os, lmdb
-from pipelines import store
+from pipelines import store as work_store
 
 class LmdbStore:
     def __init__(self, root):
@@ -55,8 +55,8 @@ class LmdbStore:
                 data = txn.get(key.encode())
                 if data is None:
                     continue
-                value = store.payload(data, key, kind, version)
-                if value is store.FOREIGN:
+                value = work_store.payload(data, key, kind, version)
+                if value is work_store.FOREIGN:
                     foreign += 1
                 elif value is not None:
                     found[key] = value
@@ -64,7 +64,7 @@ class LmdbStore:
     def put_many(self, kind, version, items):
         with self.env.begin(write=True) as txn:
             for key, value in items:
-                txn.put(key.encode(), store.entry(key, kind, version, value))
+                txn.put(key.encode(), work_store.entry(key, kind, version, value))
     def after_run(self):
         pass
     def close(self):

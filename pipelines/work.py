@@ -188,7 +188,8 @@ class Job(Generic[R]):
     ``keys``: one per unit (None: computed, never kept: a file that cannot be read, a check
     over the whole corpus). ``plan`` cuts the missing units into tasks (default: one task
     per ``size`` units in order, the task being the list of their ``items``). ``merge``
-    makes one result of a unit's parts when several tasks compute it. ``keep`` says whether
+    makes a unit's result of its parts, in the order the tasks give them, when tasks compute
+    units in parts (without it, a unit is one task's one output item). ``keep`` says whether
     a computed result may be kept."""
 
     kind: Kind[R] | None
@@ -250,7 +251,7 @@ def execute(
         for job, found, computed in zip(jobs, results, parts, strict=True):
             kept: list[tuple[str, bytes]] = []
             for index, pieces in computed.items():
-                result = pieces[0] if len(pieces) == 1 else job.merge(pieces)
+                result = job.merge(pieces) if job.merge is not None else pieces[0]
                 found[index] = result
                 key = job.keys[index]
                 if key is not None and (job.keep is None or job.keep(result)):

@@ -85,9 +85,11 @@ CHECK_VERSION = "1"
 """Bump when what a check finds on the same units changes (``docs/work.md``)."""
 
 CHECK_DOCUMENT = kind(
-    "check", "documents checked", Found, version=CHECK_VERSION, resources=CHECK_RESOURCES
+    "check", "documents checked", list[Found], version=CHECK_VERSION, resources=CHECK_RESOURCES
 )
-"""The findings of every pair, ruling and document check on one translated document, keyed
+"""The findings of every pair, ruling and document check on one translated document (one
+``Found`` per run of its items, in the order of the runs: a document's items can come in
+more than one run of a scope, where its pairs are not all next to each other), keyed
 by the checks, the corpus facts, the document, its alignment rows and the documents they
 point into."""
 CHECK_GROUP = kind(
@@ -186,7 +188,7 @@ def run_checks(
         "allow": ctx.allow,
     }
     results = execute(
-        jobs, check_task, cache=work, engine=engine, shared=shared, setup=CheckContext, context=ctx
+        jobs, _run_task, cache=work, engine=engine, shared=shared, setup=CheckContext, context=ctx
     )
     by_code: dict[str, list[Finding]] = {code: [] for code in codes}
     for found in results[: len(corpus_codes) + len(group_codes)]:
@@ -194,8 +196,10 @@ def run_checks(
             for code, findings in part.items():
                 by_code[code].extend(findings)
     per_document = dict(zip(docs, results[-1], strict=True))
+    taken: dict[str, int] = defaultdict(int)
     for _, scoped, doc, _, _ in runs:
-        found = per_document[doc]
+        found = per_document[doc][taken[doc]]
+        taken[doc] += 1
         for code in scoped:
             by_code[code].extend(found.get(code, ()))
     return [finding for code in codes for finding in by_code[code]]
@@ -205,12 +209,25 @@ def _chunks(items: list[int], size: int) -> list[list[int]]:
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
-def _merged(parts: list[Found]) -> Found:
-    """A document's findings from the tasks of each scope that checked it."""
-    merged: Found = {}
-    for part in parts:
-        merged.update(part)
-    return merged
+_SCOPES = list(Scope)
+
+
+def _run_task(task: Task, ctx: CheckContext) -> list[Any]:
+    """``check_task``; the slices of a document scope tagged with their place among a
+    document's runs (scope, then first item), for ``_merged``."""
+    found = check_task(task, ctx)
+    scope, _, bounds = task
+    if scope in (Scope.CORPUS, Scope.GROUP):
+        return found
+    rank = _SCOPES.index(Scope(scope))
+    return [((rank, start), part) for (start, _), part in zip(bounds, found, strict=True)]
+
+
+def _merged(parts: list[tuple[tuple[int, int], Found]]) -> list[Found]:
+    """A document's findings, one ``Found`` per run of its items, in the order of the runs
+    (runs are made scope by scope, each scope's in item order), whichever tasks computed
+    them."""
+    return [found for _, found in sorted(parts, key=lambda part: part[0])]
 
 
 def _document_plan(ctx: CheckContext, runs: list[Run], docs: list[str]):
