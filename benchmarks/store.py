@@ -343,7 +343,7 @@ def markdown(results: dict) -> str:
     )
 
 
-CHOICE = (
+CHOICE = (  # the recorded choice (results/store.json) says more, with the figures
     "Chosen: SQLite. Reading a run's entries back (what a warm or edited run does) and "
     "writing them are of the same order in both; SQLite is in the standard library, its WAL "
     "lets concurrent runs read while one writes (each run's batch is one transaction), its "

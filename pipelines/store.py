@@ -1,11 +1,12 @@
 """Where the work cache keeps the results of units of work (``work.Cache``): one SQLite
 database, ``CACHE/work.db``, in WAL mode.
 
-SQLite was measured against LMDB on the entries of a 100k run (``benchmarks/store.py``,
-``benchmarks/results/store.md``) and chosen: as fast where a run spends its time (reading
-a run's entries back, writing those of a cold run), in the standard library, safe for several
-processes at once (WAL: readers never wait; writers take turns, each run's batch one
-transaction, waiting up to ``BUSY_SECONDS``), and without LMDB's fixed map size.
+SQLite was measured against LMDB on the 35,952 entries of a 100k run (``benchmarks/store.py``,
+``benchmarks/results/store.md``) and chosen: the same order of speed writing and reading a
+run's entries (LMDB a little less CPU, SQLite a quarter less disk), in the standard library,
+safe for several processes at once (WAL: readers never wait; writers take turns, each
+run's batch of a kind one transaction, waiting up to ``BUSY_SECONDS``), and without LMDB's
+fixed map size.
 
 Entries are evicted least recently used first when the entries' bytes pass the limit
 (``limit``: ``RULINGS_CACHE_LIMIT``, e.g. ``5GB``, default ``DEFAULT_LIMIT``), at the end
@@ -39,7 +40,8 @@ import msgspec
 DATABASE = "work.db"
 LIMIT_ENV = "RULINGS_CACHE_LIMIT"
 DEFAULT_LIMIT = 20 * 2**30
-"""20 GiB: a million-unit catalogue's entries take about 4 GB (``benchmarks/results/store.md``)."""
+"""20 GiB: the entries of a 100k run take 121 MB (``benchmarks/results/store.md``), so a
+catalogue ten times as large fits many times over."""
 BUSY_SECONDS = 120
 """How long a run waits for another run's write to the store before it gives up keeping its
 own entries (they are computed again next time)."""
