@@ -9,6 +9,7 @@ per run as ``Resources``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections import defaultdict
@@ -35,7 +36,7 @@ from .memo import digest
 from .model import Alignment, CardName, Finding, Ruling
 from .report import write_reports
 from .settings import Settings
-from .store import open_store
+from .store import close_stores, open_store
 from .termbase import Termbase
 from .work import Cache, Reuse
 
@@ -72,6 +73,22 @@ class CheckResult:
     suppressed: list[Finding]
 
 
+def _closing_store(stage: Callable) -> Callable:
+    """A stage that closes the work store when it ends (after evicting past the limit, if
+    it wrote): a long-lived process (the Python API, a test session) keeps no connection to
+    every cache folder it ran with."""
+
+    @functools.wraps(stage)
+    def closing(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return stage(*args, **kwargs)
+        finally:
+            close_stores()
+
+    return closing
+
+
+@_closing_store
 def ingest_stage(
     inputs: list[Path],
     out: Path,
@@ -109,6 +126,7 @@ def ingest_stage(
     return result
 
 
+@_closing_store
 def align_stage(
     out: Path,
     settings: Settings,
@@ -148,6 +166,7 @@ def align_stage(
     return rows
 
 
+@_closing_store
 @tables.paused_gc()
 def check_stage(
     out: Path,

@@ -337,6 +337,7 @@ def configured_limit() -> int:
 
 
 _OPEN: dict[Path, Store] = {}
+_AT_EXIT: list = []
 
 
 def open_store(root: Path | None) -> Store | None:
@@ -347,8 +348,8 @@ def open_store(root: Path | None) -> Store | None:
         return None
     root = Path(root)
     if root not in _OPEN:
-        if not _OPEN:
-            atexit.register(close_stores)
+        if not _AT_EXIT:
+            _AT_EXIT.append(atexit.register(close_stores))
         _OPEN[root] = Store(root)
     return _OPEN[root]
 
