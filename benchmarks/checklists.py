@@ -103,8 +103,8 @@ def measure(folder: Path, repeats: int) -> dict:
     team_findings: Counter = Counter()
     for _ in range(repeats):
         for name, extra in CONFIGURATIONS.items():
-            shutil.rmtree(folder / "cache" / "work" / "check", ignore_errors=True)
-            shutil.rmtree(folder / "cache" / "work" / "check-group", ignore_errors=True)
+            clear = [str(RULINGS), "cache", "clear", "--kind", "check", "--kind", "check-group"]
+            subprocess.run(clear, env=env, capture_output=True, check=True)
             args = [a.replace("{team}", str(team)) for a in extra] or ["--config", str(empty)]
             command = [str(RULINGS), "check", "--out", str(folder / "run"), "--fail-on", "never"]
             runs[name].append(timed([*command, *args], env))

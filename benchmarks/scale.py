@@ -469,8 +469,8 @@ def part_check(folder: Path, repeats: int, limit: int) -> dict:
     units, runs, digests = count_lines(run / "corpus.jsonl"), [], set()
     command = [str(RULINGS), "check", "--out", str(run), "--fail-on", "never", "--engine", "local"]
     for _ in range(repeats):
-        for kind in ("check", "check-group"):
-            shutil.rmtree(cache / "work" / kind, ignore_errors=True)
+        clear = [str(RULINGS), "cache", "clear", "--kind", "check", "--kind", "check-group"]
+        subprocess.run(clear, env=env, capture_output=True, check=True)
         done = run_limited(command, env, limit, cpu=0)
         if done["exit_code"]:
             return {"error": done["output_tail"]}

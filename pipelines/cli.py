@@ -45,7 +45,7 @@ if _started_as_command():
 
 import click
 
-from . import __version__, console, masters, outputs, pipeline, stages, tables
+from . import __version__, console, masters, outputs, pipeline, stages, store, tables, work
 from . import project as project_file
 from .align.embed import EmbedderError, build_embedder, known_specs
 from .cachedir import cache_root
@@ -56,7 +56,6 @@ from .engine import ENGINES, EngineError, build_engine
 from .ingest import InputError
 from .ingest.langid import IDENTIFIERS, supported_languages
 from .ingest.source import input_exists
-from .memo import Reuse
 from .model import Finding
 from .report import WRITERS
 from .settings import (
@@ -76,6 +75,7 @@ from .vocabulary import (
     DEFAULT_SOURCE_LANG,
     severity_rank,
 )
+from .work import Reuse
 
 DEFAULT_INPUT = Path("corpus")
 DEFAULT_OUT = Path("reports")
@@ -799,6 +799,77 @@ def fetch(kind: str, names: tuple[str, ...], cache_dir: Path | None) -> int:
     except (KeyboardInterrupt, Interrupted):
         raise Interrupted("what was downloaded is kept; the next fetch resumes it") from None
     console.fetched(kind, paths)
+    return EXIT_OK
+
+
+@main.group("cache")
+def cache_group() -> None:
+    """Show, prune or clear the work cache: what each file's reading, document's alignment
+    and document's or group's checks gave, kept for the next run (CACHE/work.db). Its size
+    is held to $RULINGS_CACHE_LIMIT (default 20GB), least recently used first out."""
+
+
+def _store(cache_dir: Path | None) -> store.Store:
+    return store.Store(cache_root(cache_dir))
+
+
+@cache_group.command("info")
+@CACHE_DIR
+def cache_info(cache_dir: Path | None) -> int:
+    """Entries per kind of unit and version (current or not), their size, and the limit."""
+    kept = _store(cache_dir)
+    current = work.current_versions()
+    click.echo(f"Work cache: {kept.path} ({kept.file_size() / 2**20:,.1f} MB on disk)")
+    total = count = 0
+    for row in kept.info():
+        state = "current" if current.get(row.kind) == row.version else "outdated"
+        label = work.KINDS[row.kind].label if row.kind in work.KINDS else row.kind
+        click.echo(
+            f"  {row.kind:<12} {row.entries:>10,} entries {row.size / 2**20:>10,.1f} MB  "
+            f"version {row.version[:12]} ({state}; {label})"
+        )
+        total, count = total + row.size, count + row.entries
+    click.echo(
+        f"  {'all':<12} {count:>10,} entries {total / 2**20:>10,.1f} MB  "
+        f"limit {kept.limit / 2**30:,.1f} GB"
+    )
+    return EXIT_OK
+
+
+@cache_group.command("prune")
+@CACHE_DIR
+@click.option(
+    "--limit",
+    "limit",
+    help="Keep at most this much (e.g. 5GB, 500MB); default: $RULINGS_CACHE_LIMIT or 20GB.",
+)
+def cache_prune(cache_dir: Path | None, limit: str | None) -> int:
+    """Remove entries written by other versions of the code, then the least recently used
+    until the cache is within its limit."""
+    try:
+        size = store.parse_size(limit) if limit else None
+    except ValueError as problem:
+        raise click.BadParameter(str(problem), param_hint="--limit") from None
+    kept = _store(cache_dir)
+    removed = kept.prune(size, current=work.current_versions())
+    click.echo(f"Removed {removed:,} entries; {kept.size() / 2**20:,.1f} MB kept in {kept.path}")
+    return EXIT_OK
+
+
+@cache_group.command("clear")
+@CACHE_DIR
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(sorted(work.KINDS)),
+    help="Only the entries of this kind of unit. Repeatable.",
+)
+def cache_clear(cache_dir: Path | None, kinds: tuple[str, ...]) -> int:
+    """Remove every entry of the work cache (or of the given kinds)."""
+    kept = _store(cache_dir)
+    removed = kept.clear(kinds)
+    click.echo(f"Removed {removed:,} entries from {kept.path}")
     return EXIT_OK
 
 

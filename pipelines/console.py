@@ -32,9 +32,9 @@ from rich.text import Text
 from .cards import CardIndex
 from .ingest import IngestResult
 from .ingest.cards import title_coverage
-from .memo import Reuse
 from .model import CATEGORIES, SEVERITIES, Alignment, Finding
 from .resources import language_name
+from .work import KINDS, Reuse
 
 
 class GuardedStdout:
@@ -583,22 +583,15 @@ def reused(out: Path) -> None:
     )
 
 
-WORK_NAMES = {
-    "ingest": "files read",
-    "align": "documents aligned",
-    "check": "documents checked",
-    "check-group": "groups compared across documents",
-}
-
-
 def work_reused(reuse: Reuse) -> None:
-    """What a run took from the cache instead of computing (said only when it took some)."""
+    """What a run took from the cache instead of computing (said only when it took some),
+    for each kind of unit of work (``work.KINDS``), in the order the run met them."""
     parts = [
-        f"{reuse.reused(kind):,} of {reuse.total(kind):,} {name}"
-        for kind, name in WORK_NAMES.items()
-        if reuse.total(kind)
+        f"{reuse.reused(kind):,} of {reuse.total(kind):,} {KINDS[kind].label}"
+        for kind in reuse.counts
+        if reuse.total(kind) and kind in KINDS
     ]
-    if any(reuse.reused(kind) for kind in WORK_NAMES):
+    if any(reuse.reused(kind) for kind in reuse.counts):
         stdout.print(f"Unchanged since an earlier run, from the cache: {', '.join(parts)}.")
 
 

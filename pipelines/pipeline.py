@@ -5,7 +5,7 @@ stops it before any work), reuses the outputs of an identical earlier run (same 
 options, termbase and code: ``run-manifest.json``), and otherwise runs ingest, align, check
 and report into a staging folder that replaces OUT only when everything is written. Within a
 run, what did not change since an earlier one (a file's ingest, a document's alignment and
-checks) comes from the cache folder (``memo.WorkCache``).
+checks) comes from the cache folder (``work``).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from pathlib import Path
 from . import manifest, outputs, stages, tables
 from .engine import build_engine
 from .ingest import IngestResult
-from .memo import Reuse
 from .model import Finding
 from .report import WRITERS
 from .settings import Settings
+from .work import Reuse
 
 OUTPUT_FILES = (
     tables.CORPUS,

@@ -9,6 +9,7 @@ per run as ``Resources``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections import defaultdict
@@ -32,11 +33,13 @@ from .engine import Engine
 from .engine.local import LocalEngine
 from .ingest import IngestResult, InputError, finding_order, ingest
 from .ingest.source import input_exists
-from .memo import Reuse, WorkCache, digest
+from .memo import digest
 from .model import Alignment, CardName, Finding, Ruling
 from .report import write_reports
 from .settings import Settings
+from .store import close_stores, open_store
 from .termbase import Termbase
+from .work import Cache, Reuse
 
 Progress = Callable[[str, int, int], None]
 """on_progress(task, done, total)"""
@@ -71,6 +74,22 @@ class CheckResult:
     suppressed: list[Finding]
 
 
+def _closing_store(stage: Callable) -> Callable:
+    """A stage that closes the work store when it ends (after evicting past the limit, if
+    it wrote): a long-lived process (the Python API, a test session) keeps no connection to
+    every cache folder it ran with."""
+
+    @functools.wraps(stage)
+    def closing(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return stage(*args, **kwargs)
+        finally:
+            close_stores()
+
+    return closing
+
+
+@_closing_store
 def ingest_stage(
     inputs: list[Path],
     out: Path,
@@ -92,7 +111,7 @@ def ingest_stage(
         cache_dir=cache_root(settings.cache_dir),
         engine=engine,
         skip=[out, *skip],
-        work=WorkCache(cache_root(settings.cache_dir), "ingest", reuse=reuse),
+        work=work_cache(settings, (), reuse),
         name_lists=settings.card_names,
     )
     result.digests = tables.CorpusDigests()
@@ -109,6 +128,7 @@ def ingest_stage(
     return result
 
 
+@_closing_store
 def align_stage(
     out: Path,
     settings: Settings,
@@ -136,11 +156,10 @@ def align_stage(
         source_lang=settings.source_lang,
         embedder=embedder.name,
         engine=engine,
-        work=WorkCache(
-            cache_root(settings.cache_dir),
-            "align",
+        work=work_cache(
+            settings,
             [thresholds.stage_digest(dict(settings.thresholds), thresholds.ALIGN)],
-            reuse=reuse,
+            reuse,
         ),
         digests=digests,
         thresholds=dict(settings.thresholds),
@@ -149,6 +168,7 @@ def align_stage(
     return rows
 
 
+@_closing_store
 @tables.paused_gc()
 def check_stage(
     out: Path,
@@ -189,9 +209,8 @@ def check_stage(
         allow=settings.allow,
     )
     findings = [f for f in ingested.findings if selected(f.code, settings.select, settings.ignore)]
-    work = WorkCache(
-        cache_root(settings.cache_dir),
-        "check",
+    work = work_cache(
+        settings,
         [
             settings.source_lang,
             *(_content_digest(path) for path in settings.termbases),
@@ -202,7 +221,7 @@ def check_stage(
             settings.checklist.digest(),
             settings.allow.digest(),
         ],
-        reuse=reuse,
+        reuse,
     )
     findings += run_checks(context, settings.select, settings.ignore, engine=engine, work=work)
     findings = with_confidence(fold(_unique(findings)), alignment)
@@ -217,6 +236,13 @@ def check_stage(
     tables.write_jsonl(out / tables.FINDINGS, findings)
     tables.write_jsonl(out / tables.SUPPRESSED, suppressed)
     return CheckResult(findings, suppressed)
+
+
+def work_cache(settings: Settings, context, reuse: Reuse | None) -> Cache:
+    """The work cache of a stage: the store in the run's cache folder, keys made with the
+    stage's ``context`` (what every unit depends on besides its own content), look-ups
+    counted in ``reuse``."""
+    return Cache(open_store(cache_root(settings.cache_dir)), context, reuse)
 
 
 def _content_digest(path: Path) -> str:

@@ -360,3 +360,38 @@ class RunTables:
             ),
             inputs=list(iter_jsonl(out / INPUTS)) if (out / INPUTS).is_file() else [],
         )
+
+
+def share(value: Any, copies: dict[Any, Any]) -> None:
+    """Records decoded from the cache (a record, or lists and dicts of them, changed in
+    place): each repeated column's string and each shared part made the equal one
+    ``copies`` has seen, as ``read_records`` reads a table, so that the rows of a million
+    units read back take the memory they took when computed."""
+    kind = type(value)
+    if kind is list:
+        for item in value:
+            share(item, copies)
+        return
+    if kind is dict:
+        for item in value.values():
+            share(item, copies)
+        return
+    positions = _share_names(kind)
+    if positions is None:
+        return
+    repeated, parts = positions
+    for name in repeated:
+        if type(item := getattr(value, name)) is str:
+            setattr(value, name, copies.setdefault(item, item))
+    for name in parts:
+        setattr(value, name, _one_copy(getattr(value, name), copies))
+
+
+@cache
+def _share_names(record_type: type) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    if record_type not in REPEATED_COLUMNS and record_type not in SHARED_PARTS:
+        return None
+    return (
+        tuple(sorted(REPEATED_COLUMNS.get(record_type, ()))),
+        tuple(sorted(SHARED_PARTS.get(record_type, ()))),
+    )

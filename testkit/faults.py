@@ -657,20 +657,16 @@ class Battery:
         )
         cases = []
         first = self.rulings("run", corpus, "--out", reference, cache=cache)
-        stages = (
-            sorted(p.name for p in (cache / "work").iterdir()) if (cache / "work").is_dir() else []
-        )
+        database = cache / "work.db"
+        stages = _work_kinds(database)
         for stage in stages:
             case = Case("cache-keys", f"every {stage} entry copied over another key's")
             self.expect_run(case, first)
-            entries = sorted((cache / "work" / stage).rglob("*.json"))
-            if len(entries) < 2:
-                case.problems.append(f"{len(entries)} {stage} entries: nothing to swap")
+            count = _rotate_entries(database, stage)
+            if count < 2:
+                case.problems.append(f"{count} {stage} entries: nothing to swap")
                 cases.append(case)
                 continue
-            saved = {path: path.read_bytes() for path in entries}
-            for path, other in zip(entries, entries[1:] + entries[:1], strict=True):
-                path.write_bytes(saved[other])
             done = self.rulings("run", corpus, "--out", out, "--force", cache=cache)
             self.expect_run(case, done)
             differ = [
@@ -682,8 +678,8 @@ class Battery:
             if differ:
                 case.problems.append(f"outputs differ from a clean run: {differ}")
             notes = [line for line in done.stderr.splitlines() if "cache entr" in line]
-            if len(notes) != 1 or f"{stage} {len(entries)}" not in notes[0]:
-                case.problems.append(f"not one note naming {len(entries)} {stage} entries: {notes}")
+            if len(notes) != 1 or f"{stage} {count}" not in notes[0]:
+                case.problems.append(f"not one note naming {count} {stage} entries: {notes}")
             cases.append(case)
         if not stages:
             case = Case("cache-keys", "a run keeps work-cache entries")
@@ -901,7 +897,7 @@ class Battery:
             else:
                 mount.chmod(0o755)
         self.one_line(case, done, f"rulings: error: cannot write to {out}")
-        if (cache / "work").exists():
+        if (cache / "work.db").exists():
             case.problems.append("work was done before the output folder was found unwritable")
         return case
 
@@ -915,6 +911,31 @@ class Battery:
             case.problems.append(
                 f"stderr is not one line starting {start!r}: {done.stderr[-400:]!r}"
             )
+
+
+def _work_kinds(database: Path) -> list[str]:
+    """The kinds of unit the work store holds entries of."""
+    import sqlite3
+
+    if not database.is_file():
+        return []
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        return [kind for (kind,) in db.execute("SELECT DISTINCT kind FROM entries ORDER BY kind")]
+
+
+def _rotate_entries(database: Path, kind: str) -> int:
+    """Every entry of a kind moved to the next key of that kind (what copying each entry
+    file over the next one did to a cache of one file per entry); how many there are."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(database)) as db, db:
+        rows = db.execute("SELECT key, entry FROM entries WHERE kind = ? ORDER BY key", (kind,))
+        rows = rows.fetchall()
+        moved = [
+            (entry, key) for (key, _), (_, entry) in zip(rows, rows[1:] + rows[:1], strict=True)
+        ]
+        db.executemany("UPDATE entries SET entry = ? WHERE key = ?", moved)
+    return len(rows)
 
 
 def battery(kinds=HOSTILE, *, work=None, warm_cache=None) -> dict:

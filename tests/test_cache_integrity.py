@@ -176,34 +176,49 @@ def test_a_file_is_written_whole_into_a_new_folder_and_leaves_no_temporary_file(
 
 # --- work-cache entries carry their key (issue 35) ----------------------------------------------
 
+from pipelines.model import CardName  # noqa: E402
+from pipelines.work import Cache, Reuse, kind  # noqa: E402
+
+NAMES = kind("test-names", "names", list[CardName], version="1")
+
+
+def _names(*names: str) -> list[CardName]:
+    return [CardName(name, "es", name, "test") for name in names]
+
+
+def _cache(tmp_path, reuse):
+    from pipelines.store import open_store
+
+    return Cache(open_store(tmp_path), (), reuse)
+
+
+def _copy_entry(cache: Cache, kind_name: str, source: str, target: str) -> None:
+    """Put the entry stored for ``source`` in the place of ``target``'s (what a `cp` inside
+    the cache does)."""
+    cache.store.copy_entry(kind_name, source, target)
+
 
 def test_a_work_entry_copied_to_another_key_is_a_miss_and_counted(tmp_path):
-    from pipelines.memo import Reuse, WorkCache
-
     reuse = Reuse()
-    work = WorkCache(tmp_path, "ingest", reuse=reuse)
-    first, second = work.key(["a.txt", "1"]), work.key(["b.txt", "2"])
-    work.put(first, {"rulings": ["of a.txt"]})
-    work.put(second, {"rulings": ["of b.txt"]})
-    assert work.get(first) == {"rulings": ["of a.txt"]}
-    Path(work._path(second)).write_bytes(Path(work._path(first)).read_bytes())
-    assert work.get(second) is None
-    assert reuse.foreign == {"ingest": 1}
-    work.put(second, {"rulings": ["of b.txt"]})
-    assert work.get(second) == {"rulings": ["of b.txt"]}
-    assert reuse.foreign == {"ingest": 1}
+    work = _cache(tmp_path, reuse)
+    first, second = work.key(NAMES, ["a.txt", "1"]), work.key(NAMES, ["b.txt", "2"])
+    work.put_many(NAMES, [(first, NAMES.encode(_names("a"))), (second, NAMES.encode(_names("b")))])
+    assert NAMES.decode(work.get_many(NAMES, [first])[first]) == _names("a")
+    _copy_entry(work, NAMES.name, first, second)
+    assert work.get_many(NAMES, [second]) == {}
+    assert reuse.foreign == {"test-names": 1}
+    work.put_many(NAMES, [(second, NAMES.encode(_names("b")))])
+    assert NAMES.decode(work.get_many(NAMES, [second])[second]) == _names("b")
+    assert reuse.foreign == {"test-names": 1}
+
+
+OTHER = kind("test-other", "others", list[CardName], version="1")
 
 
 def test_a_work_entry_of_another_kind_is_a_miss(tmp_path):
-    from pipelines.memo import Reuse, WorkCache
-
     reuse = Reuse()
-    ingest, check = (
-        WorkCache(tmp_path, "ingest", reuse=reuse),
-        WorkCache(tmp_path, "check", reuse=reuse),
-    )
-    key = check.key(["doc"])
-    ingest.put(key, ["an ingest result"])
-    Path(check._path(key)).parent.mkdir(parents=True, exist_ok=True)
-    Path(check._path(key)).write_bytes(Path(ingest._path(key)).read_bytes())
-    assert check.get(key) is None and reuse.foreign == {"check": 1}
+    work = _cache(tmp_path, reuse)
+    key = work.key(OTHER, ["doc"])
+    work.put_many(NAMES, [(key, NAMES.encode(_names("x")))])
+    work.store.copy_entry_to_kind(NAMES.name, OTHER.name, key)
+    assert work.get_many(OTHER, [key]) == {} and reuse.foreign == {"test-other": 1}

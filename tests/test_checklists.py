@@ -17,8 +17,8 @@ from pipelines.check import run_checks
 from pipelines.check.baseline import Baseline
 from pipelines.check.examples import context_of
 from pipelines.checklists import ChecklistError, load_checklists
-from pipelines.memo import Reuse
 from pipelines.settings import Settings
+from pipelines.work import Reuse
 
 CARDS_RULE = """
 [[rule]]

@@ -18,11 +18,11 @@ from pipelines.check.context import CheckContext
 from pipelines.check.registry import CHECKS
 from pipelines.cli import main
 from pipelines.engine.local import LocalEngine
-from pipelines.memo import Reuse
 from pipelines.model import Alignment
 from pipelines.pipeline import OUTPUT_FILES
 from pipelines.settings import Settings
 from pipelines.vocabulary import Scope
+from pipelines.work import Reuse
 
 SPANISH = "000_40e512ac1ae253c1.txt"
 RULES_EXCERPT = "004_a602d6d99571243f.txt"
@@ -223,3 +223,29 @@ def copies(values: list, key=lambda value: value) -> list:
     """The values equal to an earlier one that are not that very object."""
     first: dict = {}
     return [v for v in values if v is not None and first.setdefault(key(v), v) is not v]
+
+
+def test_a_document_checked_in_several_runs_of_a_scope_keeps_each_run(
+    tmp_path: Path, corpus_dir, monkeypatch
+):
+    """A document's pairs are not always next to each other (the pairs are in the order of
+    their English), so its items can make several runs of one scope: its cached findings keep
+    one part per run, in order (a 100k run lost a DATE006 when they were merged into one)."""
+    from pipelines import check
+
+    out = tmp_path / "stages"
+    plain = Settings(cache_dir=None)
+    stages.ingest_stage([corpus_dir], out, plain)
+    stages.align_stage(out, plain)
+    reference = stages.check_stage(out, plain, stages.Resources.load(plain)).findings
+
+    def one_item_per_run(keys: list[str]) -> list[tuple[int, int]]:
+        return [(start, start + 1) for start in range(len(keys))]
+
+    monkeypatch.setattr(check, "doc_runs", one_item_per_run)
+    cached = Settings(cache_dir=tmp_path / "cache")
+    for _ in ("cold", "warm"):
+        work = Reuse()
+        checked = stages.check_stage(out, cached, stages.Resources.load(cached), reuse=work)
+        assert checked.findings == reference
+    assert work.reused("check") == work.total("check") > 0

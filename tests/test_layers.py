@@ -147,3 +147,14 @@ def test_stages_import_no_other_stage() -> None:
         if _part(target) in STAGES - {_part(module)}
     )
     assert across == []
+
+
+def test_the_per_unit_cache_exists_once() -> None:
+    """Units of work are looked up, computed and kept by ``work`` alone (issue 36): the
+    stages declare their units and call ``work.execute``; only ``work``'s callers that open a
+    cache (the stage runner and the ``cache`` command) know the store."""
+    store_users = sorted(m for m, imported in GRAPH.items() if "pipelines.store" in imported)
+    assert store_users == ["pipelines.cli", "pipelines.stages"]
+    for stage in ("pipelines.ingest", "pipelines.align", "pipelines.check"):
+        assert "pipelines.work" in GRAPH[stage], f"{stage} runs its units through work"
+    assert not any("WorkCache" in path.read_text(encoding="utf-8") for path in MODULES.values())

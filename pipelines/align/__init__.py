@@ -12,17 +12,17 @@ import itertools
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..engine import Engine, partitions, process_cache
 from ..engine.local import LocalEngine
-from ..memo import WorkCache, digest
-from ..model import Alignment, Ruling, as_values, id_order
-from ..tables import CorpusDigests, paused_gc, single_values
+from ..memo import digest
+from ..model import Alignment, Ruling, id_order
+from ..tables import CorpusDigests, paused_gc
 from ..thresholds import ALIGN, threshold
+from ..work import Cache, Job, execute, kind, no_cache
 from .card_rulings import SourcePool, align_card_document
 from .context import (
     AlignContext,
@@ -91,6 +91,25 @@ LONG_DOCUMENT = threshold(
 
 __all__ = ["align"]
 
+ALIGN_DOCUMENT = kind(
+    "align",
+    "documents aligned",
+    list[Alignment],
+    version="1",
+    resources=(
+        "alignment_calibration.json",
+        "card_names.tsv",
+        "card_names_manual.tsv",
+        "month_names.tsv",
+        "notation.tsv",
+        "placeholder_patterns.tsv",
+        "subtypes.tsv",
+    ),
+)
+"""A translated document's alignment rows, keyed by its units, the source documents and the
+English document it was paired with. Bump ``version`` when the rows an aligner gives for
+the same units change (``docs/work.md``)."""
+
 
 @paused_gc()
 def align(
@@ -100,7 +119,7 @@ def align(
     source_lang: str = "en",
     embedder: str = "usem3",
     engine: Engine | None = None,
-    work: WorkCache | None = None,
+    work: Cache | None = None,
     digests: CorpusDigests | None = None,
     thresholds: Mapping[str, float] | None = None,
 ) -> list[Alignment]:
@@ -120,15 +139,8 @@ def align(
     engine = engine or LocalEngine()
     ordered = [doc for group in _document_groups(ctx, ctx.documents) for doc in group]
     paired = {doc: found.english for doc, found in pair_by_content(ctx, _with_own(ctx)).items()}
-    work = work or WorkCache(None, "align")
+    work = work or no_cache()
     keys = _document_keys(ctx, ordered, work, [source_lang, embedder], digests, paired)
-    copies: dict[Any, Any] = {}  # one copy of what the stored rows repeat
-    per_document = {
-        doc: rows
-        for doc, key in keys.items()
-        if (rows := _stored(work.get(key), copies)) is not None
-    }
-    del copies
     shared = {
         "rulings": rulings,
         "vectors": ctx.vectors,
@@ -137,13 +149,15 @@ def align(
         "thresholds": thresholds,
         "paired": paired,
     }
-    groups = _document_groups(ctx, [doc for doc in ordered if doc not in per_document])
-    for docs, parts in zip(groups, engine.map(align_documents, groups, shared=shared), strict=True):
-        for doc, rows in zip(docs, parts, strict=True):
-            if keys:
-                work.put(keys[doc], [as_values(row) for row in rows])
-            per_document[doc] = rows
-    rows = [row for doc in ordered for row in per_document[doc]]
+    position = {doc: i for i, doc in enumerate(ordered)}
+
+    def plan(missing: list[int]) -> list[tuple[list[str], list[int]]]:
+        groups = _document_groups(ctx, [ordered[i] for i in missing])
+        return [(docs, [position[doc] for doc in docs]) for docs in groups]
+
+    job = Job(ALIGN_DOCUMENT, [keys.get(doc) for doc in ordered], plan=plan)
+    [per_document] = execute([job], align_documents, cache=work, engine=engine, shared=shared)
+    rows = [row for rows_of_doc in per_document for row in rows_of_doc]
     world = _world(rulings, ctx.vectors, source_lang, thresholds)
     assign_families(world.ctx, rows, world.versions)
     update_to_current(world.ctx, rows, Releases.build(world.ctx))
@@ -218,7 +232,7 @@ def _no_encoder(texts: list[str]) -> np.ndarray:
 def _document_keys(
     ctx: AlignContext,
     docs: list[str],
-    work: WorkCache,
+    work: Cache,
     options: list[str],
     digests: CorpusDigests | None,
     paired: dict[str, str],
@@ -235,20 +249,12 @@ def _document_keys(
         if is_source_document(members[0])
     )
     return {
-        doc: work.key([*options, sources, digests.digest(ctx.documents[doc]), paired.get(doc, "")])
+        doc: work.key(
+            ALIGN_DOCUMENT,
+            [*options, sources, digests.digest(ctx.documents[doc]), paired.get(doc, "")],
+        )
         for doc in docs
     }
-
-
-def _stored(value: Any, copies: dict[Any, Any]) -> list[Alignment] | None:
-    """A document's rows from the cache (None when absent or not today's records); the ids
-    and names they repeat are one object in ``copies``."""
-    if not isinstance(value, list):
-        return None
-    try:
-        return [Alignment(*single_values(Alignment, row, copies)) for row in value]
-    except TypeError:
-        return None
 
 
 def _document_groups(ctx: AlignContext, documents) -> list[list[str]]:

@@ -24,11 +24,11 @@ from typing import Any
 
 from ..catalogue import CATALOGUE, Code, make_finding
 from ..engine import Engine
-from ..engine.local import LocalEngine
-from ..memo import WorkCache, digest
-from ..model import Alignment, Finding, as_values
-from ..tables import paused_gc, single_values, values_json
+from ..memo import digest
+from ..model import Alignment, Finding
+from ..tables import values_json
 from ..vocabulary import Scope
+from ..work import Cache, Job, execute, kind, no_cache
 from .context import AlignedPair, CheckContext
 from .registry import CORPUS_FACTS, Group, Problem, checks_of
 
@@ -43,6 +43,64 @@ Run = tuple[Scope, tuple[str, ...], str, int, int]
 """A run of consecutive items of one document in one scope: (scope, codes, document, start,
 end)."""
 Task = tuple[Scope, tuple[str, ...], list[tuple[int, int]]]
+Found = dict[str, list[Finding]]
+"""Findings by code: what a task gives for each slice of items, and the record of a unit."""
+
+CHECK_RESOURCES = tuple(
+    sorted(
+        {
+            "agreement_endings.tsv",
+            "card_names.tsv",
+            "card_names_manual.tsv",
+            "citation_stop_words.tsv",
+            "composed_concepts.tsv",
+            "dropped_passages.tsv",
+            "explicit_counts.tsv",
+            "formality.tsv",
+            "homographs.tsv",
+            "its_mqm.tsv",
+            "kept_text.tsv",
+            "month_names.tsv",
+            "mtgjson_languages.tsv",
+            "name_agreement.tsv",
+            "notation.tsv",
+            "number_words.tsv",
+            "other_senses.tsv",
+            "paraphrased_concepts.tsv",
+            "placeholder_patterns.tsv",
+            "references.tsv",
+            "regional_variants.tsv",
+            "replaced_wording.tsv",
+            "style_words.tsv",
+            "subtypes.tsv",
+            "term_families.tsv",
+            "termbase.tsv",
+            "termbase_cr_glossary.tsv",
+        }
+    )
+)
+"""The shipped data the checks read (the termbase, the card names, the word lists): a
+change to any of them recomputes every document's and group's checks."""
+CHECK_VERSION = "1"
+"""Bump when what a check finds on the same units changes (``docs/work.md``)."""
+
+CHECK_DOCUMENT = kind(
+    "check", "documents checked", list[Found], version=CHECK_VERSION, resources=CHECK_RESOURCES
+)
+"""The findings of every pair, ruling and document check on one translated document (one
+``Found`` per run of its items, in the order of the runs: a document's items can come in
+more than one run of a scope, where its pairs are not all next to each other), keyed
+by the checks, the corpus facts, the document, its alignment rows and the documents they
+point into."""
+CHECK_GROUP = kind(
+    "check-group",
+    "groups compared across documents",
+    Found,
+    version=CHECK_VERSION,
+    resources=CHECK_RESOURCES,
+)
+"""The findings of a group check on one group, keyed by the check, the corpus facts and every
+unit the group reads."""
 
 
 def selected(
@@ -65,22 +123,19 @@ def selected(
     return row is None or row.default
 
 
-@paused_gc()
 def run_checks(
     ctx: CheckContext,
     select: Iterable[str] = (),
     ignore: Iterable[str] = (),
     engine: Engine | None = None,
-    work: WorkCache | None = None,
+    work: Cache | None = None,
 ) -> list[Finding]:
     """Every selected check, findings in registry order. ``ctx`` gives the tables; each
     worker of the engine builds its own context from them once, but for an engine that
     works in this process, which takes ``ctx`` itself: the corpus facts it computed for the
-    cache keys are not computed again. ``work`` keeps each document's findings between
-    runs."""
-    engine = engine or LocalEngine()
-    work = work or WorkCache(None, "check")
-    group_work = work.sibling("check-group")
+    cache keys are not computed again. ``work`` keeps each document's and each group's
+    findings between runs (corpus checks always run)."""
+    work = work or no_cache()
     checks, own = checks_of(ctx), ctx.team_codes
     codes = [code for code in checks if selected(code, select, ignore, own.get(code))]
     runs: list[Run] = []
@@ -95,35 +150,33 @@ def run_checks(
         elif scoped:
             keys = [document_of(item) for item in scope_items(ctx, scope)]
             runs.extend((scope, scoped, keys[start], start, end) for start, end in doc_runs(keys))
-    docs = list(dict.fromkeys(doc for _, _, doc, _, _ in runs))
     facts = corpus_facts_digest(ctx) if work.keeps else ""
-    keys = document_keys(ctx, docs, codes, facts, work)
-    copies: dict[Any, Any] = {}  # one copy of what the stored findings repeat
-    stored = {doc: _stored(work.get(keys[doc]), copies) for doc in docs} if keys else {}
-    todo = [run for run in runs if stored.get(run[2]) is None]
-    grouped: dict[str, list[list[Finding] | None]] = {}
-    group_keys_of: dict[str, list[str]] = {}
-    tasks = [(Scope.CORPUS, (code,), [(0, 1)]) for code in corpus_codes]
+    jobs = [
+        Job(None, [None], plan=lambda _, code=code: [((Scope.CORPUS, (code,), [(0, 1)]), [0])])
+        for code in corpus_codes
+    ]
     for code in group_codes:
         groups = groups_of(ctx, code)
-        group_keys_of[code] = group_keys(ctx, code, groups, facts, group_work)
-        grouped[code] = (
-            [_stored_findings(group_work.get(key), copies) for key in group_keys_of[code]]
-            if group_keys_of[code]
-            else [None] * len(groups)
+        jobs.append(
+            Job(
+                CHECK_GROUP,
+                group_keys(ctx, code, groups, facts, work) or [None] * len(groups),
+                plan=lambda missing, code=code: [
+                    ((Scope.GROUP, (code,), [(i, i + 1) for i in part]), part)
+                    for part in _chunks(missing, GROUPS_PER_TASK)
+                ],
+            )
         )
-        missing = [(i, i + 1) for i, found in enumerate(grouped[code]) if found is None]
-        tasks += [
-            (Scope.GROUP, (code,), missing[start : start + GROUPS_PER_TASK])
-            for start in range(0, len(missing), GROUPS_PER_TASK)
-        ]
-    del copies
-    first_document_task = len(tasks)
-    read_with = {}
-    for pair in ctx.pairs:
-        read_with.setdefault(pair.target.doc, pair.source.doc)
-    planned = task_bounds(todo, read_with=read_with)
-    tasks += [task for task, _ in planned]
+    docs = list(dict.fromkeys(doc for _, _, doc, _, _ in runs))
+    keys = document_keys(ctx, docs, codes, facts, work)
+    jobs.append(
+        Job(
+            CHECK_DOCUMENT,
+            [keys.get(doc) for doc in docs],
+            plan=_document_plan(ctx, runs, docs),
+            merge=_merged,
+        )
+    )
     shared = {
         "rulings": ctx.rulings,
         "alignment": ctx.alignment,
@@ -134,42 +187,66 @@ def run_checks(
         "checklist": ctx.checklist,
         "allow": ctx.allow,
     }
-    results = list(engine.map(check_task, tasks, shared=shared, setup=CheckContext, context=ctx))
+    results = execute(
+        jobs, _run_task, cache=work, engine=engine, shared=shared, setup=CheckContext, context=ctx
+    )
     by_code: dict[str, list[Finding]] = {code: [] for code in codes}
-    for code, found in zip(corpus_codes, results, strict=False):
-        by_code[code].extend(found[0][code])  # the corpus tasks come first
-    for (_, (code,), bounds), found in zip(
-        tasks[len(corpus_codes) : first_document_task],
-        results[len(corpus_codes) : first_document_task],
-        strict=True,
-    ):
-        for (index, _), part in zip(bounds, found, strict=True):
-            grouped[code][index] = part[code]
-            if group_keys_of[code]:
-                group_work.put(group_keys_of[code][index], [as_values(f) for f in part[code]])
-    for code, parts in grouped.items():
-        by_code[code].extend(finding for part in parts for finding in part or ())
-    found_of_run: dict[int, dict[str, list[Finding]]] = {}
-    for (_, indices), parts in zip(planned, results[first_document_task:], strict=True):
-        found_of_run.update(zip(indices, parts, strict=True))
-    computed = iter(found_of_run[index] for index in range(len(todo)))
-    fresh: dict[str, list[dict[str, list[Finding]]]] = defaultdict(list)
+    for found in results[: len(corpus_codes) + len(group_codes)]:
+        for part in found:
+            for code, findings in part.items():
+                by_code[code].extend(findings)
+    per_document = dict(zip(docs, results[-1], strict=True))
     taken: dict[str, int] = defaultdict(int)
-    for _, _, doc, _, _ in runs:
-        if stored.get(doc) is None:
-            found = next(computed)
-            fresh[doc].append(found)
-        else:
-            found = stored[doc][taken[doc]]
-            taken[doc] += 1
-        for code, findings in found.items():
-            by_code[code].extend(findings)
-    for doc, parts in fresh.items():
-        if keys:
-            work.put(
-                keys[doc], [{c: [as_values(f) for f in fs] for c, fs in p.items()} for p in parts]
-            )
+    for _, scoped, doc, _, _ in runs:
+        found = per_document[doc][taken[doc]]
+        taken[doc] += 1
+        for code in scoped:
+            by_code[code].extend(found.get(code, ()))
     return [finding for code in codes for finding in by_code[code]]
+
+
+def _chunks(items: list[int], size: int) -> list[list[int]]:
+    return [items[start : start + size] for start in range(0, len(items), size)]
+
+
+_SCOPES = list(Scope)
+
+
+def _run_task(task: Task, ctx: CheckContext) -> list[Any]:
+    """``check_task``; the slices of a document scope tagged with their place among a
+    document's runs (scope, then first item), for ``_merged``."""
+    found = check_task(task, ctx)
+    scope, _, bounds = task
+    if scope in (Scope.CORPUS, Scope.GROUP):
+        return found
+    rank = _SCOPES.index(Scope(scope))
+    return [((rank, start), part) for (start, _), part in zip(bounds, found, strict=True)]
+
+
+def _merged(parts: list[tuple[tuple[int, int], Found]]) -> list[Found]:
+    """A document's findings, one ``Found`` per run of its items, in the order of the runs
+    (runs are made scope by scope, each scope's in item order), whichever tasks computed
+    them."""
+    return [found for _, found in sorted(parts, key=lambda part: part[0])]
+
+
+def _document_plan(ctx: CheckContext, runs: list[Run], docs: list[str]):
+    """The tasks that check the missing documents: their runs gathered by ``task_bounds``,
+    each task with the documents of its runs."""
+    position = {doc: i for i, doc in enumerate(docs)}
+    read_with: dict[str, str] = {}
+    for pair in ctx.pairs:
+        read_with.setdefault(pair.target.doc, pair.source.doc)
+
+    def plan(missing: list[int]) -> list[tuple[Task, list[int]]]:
+        wanted = {docs[i] for i in missing}
+        todo = [run for run in runs if run[2] in wanted]
+        return [
+            (task, [position[todo[index][2]] for index in indices])
+            for task, indices in task_bounds(todo, read_with=read_with)
+        ]
+
+    return plan
 
 
 def groups_of(ctx: CheckContext, code: str) -> list[Group]:
@@ -189,7 +266,7 @@ def corpus_facts_digest(ctx: CheckContext) -> str:
 
 
 def document_keys(
-    ctx: CheckContext, docs: list[str], codes: list[str], facts: str, work: WorkCache
+    ctx: CheckContext, docs: list[str], codes: list[str], facts: str, work: Cache
 ) -> dict[str, str]:
     """The cache key of each document's findings: the checks run, the corpus facts, the
     document's units and alignment rows, and every document those rows point into (the
@@ -209,54 +286,30 @@ def document_keys(
     salt = [",".join(codes), facts]
     return {
         doc: work.key(
+            CHECK_DOCUMENT,
             [
                 *salt,
                 doc_digest[doc],
                 values_json(rows_of[doc]),
                 *(doc_digest[other] for other in sorted(pointed[doc])),
-            ]
+            ],
         )
         for doc in docs
     }
 
 
 def group_keys(
-    ctx: CheckContext, code: str, groups: list[Group], facts: str, work: WorkCache
+    ctx: CheckContext, code: str, groups: list[Group], facts: str, work: Cache
 ) -> list[str]:
     """The cache key of each group's findings: the check, the corpus facts, the group and
     every unit it reads. Empty when nothing is kept."""
     if not work.keeps:
         return []
     digests = ctx.corpus_digests
-    return [work.key([code, facts, *group.name, digests.digest(group.reads)]) for group in groups]
-
-
-def _stored_findings(value: Any, copies: dict[Any, Any]) -> list[Finding] | None:
-    """A group's findings from the cache (None when absent or not today's records); what
-    they repeat (ids, the versions in their evidence) is one object in ``copies``."""
-    if not isinstance(value, list):
-        return None
-    try:
-        return [Finding(*single_values(Finding, row, copies)) for row in value]
-    except (TypeError, AttributeError):
-        return None
-
-
-def _stored(value: Any, copies: dict[Any, Any]) -> list[dict[str, list[Finding]]] | None:
-    """A document's findings from the cache, per run of its items (None when absent or
-    not today's records), as ``_stored_findings``."""
-    if not isinstance(value, list):
-        return None
-    try:
-        return [
-            {
-                code: [Finding(*single_values(Finding, row, copies)) for row in rows]
-                for code, rows in part.items()
-            }
-            for part in value
-        ]
-    except (TypeError, AttributeError):
-        return None
+    return [
+        work.key(CHECK_GROUP, [code, facts, *group.name, digests.digest(group.reads)])
+        for group in groups
+    ]
 
 
 def scope_items(ctx: CheckContext, scope: Scope) -> list:
@@ -346,13 +399,12 @@ def _read_together(docs: list[str], read_with: dict[str, str]) -> list[str]:
     return [doc for members in together.values() for doc in members]
 
 
-@paused_gc()
-def check_task(task: Task, ctx: CheckContext) -> list[dict[str, list[Finding]]]:
+def check_task(task: Task, ctx: CheckContext) -> list[Found]:
     """Run the checks of one scope on slices of its items (one task of ``run_checks``): the
-    findings of each slice, by code. Without cyclic garbage collection (in a worker too):
-    the checks keep what they read of each text (term hits, numbers, names), and each
+    findings of each slice, by code. (``work.execute`` runs it without cyclic garbage
+    collection, in a worker too: the checks keep what they read of each text, and each
     collection of the oldest generation walked all of it, a fifth of the stage's time on
-    100,000 units; they make no cycles to collect."""
+    100,000 units.)"""
     scope, codes, bounds = task
     if scope == Scope.CORPUS:
         [code] = codes

@@ -12,10 +12,10 @@ from ..cards import CardIndex
 from ..catalogue import make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
-from ..memo import WorkCache
-from ..model import CardName, Finding, Ruling, as_values
+from ..model import CardName, Finding, Ruling
 from ..tables import CorpusDigests, paused_gc
 from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
+from ..work import Cache, Job, execute, kind, no_cache
 from .cards import identified_names, identify_cards
 from .dates import assign_dates
 from .kinds import assign_documents
@@ -52,7 +52,7 @@ def ingest(
     cache_dir: Path | None = None,
     engine: Engine | None = None,
     skip: Iterable[Path] = (),
-    work: WorkCache | None = None,
+    work: Cache | None = None,
     name_lists: tuple[Path, ...] = (),
 ) -> IngestResult:
     """Read every file under the inputs (but output folders: ``skip`` and any folder that
@@ -78,19 +78,19 @@ def ingest_sources(
     source_lang: str = DEFAULT_SOURCE_LANG,
     cache_dir: Path | None = None,
     engine: Engine | None = None,
-    work: WorkCache | None = None,
+    work: Cache | None = None,
     name_lists: tuple[Path, ...] = (),
 ) -> IngestResult:
     """Read the sources (one task per file), identify languages (one task per group of
     documents), then date the rulings and identify cards over the whole corpus.
 
-    ``cache_dir`` keeps what each file gave (in ``work``, by default a ``WorkCache`` there),
-    language identifications and the card-name index between runs: a file read before with
-    the same name and bytes is not read again.
+    ``work`` keeps what each file gave, and ``cache_dir`` language identifications and the
+    card-name index, between runs: a file read before with the same name and bytes is not
+    read again.
     """
     engine = engine or LocalEngine()
     result = IngestResult()
-    work = work or WorkCache(cache_dir, "ingest")
+    work = work or no_cache()
     sources = list(sources)
     folders = [doc for doc in sources if doc.not_read == NOT_READ_FOLDER]
     if folders:
@@ -158,59 +158,60 @@ def _corpus_passes(
 
 @dataclass
 class FileResult:
-    """What one input file gave."""
+    """What one input file gave (the record of a file's reading, ``READ``)."""
 
     rulings: list[Ruling] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     card_names: list[CardName] = field(default_factory=list)
     format: str | None = None
 
-    def to_json(self) -> dict:
-        return {
-            "rulings": [as_values(r) for r in self.rulings],
-            "findings": [as_values(f) for f in self.findings],
-            "card_names": [as_values(c) for c in self.card_names],
-            "format": self.format,
-        }
 
-    @classmethod
-    def from_json(cls, data: dict) -> FileResult | None:
-        """The stored result, or None when it does not fit today's records."""
-        try:
-            return cls(
-                [Ruling(*row) for row in data["rulings"]],
-                [Finding(*row) for row in data["findings"]],
-                [CardName(*row) for row in data["card_names"]],
-                data["format"],
-            )
-        except (KeyError, TypeError):
-            return None
+READ = kind(
+    "ingest",
+    "files read",
+    FileResult,
+    version="1",
+    resources=(
+        "card_names.tsv",
+        "card_names_manual.tsv",
+        "example_cues.tsv",
+        "its_mqm.tsv",
+        "month_names.tsv",
+        "mtgjson_languages.tsv",
+        "notation.tsv",
+        "placeholder_patterns.tsv",
+        "subtypes.tsv",
+    ),
+)
+"""A file's reading, keyed by its name and bytes. Bump ``version`` when a reader, the
+language of a file's lines or anything else ``read_file`` gives changes
+(``docs/work.md``)."""
 
 
-def read_files(sources: list[SourceFile], engine: Engine, work: WorkCache) -> list[FileResult]:
+def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[FileResult]:
     """What each file gave, in order: from the cache for a file read before (same name and
     bytes, same code), else read (one task per file) and kept."""
-    keys = [_file_key(doc, work) for doc in sources]
-    with paused_gc():
-        results: list[FileResult | None] = [
-            FileResult.from_json(stored) if key and (stored := work.get(key)) else None
-            for key in keys
-        ]
-    missing = [i for i, found in enumerate(results) if found is None]
-    for i, read in zip(missing, engine.map(read_file, [sources[i] for i in missing]), strict=True):
-        results[i] = read
-        if keys[i] and not any(f.code == "PARSE010" for f in read.findings):
-            work.put(keys[i], read.to_json())
+    job = Job(
+        READ,
+        [_file_key(doc, work) for doc in sources],
+        items=sources,
+        keep=lambda read: not any(f.code == "PARSE010" for f in read.findings),
+    )
+    [results] = execute([job], read_task, cache=work, engine=engine)
     return results
 
 
-def _file_key(doc: SourceFile, work: WorkCache) -> str | None:
+def read_task(docs: list[SourceFile]) -> list[FileResult]:
+    return [read_file(doc) for doc in docs]
+
+
+def _file_key(doc: SourceFile, work: Cache) -> str | None:
     """The cache key of a file's ingest: its name and bytes (None when it cannot be read:
     reading it again says why; and for a file not to be opened)."""
-    if work.folder is None or doc.not_read:
+    if not work.keeps or doc.not_read:
         return None
     try:
-        return work.key([doc.rel, doc.content_digest])
+        return work.key(READ, [doc.rel, doc.content_digest])
     except OSError:
         return None
 

@@ -1,0 +1,308 @@
+"""One execution layer: units of work, the cache that keeps their results, and the map over
+those it does not hold.
+
+A stage cuts its work into *units* (a file's reading, a document's alignment, a document's
+checks, a consistency group), each with a *content key*: a digest of everything the unit's
+result is computed from. A unit's result is a record with named fields (``model``'s
+dataclasses, or lists and dicts of them), encoded with msgspec's MessagePack and decoded by
+the record type its ``Kind`` declares: never positional lists.
+
+``Kind`` declares one kind of unit: its name (the store's namespace), what the console calls
+the units, the record type, and the *version* of the code and data its computation uses
+(``Kind.version``: a constant bumped when the computation changes, the shape of the record
+type and the digests of the shipped resource files it reads; ``docs/work.md`` says when to
+bump). ``Job`` is the units of one kind in a stage: their keys and how the missing ones are
+cut into tasks. ``execute`` does everything else, once for every stage:
+
+1. the look-up of every keyed unit in the cache (``Cache``; a hit decoded into its record
+   type, the strings its records repeat made one object: ``tables.share``),
+2. the plan of the missing units into tasks (the job's ``plan``, else ``batched``),
+3. the map of the tasks over the engine (``engine.map``: local or Dask; one map call for all
+   the jobs of a stage, so a Dask worker builds the stage's context once),
+4. the re-assembly of each unit's result (a unit computed in parts by several tasks is
+   merged by the job's ``merge``), kept in the cache, and returned in the units' order,
+
+with the cyclic garbage collector paused throughout and inside every task (the records make
+no cycles, and each collection of the oldest generation walked every record alive).
+
+A new kind of unit is one ``Kind`` and one ``Job`` in the stage that computes it; nothing
+here changes.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import msgspec
+
+from .engine import Engine
+from .engine.local import LocalEngine
+from .memo import digest
+from .tables import paused_gc, share
+
+R = TypeVar("R")
+Task = Any
+Plan = Callable[[list[int]], list[tuple[Task, list[int]]]]
+"""Missing unit indices -> tasks, each with the indices of the units its output is for (one
+output item per index, in order; a unit may come in parts from several tasks)."""
+
+
+@dataclass(frozen=True)
+class Kind(Generic[R]):
+    """One kind of unit of work.
+
+    ``version`` is bumped whenever what ``compute`` gives for the same input changes (a
+    fixed bug, a new field's value): every entry of the kind is then recomputed. Changes
+    that do not change results (a docstring, a refactoring, a faster way to the same
+    records) keep it, and so keep every user's cache. ``resources`` are the shipped data
+    files the computation reads (``pipelines/resources``): their bytes are in the version,
+    so a changed list recomputes without a bump."""
+
+    name: str
+    label: str
+    """What the console calls the units ("files read")."""
+    record: Any
+    """The msgspec type of a unit's result."""
+    version: str
+    resources: tuple[str, ...] = ()
+    share: bool = True
+    """Whether the strings and values decoded records repeat are made one object."""
+
+    @functools.cached_property
+    def version_digest(self) -> str:
+        """The version, the shape of the record type and the resource files' bytes."""
+        from .resources import resource_path
+
+        schema = msgspec.json.encode(msgspec.json.schema(self.record))
+        resources = [resource_path(name).read_bytes() for name in sorted(self.resources)]
+        return digest([self.name, self.version, schema, *resources])[:24]
+
+    @functools.cached_property
+    def _encoder(self) -> msgspec.msgpack.Encoder:
+        return msgspec.msgpack.Encoder()
+
+    @functools.cached_property
+    def _decoder(self) -> msgspec.msgpack.Decoder:
+        return msgspec.msgpack.Decoder(self.record)
+
+    def encode(self, record: R) -> bytes:
+        return self._encoder.encode(record)
+
+    def decode(self, data: bytes) -> R:
+        """A record from its bytes (msgspec.DecodeError, ValueError or TypeError when they
+        are not one of today's records)."""
+        return self._decoder.decode(data)
+
+
+KINDS: dict[str, Kind] = {}
+"""Every kind of unit, by name (the console's summary, ``rulings cache info``)."""
+
+
+def current_versions() -> dict[str, str]:
+    """Every kind of unit declared so far (the stages declare theirs when imported), with
+    its version digest."""
+    return {name: declared.version_digest for name, declared in KINDS.items()}
+
+
+def kind(name: str, label: str, record: Any, version: str, **options: Any) -> Kind:
+    """Declare (and register) a kind of unit of work."""
+    if name in KINDS:
+        raise ValueError(f"unit kind {name!r} is declared twice")
+    KINDS[name] = declared = Kind(name, label, record, version, **options)
+    return declared
+
+
+@dataclass
+class Reuse:
+    """How many units of each kind a run took from the cache, and computed; and how many
+    entries it found written for another key (``foreign``: recomputed)."""
+
+    counts: dict[str, list[int]] = field(default_factory=dict)
+    foreign: dict[str, int] = field(default_factory=dict)
+
+    def count(self, kind: str, hit: bool) -> None:
+        self.counts.setdefault(kind, [0, 0])[0 if hit else 1] += 1
+
+    def count_foreign(self, kind: str) -> None:
+        self.foreign[kind] = self.foreign.get(kind, 0) + 1
+
+    def reused(self, kind: str) -> int:
+        return self.counts.get(kind, [0, 0])[0]
+
+    def total(self, kind: str) -> int:
+        return sum(self.counts.get(kind, [0, 0]))
+
+
+class Cache:
+    """A run's view of the work store: keys made with the run's ``context`` (what every
+    unit depends on besides its own content: options, digests of the termbase), look-ups
+    counted in ``reuse``. ``store`` None keeps nothing (every unit is computed)."""
+
+    def __init__(
+        self, store: Any | None, context: Iterable[str] = (), reuse: Reuse | None = None
+    ) -> None:
+        self.store = store
+        self.context = tuple(context)
+        self.reuse = reuse if reuse is not None else Reuse()
+
+    @property
+    def keeps(self) -> bool:
+        return self.store is not None
+
+    def with_context(self, context: Iterable[str]) -> Cache:
+        """The same store and counts, another context."""
+        return Cache(self.store, context, self.reuse)
+
+    def key(self, kind: Kind, parts: Iterable[str | bytes]) -> str | None:
+        """A unit's key: its kind's version, the run's context and the unit's own parts
+        (None when nothing is kept)."""
+        if self.store is None:
+            return None
+        return digest([kind.name, kind.version_digest, *self.context, *parts])
+
+    def get_many(self, kind: Kind, keys: Sequence[str]) -> dict[str, bytes]:
+        """The stored payloads of the keys that have one written for them (a foreign entry
+        is counted and left out); every key counted a hit or a miss."""
+        found, foreign = self.store.get_many(kind.name, kind.version_digest, keys)
+        for _ in range(foreign):
+            self.reuse.count_foreign(kind.name)
+        return found
+
+    def put_many(self, kind: Kind, items: list[tuple[str, bytes]]) -> None:
+        if items:
+            self.store.put_many(kind.name, kind.version_digest, items)
+
+
+def no_cache() -> Cache:
+    return Cache(None)
+
+
+@dataclass
+class Job(Generic[R]):
+    """The units of one kind in a stage.
+
+    ``keys``: one per unit (None: computed, never kept: a file that cannot be read, a check
+    over the whole corpus). ``plan`` cuts the missing units into tasks (default: one task
+    per ``size`` units in order, the task being the list of their ``items``). ``merge``
+    makes a unit's result of its parts, in the order the tasks give them, when tasks compute
+    units in parts (without it, a unit is one task's one output item). ``keep`` says whether
+    a computed result may be kept."""
+
+    kind: Kind[R] | None
+    keys: Sequence[str | None]
+    plan: Plan | None = None
+    items: Sequence[Any] = ()
+    size: int = 1
+    merge: Callable[[list[R]], R] | None = None
+    keep: Callable[[R], bool] | None = None
+
+    def tasks(self, missing: list[int]) -> list[tuple[Task, list[int]]]:
+        if self.plan is not None:
+            return self.plan(missing)
+        return batched(self.items, missing, self.size)
+
+
+def batched(items: Sequence[Any], missing: list[int], size: int) -> list[tuple[Task, list[int]]]:
+    """Tasks of ``size`` missing units each, in order: the task is the list of their items."""
+    return [
+        ([items[i] for i in part], part)
+        for part in (missing[start : start + size] for start in range(0, len(missing), size))
+    ]
+
+
+def execute(
+    jobs: Sequence[Job],
+    function: Callable[..., list[Any]],
+    *,
+    cache: Cache | None = None,
+    engine: Engine | None = None,
+    shared: dict[str, Any] | None = None,
+    setup: Callable[..., Any] | None = None,
+    context: Any = None,
+) -> list[list[Any]]:
+    """The result of every unit of every job, in the units' order: from the cache where it
+    holds one, else computed by ``function`` (a task -> one output per unit index of the
+    task) in one ``engine.map`` over the tasks of all jobs, with ``shared``, ``setup`` and
+    ``context`` as ``Engine.map`` takes them; what was computed is kept."""
+    cache = cache or no_cache()
+    engine = engine or LocalEngine()
+    with paused_gc():
+        copies: dict[Any, Any] = {}  # one object for each value the stored records repeat
+        results = [_stored(job, cache, copies) for job in jobs]
+        del copies
+        planned: list[tuple[int, list[int]]] = []
+        tasks: list[Task] = []
+        for number, (job, found) in enumerate(zip(jobs, results, strict=True)):
+            missing = [i for i, result in enumerate(found) if result is _MISSING]
+            for task, indices in job.tasks(missing) if missing else []:
+                tasks.append(task)
+                planned.append((number, indices))
+        outputs = engine.map(
+            _without_collector(function), tasks, shared=shared, setup=setup, context=context
+        )
+        parts: list[dict[int, list[Any]]] = [{} for _ in jobs]
+        for (number, indices), output in zip(planned, outputs, strict=True):
+            for index, part in zip(indices, output, strict=True):
+                parts[number].setdefault(index, []).append(part)
+        for job, found, computed in zip(jobs, results, parts, strict=True):
+            kept: list[tuple[str, bytes]] = []
+            for index, pieces in computed.items():
+                result = job.merge(pieces) if job.merge is not None else pieces[0]
+                found[index] = result
+                key = job.keys[index]
+                if key is not None and (job.keep is None or job.keep(result)):
+                    kept.append((key, job.kind.encode(result)))
+            if kept and cache.keeps:
+                cache.put_many(job.kind, kept)
+    return results
+
+
+_MISSING = object()
+
+
+def _stored(job: Job, cache: Cache, copies: dict[Any, Any]) -> list[Any]:
+    """The job's results the cache holds, ``_MISSING`` for the others (each keyed unit
+    counted a hit or a miss)."""
+    found: list[Any] = [_MISSING] * len(job.keys)
+    if job.kind is None or not cache.keeps:
+        return found
+    kind = job.kind
+    keyed = [key for key in job.keys if key is not None]
+    stored = cache.get_many(kind, keyed) if keyed else {}
+    for index, key in enumerate(job.keys):
+        if key is None:
+            continue
+        data = stored.get(key)
+        result = _MISSING
+        if data is not None:
+            try:
+                result = kind.decode(data)
+            except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
+                result = _MISSING
+            else:
+                if kind.share:
+                    share(result, copies)
+        cache.reuse.count(kind.name, result is not _MISSING)
+        found[index] = result
+    return found
+
+
+class _without_collector:
+    """``function`` run with the cyclic collector paused (in a Dask worker too: the wrapper
+    travels with the task)."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = function
+        self.__name__ = getattr(function, "__name__", "task")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        with paused_gc():
+            return self.function(*args, **kwargs)
+
+
+def checksum(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()

@@ -1,0 +1,173 @@
+"""The work store (``pipelines/store.py``): one SQLite database for the work cache, safe for
+runs at once, held to a size limit (least recently used out), with ``rulings cache
+info|prune|clear``; a damaged database never fails a run."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pipelines import store
+from pipelines.cli import main
+from pipelines.store import Store, parse_size
+
+KIND, VERSION = "test", "v1"
+
+
+def payloads(prefix: str, count: int, size: int = 100) -> list[tuple[str, bytes]]:
+    return [(f"{prefix}-{n:05d}", (f"{prefix}{n}".encode() * size)[:size]) for n in range(count)]
+
+
+def test_entries_round_trip_with_their_key_kind_and_version(tmp_path: Path) -> None:
+    kept = Store(tmp_path)
+    items = payloads("a", 50)
+    kept.put_many(KIND, VERSION, items)
+    found, foreign = Store(tmp_path).get_many(KIND, VERSION, [key for key, _ in items] + ["x"])
+    assert found == dict(items) and foreign == 0
+    found, foreign = Store(tmp_path).get_many(KIND, "v2", [key for key, _ in items])
+    assert found == {} and foreign == 50, "another version's entries are foreign, not used"
+
+
+def _writer(root: str, prefix: str, count: int) -> None:
+    kept = Store(Path(root))
+    for start in range(0, count, 50):  # a run writes a batch per kind: many transactions
+        kept.put_many(KIND, VERSION, payloads(prefix, count)[start : start + 50])
+
+
+def test_two_runs_writing_at_once_lose_nothing(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("spawn")
+    workers = [
+        context.Process(target=_writer, args=(str(tmp_path), prefix, 2000)) for prefix in "ab"
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+        assert worker.exitcode == 0
+    kept = Store(tmp_path)
+    keys = [key for prefix in "ab" for key, _ in payloads(prefix, 2000)]
+    found, foreign = kept.get_many(KIND, VERSION, keys)
+    assert len(found) == 4000 and foreign == 0
+    with sqlite3.connect(tmp_path / store.DATABASE) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_the_least_recently_used_go_first_when_over_the_limit(tmp_path: Path) -> None:
+    kept = Store(tmp_path, limit=10**9)
+    kept.put_many(KIND, VERSION, payloads("old", 10, 1000))
+    kept.put_many(KIND, VERSION, payloads("new", 10, 1000))
+    with sqlite3.connect(tmp_path / store.DATABASE) as db:  # the old ones used long ago
+        db.execute("UPDATE entries SET used = used - 10 * 86400 WHERE key LIKE 'old-%'")
+    # reading two old ones makes them recent (stamped once a day at most)
+    kept.get_many(KIND, VERSION, ["old-00003", "old-00007"])
+    size = kept.size()
+    removed = kept.prune(limit=size // 2)
+    left = set(
+        kept.get_many(KIND, VERSION, [k for p in ("old", "new") for k, _ in payloads(p, 10)])[0]
+    )
+    # the eight old ones not read, then the new ones in key order, until half is left
+    assert removed == 10 and kept.size() <= size // 2
+    assert left == {"old-00003", "old-00007"} | {f"new-{n:05d}" for n in range(2, 10)}
+
+
+def test_a_run_past_the_limit_evicts_at_its_end(tmp_path: Path) -> None:
+    kept = Store(tmp_path, limit=5000)
+    kept.put_many(KIND, VERSION, payloads("a", 20, 1000))
+    kept.after_run()
+    assert kept.size() <= 5000
+
+
+def test_prune_removes_the_entries_of_other_versions(tmp_path: Path) -> None:
+    kept = Store(tmp_path)
+    kept.put_many(KIND, "v0", payloads("a", 5))
+    kept.put_many(KIND, VERSION, payloads("b", 5))
+    assert kept.prune(current={KIND: VERSION}) == 5
+    assert [(row.version, row.entries) for row in kept.info()] == [(VERSION, 5)]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "cut", "flipped-pages"])
+def test_a_damaged_database_is_set_aside_and_never_fails_a_run(tmp_path: Path, damage) -> None:
+    kept = Store(tmp_path)
+    items = payloads("a", 300, 400)
+    kept.put_many(KIND, VERSION, items)
+    kept.close()
+    path = tmp_path / store.DATABASE
+    data = bytearray(path.read_bytes())
+    if damage == "garbage":
+        data = bytearray(b"not a database" * 1000)
+    elif damage == "cut":
+        data = data[: len(data) // 3]
+    else:
+        for offset in range(100, len(data), 997):
+            data[offset] ^= 0x5A
+    path.write_bytes(bytes(data))
+    again = Store(tmp_path)
+    found, _ = again.get_many(KIND, VERSION, [key for key, _ in items])
+    assert all(found[key] == value for key, value in items if key in found)  # never a wrong value
+    again.put_many(KIND, VERSION, items[:10])
+    found, _ = Store(tmp_path).get_many(KIND, VERSION, [key for key, _ in items[:10]])
+    assert len(found) in (0, 10)
+
+
+def test_an_unwritable_cache_folder_only_keeps_nothing(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root writes anywhere")
+    tmp_path.chmod(0o555)
+    try:
+        kept = Store(tmp_path / "cache")
+        kept.put_many(KIND, VERSION, payloads("a", 3))
+        assert kept.get_many(KIND, VERSION, ["a-00000"]) == ({}, 0)
+    finally:
+        tmp_path.chmod(0o755)
+
+
+def test_sizes_are_read_as_people_write_them() -> None:
+    assert parse_size("5GB") == 5 * 2**30
+    assert parse_size("500 MB") == 500 * 2**20
+    assert parse_size("1.5GiB") == int(1.5 * 2**30)
+    assert parse_size("1000") == 1000
+    with pytest.raises(ValueError):
+        parse_size("lots")
+
+
+def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -> None:
+    cache = tmp_path / "cache"
+    runner = CliRunner()
+    done = runner.invoke(
+        main,
+        ["run", str(corpus_dir), "--out", str(tmp_path / "out"), "--cache-dir", str(cache)],
+    )
+    assert done.exit_code in (0, 1), done.output
+    info = runner.invoke(main, ["cache", "info", "--cache-dir", str(cache)])
+    assert info.exit_code == 0, info.output
+    for kind in ("ingest", "align", "check", "check-group"):
+        assert f"{kind} " in info.output and "current" in info.output
+    pruned = runner.invoke(main, ["cache", "prune", "--cache-dir", str(cache), "--limit", "1KB"])
+    assert pruned.exit_code == 0 and "Removed" in pruned.output
+    assert Store(cache).size() <= 1024
+    bad = runner.invoke(main, ["cache", "prune", "--cache-dir", str(cache), "--limit", "lots"])
+    assert bad.exit_code == 2
+    cleared = runner.invoke(main, ["cache", "clear", "--cache-dir", str(cache)])
+    assert cleared.exit_code == 0 and Store(cache).info() == []
+
+
+def test_a_warm_run_writes_nothing(tmp_path: Path, corpus_dir: Path) -> None:
+    """Entries read are stamped once a day at most: a second run the same day leaves the
+    database as it was."""
+    cache = tmp_path / "cache"
+    runner = CliRunner()
+    for out in ("one", "two"):
+        runner.invoke(
+            main, ["run", str(corpus_dir), "--out", str(tmp_path / out), "--cache-dir", str(cache)]
+        )
+        store.close_stores()
+        if out == "one":
+            before = (cache / store.DATABASE).read_bytes()
+            time.sleep(0.01)
+    assert (cache / store.DATABASE).read_bytes() == before
