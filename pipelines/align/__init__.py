@@ -95,7 +95,7 @@ ALIGN_DOCUMENT = kind(
     "align",
     "documents aligned",
     list[Alignment],
-    version="1",
+    version="2",
     resources=(
         "alignment_calibration.json",
         "card_names.tsv",
@@ -103,6 +103,7 @@ ALIGN_DOCUMENT = kind(
         "month_names.tsv",
         "notation.tsv",
         "placeholder_patterns.tsv",
+        "printed_only_lines.tsv",
         "subtypes.tsv",
     ),
 )

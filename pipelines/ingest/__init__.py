@@ -170,7 +170,7 @@ READ = kind(
     "ingest",
     "files read",
     FileResult,
-    version="1",
+    version="2",
     resources=(
         "card_names.tsv",
         "card_names_manual.tsv",
