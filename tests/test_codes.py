@@ -26,9 +26,9 @@ from pipelines.check.examples import examples, findings_of
 from pipelines.cli import main
 from pipelines.ingest import ingest
 from pipelines.ingest.readers import READERS
-from pipelines.memo import WorkCache
 from pipelines.model import Finding
 from pipelines.registry import Entry
+from pipelines.work import Cache
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots" / "codes"
 UPDATE = os.environ.get("RULINGS_UPDATE_SNAPSHOTS") == "1"
@@ -113,7 +113,7 @@ def _ingested(code: str, folder: Path, good: bool, monkeypatch, cache: Path) -> 
         for name, entry in list(READERS._entries.items()):
             monkeypatch.setitem(READERS._entries, name, Entry(name, broken, entry.meta))
     try:
-        result = ingest(inputs, cache_dir=cache, work=WorkCache(None, "ingest"), **options)
+        result = ingest(inputs, cache_dir=cache, work=Cache(None), **options)
     finally:
         if close is not None:
             close()

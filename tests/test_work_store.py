@@ -136,6 +136,7 @@ def test_sizes_are_read_as_people_write_them() -> None:
         parse_size("lots")
 
 
+@pytest.mark.model
 def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -> None:
     cache = tmp_path / "cache"
     runner = CliRunner()
@@ -157,6 +158,7 @@ def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -
     assert cleared.exit_code == 0 and Store(cache).info() == []
 
 
+@pytest.mark.model
 def test_a_warm_run_writes_nothing(tmp_path: Path, corpus_dir: Path) -> None:
     """Entries read are stamped once a day at most: a second run the same day leaves the
     database as it was."""
