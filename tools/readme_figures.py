@@ -28,6 +28,17 @@ def _load(name: str) -> dict | None:
     return json.loads(path.read_text("utf-8")) if path.exists() else None
 
 
+def _latest(name: str) -> dict | None:
+    """The latest round of judged evaluation verdicts of a run (``precision_eval-rN-NAME``)."""
+    rounds = sorted(
+        RESULTS.glob(f"precision_eval-r*-{name}.json"),
+        key=lambda path: int(path.name.split("-r", 1)[1].split("-", 1)[0]),
+    )
+    return (
+        json.loads(rounds[-1].read_text("utf-8")) | {"record": rounds[-1].name} if rounds else None
+    )
+
+
 def _when(result: dict) -> str:
     machine = result.get("machine", {})
     date = str(machine.get("date", ""))[:10]
@@ -42,7 +53,7 @@ def rows() -> list[tuple[str, str, str, str]]:
     """(what, figure, measured, record) per headline figure that has a recorded result."""
     found = []
     judged = {
-        name: _load(f"precision_eval-r2-{name}")
+        name: _latest(name)
         for name in ("es-documents", "es-card-names", "zh-documents", "zh-card-names", "cr2022")
     }
     if all(judged.values()):
@@ -55,7 +66,7 @@ def rows() -> list[tuple[str, str, str, str]]:
                 "judged true, fresh samples on sets never tuned on (cards, 62 each)",
                 cards,
                 _when(judged["es-documents"]),
-                "precision_eval-r2-*.md",
+                judged["es-documents"]["record"].replace(".json", ".md"),
             )
         )
         rules = judged["cr2022"]["overall"]
@@ -65,7 +76,7 @@ def rows() -> list[tuple[str, str, str, str]]:
                 f"{rules['true']}/{rules['judged']} ({_pct(rules['precision'])}), "
                 f"{rules['false']} false",
                 _when(judged["cr2022"]),
-                "precision_eval-r2-cr2022.md",
+                judged["cr2022"]["record"].replace(".json", ".md"),
             )
         )
     if new_sets := _load("new_sets"):
@@ -132,7 +143,7 @@ def rows() -> list[tuple[str, str, str, str]]:
 def table() -> str:
     lines = ["| what | figure | measured | record |", "| --- | --- | --- | --- |"]
     for what, figure, when, record in rows():
-        link = f"[{record}](benchmarks/results/{record.replace('*', 'es-documents')})"
+        link = f"[{record}](benchmarks/results/{record})"
         lines.append(f"| {what} | {figure} | {when} | {link} |")
     return "\n".join(lines)
 
