@@ -225,6 +225,7 @@ def copies(values: list, key=lambda value: value) -> list:
     return [v for v in values if v is not None and first.setdefault(key(v), v) is not v]
 
 
+@pytest.mark.model
 def test_a_document_checked_in_several_runs_of_a_scope_keeps_each_run(
     tmp_path: Path, corpus_dir, monkeypatch
 ):
