@@ -415,11 +415,14 @@ def _disjoint(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
 # --- XLIFF 1.2 ------------------------------------------------------------------------------
 
 
-class _Xliff1:
+class _Annotator:
+    """What both XLIFF versions do: the findings of each unit placed on it (``_unit``), the
+    file's own findings (``_file_notes``), and the ITS namespace declared where it is used."""
+
     def __init__(self, text: Text, tree: _Tree, placed: Placement, state: str) -> None:
         self.text, self.tree, self.placed, self.state = text, tree, placed, state
         self.its = _Its(tree)
-        self.ids = _Ids(tree.ids("{http://www.w3.org/XML/1998/namespace}id"), "rulings-lqi-")
+        self.lqi = _Ids(tree.ids("{http://www.w3.org/XML/1998/namespace}id"), "rulings-lqi-")
         self.out = Edits(text)
 
     def edits(self) -> Edits:
@@ -432,6 +435,14 @@ class _Xliff1:
         self.its.declare(self.out, self.tree.scan.elements[0])
         return self.out
 
+    def _unit(self, unit_element: Any, entries: list[Placed]) -> None:
+        raise NotImplementedError
+
+    def _file_notes(self) -> None:
+        raise NotImplementedError
+
+
+class _Xliff1(_Annotator):
     def _unit(self, unit_element: Any, entries: list[Placed]) -> None:
         tree, text = self.tree, self.text.text
         scanned = tree.at(unit_element)
@@ -471,7 +482,7 @@ class _Xliff1:
         indent = _indent_before(text, tree.scan, after)
         self.out.insert(after.end, "".join(indent + note for note in notes))
         if standoff and scanned.attribute(f"{self.its.prefix}:locQualityIssuesRef") is None:
-            ident = self.ids.next()
+            ident = self.lqi.next()
             last = tree.at(children[-1])
             self.out.insert(last.end, indent + self.its.standoff(ident, standoff))
             self.out.insert(
@@ -536,23 +547,7 @@ def _set_attribute(edits: Edits, element: Element, name: str, value: str) -> Non
 # --- XLIFF 2.x ------------------------------------------------------------------------------
 
 
-class _Xliff2:
-    def __init__(self, text: Text, tree: _Tree, placed: Placement, state: str) -> None:
-        self.text, self.tree, self.placed, self.state = text, tree, placed, state
-        self.its = _Its(tree)
-        self.lqi = _Ids(tree.ids("{http://www.w3.org/XML/1998/namespace}id"), "rulings-lqi-")
-        self.out = Edits(text)
-
-    def edits(self) -> Edits:
-        groups: dict[int, list[Placed]] = defaultdict(list)
-        for entry in self.placed.units:
-            groups[entry.anchor[0]].append(entry)
-        for number, entries in groups.items():
-            self._unit(self.tree.element(number), entries)
-        self._file_notes()
-        self.its.declare(self.out, self.tree.scan.elements[0])
-        return self.out
-
+class _Xliff2(_Annotator):
     def _unit(self, unit_element: Any, entries: list[Placed]) -> None:
         tree, text = self.tree, self.text.text
         scanned = tree.at(unit_element)
