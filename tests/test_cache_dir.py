@@ -22,6 +22,7 @@ def test_every_command_that_uses_the_cache_takes_cache_dir(command, tmp_path):
     assert "--cache-dir" in result.stdout
 
 
+@pytest.mark.slow
 def test_ingest_keeps_its_work_in_the_cache_dir_given(tmp_path, monkeypatch):
     default = tmp_path / "default-cache"
     monkeypatch.setenv("RULINGS_CACHE_DIR", str(default))

@@ -162,6 +162,7 @@ def test_billion_laughs_is_a_parse_finding():
     assert "entity" in findings[0].message.lower()
 
 
+@pytest.mark.slow
 def test_external_entities_are_never_resolved(tmp_path: Path):
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET-VALUE", encoding="utf-8")
@@ -217,6 +218,7 @@ def test_a_text_node_too_large_to_parse_safely_is_a_parse_finding(tmp_path: Path
     assert not rows and codes_of(findings) == ["PARSE011"]
 
 
+@pytest.mark.slow
 def test_hostile_files_do_not_stop_the_batch(tmp_path: Path):
     inputs = copy_inputs(tmp_path, *(p.name for p in HOSTILE.iterdir()), folder=HOSTILE)
     shutil.copyfile(CAT / TMX, inputs / TMX)

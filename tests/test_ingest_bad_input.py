@@ -83,6 +83,7 @@ def rulings_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_missing_path_exits_2_with_one_line(tmp_path):
     done = rulings_cli("ingest", "no/such/folder", "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert done.returncode == 2

@@ -86,10 +86,10 @@ def test_the_heartbeat_says_a_long_step_without_counts_is_alive(capsys):
 def test_the_heartbeat_thread_prints_while_a_stage_runs(capsys, monkeypatch):
     import time
 
-    monkeypatch.setattr(console, "ANNOUNCE_AFTER", 0.1)
-    reporter = console.Reporter(terminal=False, level=console.NORMAL, every=0.2, beat=0.05)
+    monkeypatch.setattr(console, "ANNOUNCE_AFTER", 0.05)
+    reporter = console.Reporter(terminal=False, level=console.NORMAL, every=0.1, beat=0.02)
     with reporter, reporter.stage("check"):
-        time.sleep(0.6)  # the start line after 0.1 s, a progress line 0.2 s later
+        time.sleep(0.35)  # the start line after 0.05 s, a progress line 0.1 s later
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "rulings: check: running the checks"
     assert any(line.startswith("rulings: check: running the checks, ") for line in lines[1:-1])

@@ -305,6 +305,7 @@ def test_tmx_is_what_translate_toolkit_units_give(tmp_path: Path, source_lang: s
             write_tmx(run, tmp_path)
 
 
+@pytest.mark.slow
 def test_the_command_line_and_the_writers_do_not_import_pandas():
     """pandas takes half a second to import; only ``pipelines.load`` needs it."""
     import subprocess

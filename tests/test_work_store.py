@@ -40,6 +40,7 @@ def _writer(root: str, prefix: str, count: int) -> None:
         kept.put_many(KIND, VERSION, payloads(prefix, count)[start : start + 50])
 
 
+@pytest.mark.slow
 def test_two_runs_writing_at_once_lose_nothing(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     workers = [

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -14,6 +15,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import work_versions
 
 
+@pytest.mark.slow
 def test_the_code_of_each_kind_of_unit_changed_only_with_its_version() -> None:
     now, then = work_versions.current(), work_versions.recorded()
     stale = [
