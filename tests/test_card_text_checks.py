@@ -237,3 +237,61 @@ def test_of_two_versions_the_one_that_names_its_card_unlike_the_english_is_not_p
     found = cards.findings("INCON001")
     assert [f.ruling_id for f in found] == [voice.id]
     assert found[0].evidence["preferred_because"] == "fewest defects"
+
+
+def test_the_current_wording_is_preferred_over_a_majority_of_old_printings(cards):
+    """ISD printed "ataca cada turno si puede" (now "attacks each combat if able"), KTK's
+    Zurgo "ataca cada combate si puede": the old printings are the old wording (TERM003) and
+    the versions that differ from the current one (INCON001), whatever their number."""
+    old = [
+        cards.line(
+            f"{name} attacks each combat if able.",
+            f"{spanish} ataca cada turno si puede.",
+            "es",
+            slug,
+            spanish,
+        )
+        for name, spanish, slug in [
+            ("Bloodcrazed Neonate", "La Neonata sanguinaria", "bloodcrazed-neonate"),
+            ("Valley Dasher", "El Traviesavalles", "valley-dasher"),
+        ]
+    ]
+    zurgo = cards.line(
+        "Zurgo Helmsmasher attacks each combat if able.",
+        "Zurgo Aplastacráneos ataca cada combate si puede.",
+        "es",
+        "zurgo-helmsmasher",
+        "Zurgo Aplastacráneos",
+    )
+    stalker = cards.line(
+        "Invisible Stalker can't be blocked.",
+        "El Acechador invisible es imbloqueable.",
+        "es",
+        "invisible-stalker",
+        "Acechador invisible",
+    )
+    for row in cards.alignment:
+        row.family = "template" if row.target_id != stalker.id else None
+    assert sorted(f.ruling_id for f in cards.findings("INCON001")) == sorted(r.id for r in old)
+    assert zurgo.id not in {f.ruling_id for f in cards.findings("TERM003")}
+    for ruling in [*old, stalker]:
+        assert [f.evidence["expected"] for f in cards.on("TERM003", ruling)] == [
+            ["ataca cada combate si puede"] if ruling in old else ["no puede ser bloqueado"]
+        ]
+
+
+def test_a_space_after_chinese_punctuation_is_no_other_version(cards):
+    """Darkthicket Wolf (ISD) prints "直到回合结束。 此异能", Savage Knuckleblade (KTK)
+    "直到回合结束。此异能": the same translation of one line."""
+    for slug, name in [("darkthicket-wolf", "暗丛狼"), ("savage-knuckleblade", "蛮野指套剑手")]:
+        gap = " " if slug == "darkthicket-wolf" else ""
+        cards.line(
+            "{2}{G}: CARD gets +2/+2 until end of turn. Activate only once each turn.",
+            f"{{2}}{{G}}：{name}得+2/+2直到回合结束。{gap}此异能每回合只能起动一次。",
+            "zh",
+            slug,
+            name,
+        )
+    for row in cards.alignment:
+        row.family = "template"
+    assert cards.findings("INCON001") == []

@@ -245,7 +245,10 @@ def test_untr001_and_mix001(run):
         "zh",
         spans=[{"lang": "en", "start": 3, "end": name_text.index("的")}],
     )
-    assert [f.ruling_id for f in run.findings("UNTR001")] == [english.id]
+    kept_keyword = run.alone("Space Sculptor", "en", doc_lang="zh")  # the glossary keeps it
+    found = [f.ruling_id for f in run.findings("UNTR001")]
+    assert found == [english.id]
+    assert kept_keyword.id not in found
     mixed = run.findings("MIX001")
     assert [f.ruling_id for f in mixed] == [half.id]
     assert kept_name.id not in {f.ruling_id for f in mixed}

@@ -330,3 +330,24 @@ def test_term002_a_concept_the_rules_make_implicit(context_of):
     )
     found = [(f.ruling_id, f.evidence["concept"]) for f in findings(ctx, "TERM002")]
     assert found == [("zh.txt:3", "untap")]
+
+
+TWO_HEADED = (
+    "For each player a team has beyond the second, that team’s starting life total is "
+    "increased by 15 and the number of poison counters required for the team to lose is "
+    "increased by five. (These variants are called Three-Headed Giant, and so on.)"
+)
+
+
+def test_num001_numbers_of_an_aside_the_translation_adds_are_its_explanation(context_of):
+    """810.11: the translation adds what a team of two starts with (30 life, 15 poison
+    counters) in an aside of its own; a number changed outside it is still reported."""
+    explained = (
+        "从两位牌手算起（起始总生命为30，且得到15个中毒指示物输去游戏），队伍中每多出一名牌手，"
+        "队伍的起始总生命便增加15，输去游戏所需的中毒指示物便增加5。（这些玩法称为三头巨人，依此类推。）"
+    )
+    changed = explained.replace("便增加15", "便增加20")
+    ctx = context_of((TWO_HEADED, explained), (TWO_HEADED, changed), section="810.11")
+    found = findings(ctx, "NUM001")
+    assert [f.ruling_id for f in found] == ["zh.txt:2"]
+    assert "20" in found[0].message

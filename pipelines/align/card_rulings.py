@@ -28,6 +28,7 @@ from ..thresholds import ALIGN, threshold
 from ..vocabulary import Method
 from .calibration import calibrated
 from .context import AlignContext, products
+from .documents import place
 from .margin import margin_scores
 from .merged_lines import merged_lines
 from .versions import Versions, shared_words
@@ -327,21 +328,37 @@ def _faces(card: str | None) -> set[str]:
 
 
 def _same_face(members: list[Ruling], own: list[Ruling]) -> list[Ruling]:
-    """A split card's English may come one document per face (Dead, Gone): a translated
-    document titled with one face's name is that face's, and is aligned with that face's
-    English (and with English documents of the whole card), not with the other face's."""
+    """A split or double-faced card's English may come one document per face (Dead, Gone;
+    Mayor of Avabruck, Howlpack Alpha): a translated document titled with one face's name
+    is that face's, and is aligned with that face's English (and with English documents of
+    the whole card), not with the other face's. A translated title (Alcalde de Avabruck)
+    names no English face; such a document is the face's whose English document is in its
+    place of the team's parallel folders (``es/ISD/howlpack-alpha.txt``)."""
     faces = _faces(members[0].card)
     if not faces:
         return own
     title = name_key(members[0].doc_title or "")
     if title not in faces:
-        return own
+        title = _face_in_place(members[0].doc, own, faces)
+        if title is None:
+            return own
     kept = []
     for source in own:
         face = name_key(source.doc_title or "")
         if face == title or face not in faces:
             kept.append(source)
     return kept
+
+
+def _face_in_place(doc: str, own: list[Ruling], faces: set[str]) -> str | None:
+    """The face whose English document alone is in ``doc``'s place, if one is."""
+    at = place(doc)
+    found = {
+        name_key(source.doc_title or "")
+        for source in own
+        if place(source.doc) == at and name_key(source.doc_title or "") in faces
+    }
+    return found.pop() if len(found) == 1 else None
 
 
 def _faces_translated(

@@ -70,8 +70,14 @@ def uniform(text: str, lang: str) -> str:
         endings = _agreement_endings(lang)
         if endings:
             text = WORD.sub(lambda m: _uniform_ending(m.group(), endings), text)
+    text = SPACE_BESIDE_HAN.sub("", text)
     return " ".join(PARAMETER.sub("#", ENDING.sub("", text)).casefold().split())
 
+
+HAN_OR_FULL_WIDTH = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+SPACE_BESIDE_HAN = re.compile(rf"(?<=[{HAN_OR_FULL_WIDTH}])\s+|\s+(?=[{HAN_OR_FULL_WIDTH}])")
+"""Spacing beside Chinese characters and full-width punctuation, which Chinese text does
+not use: "…直到回合结束。 此异能…" and "…直到回合结束。此异能…" are one version."""
 
 WORD = re.compile(r"\w+")
 ENDING = re.compile(r"[\s.。;；,，:：]+$")

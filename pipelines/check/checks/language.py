@@ -34,7 +34,11 @@ def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
         return
     row = ctx.untranslated.get(ruling.id)
     copied = ctx.by_id.get(row.source_id) if row and row.source_id else None
-    if is_kept_name(ruling, copied, ctx) or _allowed(ruling, ruling.doc_lang, ctx):
+    if (
+        is_kept_name(ruling, copied, ctx)
+        or _allowed(ruling, ruling.doc_lang, ctx)
+        or _kept_terms(ruling, ctx)
+    ):
         return
     yield Problem(
         ruling,
@@ -55,6 +59,13 @@ def _allowed(ruling: Ruling, lang: str | None, ctx: CheckContext) -> bool:
     """A whole unit that the allow lists let stay in English (for translations into
     ``lang``)."""
     spans = ctx.allowed(ruling.text, lang or "")
+    return bool(spans) and covered(spans, ruling.text, 0, len(ruling.text))
+
+
+def _kept_terms(ruling: Ruling, ctx: CheckContext) -> bool:
+    """A whole unit made of the termbase's usable forms for the document's language."""
+    hits = ctx.term_hits(ruling.text, ruling.doc_lang or "")
+    spans = [(hit.start, hit.end) for hit in hits if hit.status in USABLE]
     return bool(spans) and covered(spans, ruling.text, 0, len(ruling.text))
 
 

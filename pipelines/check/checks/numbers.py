@@ -139,6 +139,26 @@ def _where(text: str, value: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(rf"(?<![\d.]){re.escape(value)}(?![\d])", text)]
 
 
+ASIDE = re.compile(r"（[^（）]*）|\([^()]*\)")
+"""A parenthetical aside."""
+
+
+def _adds_an_aside(pair: AlignedPair) -> bool:
+    return len(ASIDE.findall(pair.target.text)) > len(ASIDE.findall(pair.source.text))
+
+
+def _outside_asides(ctx: CheckContext, pair: AlignedPair) -> set[str]:
+    """The numbers a rule's translation states (in digits or strictly) outside its
+    parenthetical asides, for a translation with more asides than its source: the added
+    one is the translator's explanation ("（起始总生命为30，且得到15个中毒指示物输去游戏）",
+    what 810.4 and 810.8d say of a team of two, in 810.11), whose numbers are not the
+    source's to copy. (On a card, an added aside is reminder text, which restates the
+    keyword and its numbers: 占卜3's "四张牌" is reported.)"""
+    text = ASIDE.sub(lambda m: " " * len(m.group()), pair.target.text)
+    reading = _reading(ctx, text, pair.lang, _card_title(pair.target))
+    return digit_values(reading.text) | reading.strict_words
+
+
 def _card_title(ruling) -> str:
     """A card document's title (its card's name), for a unit of one."""
     return (ruling.doc_title or "") if ruling.section is None else ""
@@ -215,6 +235,9 @@ def changed_number(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     invented = sorted(
         v for v in digits | strict_words if v not in source_states and v not in miscited
     )
+    if invented and pair.target.section and _adds_an_aside(pair):
+        outside = _outside_asides(ctx, pair)
+        invented = [v for v in invented if v in outside]
     if not missing and not invented:
         return
     firsts = first_words(pair.target.text, pair.lang)
