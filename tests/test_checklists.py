@@ -280,7 +280,7 @@ def test_allow_lists_let_words_stay_in_english(tmp_path, termbase, cards):
     allow_file.write_text(
         "# what may stay in English\nlang\ttext\tnote\n"
         "es\tMeddling Mage\tknown by its English name\n"
-        "*\tSpace Sculptor\ta product name\n"
+        "*\tMagic Online Championship\ta product name\n"
         "zh\tsideboard\tplayers say it in English\n",
         encoding="utf-8",
     )
@@ -291,7 +291,7 @@ def test_allow_lists_let_words_stay_in_english(tmp_path, termbase, cards):
             "source": "Meddling Mage's ability stops it.",
             "target": "La habilidad de Meddling Mage lo impide.",
         },
-        {"target": "Space Sculptor", "lang": "zh", "text_lang": "en"},
+        {"target": "Magic Online Championship", "lang": "zh", "text_lang": "en"},
         {"target": sideboard, "lang": "zh", "spans": [{"lang": "en", "start": 10, "end": 19}]},
     ]
 
@@ -308,7 +308,7 @@ def test_allow_lists_let_words_stay_in_english(tmp_path, termbase, cards):
         ("UNTR001", "zh.txt:1"),
     ]
     assert codes(allow) == []
-    assert allow.spans("La carta dice space  sculptor.", "es-419") == [(14, 29)]
+    assert allow.spans("La carta dice magic online  championship.", "es-419") == [(14, 40)]
     assert allow.spans("La carta dice sideboard.", "es") == []  # a Chinese entry
     bad = tmp_path / "bad.tsv"
     bad.write_text("lang\ttext\nspanish\tMTG\n", encoding="utf-8")
