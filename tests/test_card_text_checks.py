@@ -295,3 +295,37 @@ def test_a_space_after_chinese_punctuation_is_no_other_version(cards):
     for row in cards.alignment:
         row.family = "template"
     assert cards.findings("INCON001") == []
+
+
+def test_a_rate_for_equal_to_states_no_new_number(cards):
+    """Chant of Vitu-Ghazi: "life equal to the damage prevented" printed as a rate of 1;
+    a rate that changes the source's number is still reported."""
+    source = (
+        "Prevent all damage that would be dealt by creatures this turn. You gain life equal "
+        "to the damage prevented this way."
+    )
+    es = cards.line(
+        source,
+        "Prevén todo el daño que fueran a hacer las criaturas este turno. Ganas 1 vida por "
+        "cada punto de daño prevenido de esta manera.",
+        "es",
+        "chant-of-vitu-ghazi",
+        "Cántico de Vitu-Ghazi",
+    )
+    zh = cards.line(
+        source,
+        "防止生物于本回合中将造成的所有伤害。 每以此法防止1点伤害，你便获得1点生命。",
+        "zh",
+        "chant-of-vitu-ghazi",
+        "维图加基吟颂",
+    )
+    changed = cards.line(
+        "You gain 2 life for each creature you control.",
+        "Ganas 1 vida por cada criatura que controlas.",
+        "es",
+        "chant-of-vitu-ghazi",
+        "Cántico de Vitu-Ghazi",
+    )
+    assert cards.on("NUM001", es) == []
+    assert cards.on("NUM001", zh) == []
+    assert [f.evidence["missing"] for f in cards.on("NUM001", changed)] == [["2"]]

@@ -80,6 +80,22 @@ def _without_explicit_counts(text: str, lang: str) -> str:
     return pattern.sub(lambda m: " " * len(m.group()), text) if pattern else text
 
 
+@cache
+def _rate_phrases(lang: str) -> re.Pattern[str] | None:
+    rows = [row["pattern"] for row in read_tsv("rate_phrases.tsv") if row["lang"] == lang]
+    return re.compile("|".join(f"(?:{p})" for p in rows)) if rows else None
+
+
+def _without_rate_units(text: str, lang: str) -> str:
+    """The text with the 1s of a rate blanked: a translation may say "1 vida por cada
+    punto de daño" (每防止1点伤害，你便获得1点生命) for "life equal to the damage"
+    (resources/rate_phrases.tsv). Offsets are kept."""
+    pattern = _rate_phrases(lang.split("-")[0])
+    if pattern is None:
+        return text
+    return pattern.sub(lambda m: re.sub(r"(?<!\d)1(?!\d)", " ", m.group()), text)
+
+
 def _value(number: str) -> str:
     return number.split(":")[1]
 
@@ -96,8 +112,10 @@ def _comparable(ctx: CheckContext, text: str, lang: str, title: str = "") -> str
     """The text as numbers are compared: in the source's notation (903.6-11 is
     903.6–903.11), without game terms that contain a number word, card names (the card
     index's, and the document's title: "Approach of the Second Sun" states no second), list
-    markers and translator's notes. Offsets are kept."""
+    markers, translator's notes and the unit of a rate ("1 vida por cada"). Offsets are
+    kept."""
     text = in_source_notation(text, lang)
+    text = _without_rate_units(text, lang)
     text = _without_term_names(ctx, text, lang)
     text = _without_card_names(ctx, text, lang, title)
     text = LIST_MARKER.sub(lambda m: " " * len(m.group()), text)
