@@ -329,3 +329,45 @@ def test_a_rate_for_equal_to_states_no_new_number(cards):
     assert cards.on("NUM001", es) == []
     assert cards.on("NUM001", zh) == []
     assert [f.evidence["missing"] for f in cards.on("NUM001", changed)] == [["2"]]
+
+
+def test_a_line_printed_in_parts_or_run_together_is_no_other_translation():
+    """Aether Membrane (PLC) prints "Defender; reach" as two paragraphs, 守军 and the reach
+    sentence; a reprint that prints it as one is no other way of translating the line, nor
+    are the parts. Aven Mindcensor (FUT) runs "Flash" and "Flying" into one paragraph: no
+    other way of translating "Flying" either."""
+    termbase, index = _shipped()
+    defender = "Defender; reach (This creature can block creatures with flying.)"
+    docs = [
+        ("plc", [(defender, "守军", "order+embedding"),
+                 (defender, "乙太护膜能视同具有飞行异能地进行阻挡。", "merged")]),
+        ("reprint", [(defender, "守军，延势（此生物能阻挡具飞行异能的生物。）", "embedding")]),
+        ("fut", [("Flash", "闪现，飞行", "order+embedding"), ("Flying", "闪现，飞行", "merged")]),
+        ("other", [("Flying", "飞行", "embedding")]),
+        ("third", [("Flying", "飞行", "embedding")]),
+    ]  # fmt: skip
+    rulings, alignment, family = [], [], {}
+    for name, rows in docs:
+        sources: dict[str, Ruling] = {}
+        targets: dict[str, Ruling] = {}
+        for english, chinese, method in rows:
+            if english not in sources:
+                sources[english] = _line(f"en/{name}.txt:{len(sources) + 1}", english, "en", name)
+                rulings.append(sources[english])
+            if chinese not in targets:
+                targets[chinese] = _line(f"zh/{name}.txt:{len(targets) + 1}", chinese, "zh", name)
+                rulings.append(targets[chinese])
+            source, target = sources[english], targets[chinese]
+            alignment.append(
+                Alignment(
+                    source.id, target.id, "zh", 0.9, method, 0.7, name,
+                    family=family.setdefault(english, source.id),
+                )
+            )  # fmt: skip
+    ctx = CheckContext(rulings, alignment, termbase, index, "en")
+    assert run_checks(ctx, select=["INCON001"]) == []
+    alone = [
+        Alignment(a.source_id, a.target_id, "zh", 0.9, "embedding", 0.7, a.group, family=a.family)
+        for a in alignment
+    ]
+    assert run_checks(CheckContext(rulings, alone, termbase, index, "en"), select=["INCON001"])

@@ -215,3 +215,60 @@ def test_a_line_of_keywords_printed_a_keyword_a_line(tmp_path_factory):
     assert rows["zh/thornweald-archer.txt:5"]["method"] == "merged"
     codes = {f["code"] for f in _rows(out, "findings.jsonl")}
     assert not codes & {"EXTRA001", "MISS001", "EXTRA002"}
+
+
+def test_keyword_lines_printed_as_one_listing_paragraph(tmp_path_factory):
+    """Wildborn Preserver and So Tiny (ELD): Oracle's "Flash" and "Reach" (or "Enchant
+    creature") lines, printed as one paragraph that lists them, as a reprint may: the
+    paragraph says both lines, none is missing, and it is no other way of translating
+    "Flash" than Faerie Vandal's lone 闪现."""
+    root = tmp_path_factory.mktemp("listing")
+    preserver = (
+        "Whenever another non-Human creature enters the battlefield under your control, you "
+        "may pay {X}. When you do, put X +1/+1 counters on Wildborn Preserver."
+    )
+    so_tiny = (
+        "Enchanted creature gets -2/-0. It gets -6/-0 instead as long as its controller has "
+        "seven or more cards in their graveyard."
+    )
+    vandal = "Whenever you draw your second card each turn, put a +1/+1 counter on Faerie Vandal."
+    _write(root, "en", "wildborn-preserver", "Wildborn Preserver", ["Flash", "Reach", preserver])
+    _write(root, "en", "so-tiny", "So Tiny", ["Flash", "Enchant creature", so_tiny])
+    _write(root, "en", "faerie-vandal", "Faerie Vandal", ["Flash", "Flying", vandal])
+    _write(root, "es", "wildborn-preserver", "Preservador silvestre", [
+        "Destello, alcance.",
+        "Siempre que otra criatura que no sea Humano entre al campo de batalla bajo tu "
+        "control, puedes pagar {X}. Cuando lo hagas, pon X contadores +1/+1 sobre el "
+        "Preservador silvestre.",
+    ])  # fmt: skip
+    _write(root, "es", "so-tiny", "Tan pequeñito", [
+        "Destello, encantar criatura.",
+        "La criatura encantada obtiene -2/-0. En vez de eso, obtiene -6/-0 mientras su "
+        "controlador tenga siete o más cartas en su cementerio.",
+    ])  # fmt: skip
+    _write(root, "zh", "wildborn-preserver", "野生保育师", [
+        "闪现，延势",
+        "每当另一个非人类生物在你的操控下进战场时，你可以支付{X}。当你如此作时，在野生保育师上放置X个+1/+1指示物。",
+    ])  # fmt: skip
+    _write(root, "zh", "faerie-vandal", "精怪破坏者", [
+        "闪现",
+        "飞行",
+        "每当你抓每回合中你的第二张牌时，在精怪破坏者上放置一个+1/+1指示物。",
+    ])  # fmt: skip
+    out = tmp_path_factory.mktemp("listing-run")
+    result = CliRunner().invoke(main, ["run", str(root), "--out", str(out), "--fail-on", "never"])
+    assert result.exit_code == 0, result.output
+    says: dict[str, set[str]] = {}
+    for r in _rows(out, "alignment.jsonl"):
+        if r["source_id"] and r["target_id"]:
+            says.setdefault(r["target_id"], set()).add(r["source_id"])
+    for target in (
+        "es/so-tiny.txt:3",
+        "es/wildborn-preserver.txt:3",
+        "zh/wildborn-preserver.txt:3",
+    ):
+        card = target.split("/")[1].split(":")[0]
+        assert says[target] == {f"en/{card}:3", f"en/{card}:5"}, target
+    assert says["zh/faerie-vandal.txt:3"] == {"en/faerie-vandal.txt:3"}
+    codes = {f["code"] for f in _rows(out, "findings.jsonl")}
+    assert not codes & {"MISS001", "EXTRA001", "INCON001", "INCON002", "MEAN002"}

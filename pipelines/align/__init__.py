@@ -95,7 +95,7 @@ ALIGN_DOCUMENT = kind(
     "align",
     "documents aligned",
     list[Alignment],
-    version="3",
+    version="4",
     resources=(
         "alignment_calibration.json",
         "card_names.tsv",

@@ -129,6 +129,40 @@ def keyword_items(text: str) -> list[str]:
     return parts
 
 
+KEYWORD_ITEM_HAN = 8
+"""A part of a printed Chinese list of at most this many Han characters is one keyword
+(闪现，飞行; 结附于生物)."""
+PRINTED_LIST = re.compile(r"[,;，；、]\s*")
+SENTENCE_INSIDE = re.compile(r"[:：]|[.。](?=.)")
+
+
+def printed_keywords(text: str) -> list[str]:
+    """The keywords a printed card paragraph lists, in any language, reminder text aside
+    ("Destello, alcance." -> "Destello", "alcance"; 闪现，飞行); [] for a paragraph that
+    is not a list of short parts."""
+    head = REMINDER_TEXT.sub("", text).strip().rstrip(".。").strip()
+    if not head or SENTENCE_INSIDE.search(head):
+        return []
+    parts = [part.strip(" .。") for part in PRINTED_LIST.split(head)]
+    if len(parts) < 2 or not all(part and _one_keyword(part) for part in parts):
+        return []
+    return parts
+
+
+def _one_keyword(part: str) -> bool:
+    han = sum(1 for char in part if "\u4e00" <= char <= "\u9fff")
+    return han <= KEYWORD_ITEM_HAN if han else len(part.split()) <= KEYWORD_ITEM_WORDS
+
+
+def is_keyword_line(text: str) -> bool:
+    """An Oracle line that is one keyword ("Flash", "Enchant creature", "Cycling {2}"):
+    short, without a colon or a sentence's full stop (reminder text aside)."""
+    head = REMINDER_TEXT.sub("", text).strip()
+    return (
+        bool(head) and not re.search(r"[:.,;]", head) and (len(head.split()) <= KEYWORD_ITEM_WORDS)
+    )
+
+
 def joined_text(lines: list[Ruling]) -> str:
     return " ".join(line.text for line in lines)
 
@@ -161,6 +195,9 @@ class AlignContext:
     piece_rows: dict[str, list[int]] = field(init=False)
     """The rows in ``vectors`` of the sentences of a translated card line that has several
     (``text.card_text.sentence_pieces``): which of them says which English line."""
+    printed_item_rows: dict[str, list[int]] = field(init=False)
+    """The rows in ``vectors`` of the keywords a translated card line lists
+    (``printed_keywords``: "Destello, alcance."), which Oracle text may give a line each."""
 
     def __post_init__(self) -> None:
         self.row = {r.id: i for i, r in enumerate(self.rulings)}
@@ -185,13 +222,17 @@ class AlignContext:
                     self.item_rows[line.id] = [
                         row_of_text.setdefault(item, len(row_of_text)) for item in items
                     ]
-        self.piece_rows = {}
+        self.piece_rows, self.printed_item_rows = {}, {}
         for ruling in self.rulings:
             if self.is_target(ruling) and is_card_text(ruling):
                 pieces = sentence_pieces(ruling.text)
                 if len(pieces) > 1:
                     self.piece_rows[ruling.id] = [
                         row_of_text.setdefault(piece, len(row_of_text)) for piece in pieces
+                    ]
+                if printed := printed_keywords(ruling.text):
+                    self.printed_item_rows[ruling.id] = [
+                        row_of_text.setdefault(item, len(row_of_text)) for item in printed
                     ]
         self.texts = list(row_of_text)
 
@@ -252,6 +293,17 @@ class AlignContext:
         if not rows:
             return np.zeros(0, dtype=np.float32)
         product = self.vectors[rows] @ self.vectors[self.vector_row[target.id]]
+        return np.round(np.clip(product, -1.0, 1.0), SIMILARITY_DECIMALS)
+
+    def printed_item_similarities(self, target: Ruling, lines: list[Ruling]) -> np.ndarray:
+        """The similarity of each keyword a translated card line lists (rows) with each of
+        ``lines`` (columns), reminder text aside, rounded as ``matrix`` rounds; empty for a
+        line that lists none (``printed_keywords``)."""
+        rows = self.printed_item_rows.get(target.id)
+        if not rows or not lines:
+            return np.zeros((0, len(lines)), dtype=np.float32)
+        heads = [self.head_row.get(line.id, self.vector_row[line.id]) for line in lines]
+        product = self.vectors[rows] @ self.vectors[heads].T
         return np.round(np.clip(product, -1.0, 1.0), SIMILARITY_DECIMALS)
 
     def piece_similarities(self, target: Ruling, lines: list[Ruling]) -> np.ndarray | None:

@@ -19,7 +19,7 @@ neighbouring lines of cards whose line counts agree): 95% of the joined paragrap
 from __future__ import annotations
 
 import math
-from itertools import pairwise
+from itertools import pairwise, permutations
 
 from ..model import Alignment, Ruling
 from ..text.card_text import REMINDER_TEXT, is_card_text, is_reminder_line
@@ -27,7 +27,7 @@ from ..text.scripts import weighted_letters
 from ..text.tokens import tokens
 from ..vocabulary import Method
 from .calibration import calibrated
-from .context import MAX_JOINED_LINES, AlignContext
+from .context import MAX_JOINED_LINES, AlignContext, is_keyword_line
 
 MERGE_GAIN = -0.03
 """A line joins a paragraph's lines when the joined text's similarity with the paragraph
@@ -94,8 +94,15 @@ def merged_lines(
             said[target.id] = [k]
             method = Method.ORDER if n == 0 else Method.MERGED
             new.append(_row(lines[k], target, method, value, lang, group, embedder))
-    taken = {k for window in said.values() for k in window}
     by_id = {t.id: t for t in targets}
+    for target_id, run, values in _keywords_run_together(ctx, by_id, lines, said):
+        for k, value in zip(run, values, strict=True):
+            if k not in said[target_id]:
+                new.append(
+                    _row(lines[k], by_id[target_id], Method.MERGED, value, lang, group, embedder)
+                )
+        said[target_id] = run
+    taken = {k for window in said.values() for k in window}
     while True:
         best: tuple[float, str, int] | None = None
         for target_id, window in sorted(said.items()):
@@ -187,6 +194,42 @@ def _listed_keywords(
         closest = [int(ctx.item_similarities(line, t).argmax()) for t in here]
         if closest == list(range(len(here))) and min(values) >= KEYWORD_MIN_SIMILARITY:
             found.append([(t, k, v) for t, v in zip(here, values, strict=True)])
+    return found
+
+
+def _keywords_run_together(
+    ctx: AlignContext, by_id: dict[str, Ruling], lines: list[Ruling], said: dict[str, list[int]]
+) -> list[tuple[str, list[int], list[float]]]:
+    """Keyword lines of the English ("Flash" / "Reach") printed as one paragraph that lists
+    them ("Destello, alcance."; 闪现，延势), the reverse of ``_listed_keywords``: a paragraph
+    paired with one keyword line, whose listed keywords are as many as a run of keyword
+    lines around it that nothing else says, each keyword closest to its line in order (the
+    order's similarities sum highest of all orders: a lone keyword embeds poorly) and not
+    unrelated to it (``KEYWORD_MIN_SIMILARITY``). Gives the target, the run and the
+    similarities of its keywords."""
+    taken = {k for window in said.values() for k in window}
+    found = []
+    for target_id, window in sorted(said.items()):
+        target = by_id.get(target_id)
+        if target is None or len(window) != 1:
+            continue
+        k, size = window[0], len(ctx.printed_item_rows.get(target_id, ()))
+        for start in range(max(0, k - size + 1), min(k, len(lines) - size) + 1):
+            run = list(range(start, start + size))
+            if any(j != k and j in taken for j in run) or not all(
+                is_keyword_line(lines[j].text) for j in run
+            ):
+                continue
+            similarity = ctx.printed_item_similarities(target, [lines[j] for j in run])
+            in_order = [float(similarity[n, n]) for n in range(size)]
+            best = max(
+                sum(float(similarity[n, j]) for n, j in enumerate(order))
+                for order in permutations(range(size))
+            )
+            if sum(in_order) >= best and min(in_order) >= KEYWORD_MIN_SIMILARITY:
+                found.append((target_id, run, in_order))
+                taken.update(run)
+                break
     return found
 
 

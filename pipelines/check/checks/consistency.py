@@ -299,13 +299,32 @@ def _listing(summary: list[dict], own: str, own_version: int) -> list[dict]:
     return listed
 
 
+def _not_alone(ctx: CheckContext) -> set[str]:
+    """Translated lines that do not say one English line alone (``merged`` rows): a
+    paragraph that says several lines (Aven Mindcensor's "Flash" and "Flying" run into
+    one), and each paragraph of a line printed in parts (Aether Membrane's "Defender;
+    reach" as 守军 and the reach sentence). None is another way of translating one line."""
+    merged = [row for row in ctx.alignment if row.method == Method.MERGED and row.target_id]
+    split_lines = {row.source_id for row in merged if row.source_id}
+    return {row.target_id for row in merged} | {
+        row.target_id for row in ctx.alignment if row.target_id and row.source_id in split_lines
+    }
+
+
 def translation_families(ctx: CheckContext) -> list[Group]:
     """The translations of each English ruling into each language (its family: the same
-    text on several cards or in several files), where they are in two documents or more;
-    a group reads its members, the English each is aligned with and the family's own."""
+    text on several cards or in several files), where they are in two documents or more,
+    leaving out lines that say more or less than one line (``_not_alone``); a group reads
+    its members, the English each is aligned with and the family's own."""
     families: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
+    partial = _not_alone(ctx)
     for row in ctx.alignment:
-        if row.family and row.target_id and row.method != Method.UNTRANSLATED:
+        if (
+            row.family
+            and row.target_id
+            and row.method != Method.UNTRANSLATED
+            and row.target_id not in partial
+        ):
             target = ctx.by_id[row.target_id]
             if target.lang and target.lang != ctx.source_lang:
                 families[row.family, target.lang].append(target)
