@@ -326,8 +326,18 @@ def test_a_rate_for_equal_to_states_no_new_number(cards):
         "chant-of-vitu-ghazi",
         "Cántico de Vitu-Ghazi",
     )
+    counters = cards.line(
+        "When Hooded Hydra dies, create a 1/1 green Snake creature token for each +1/+1 "
+        "counter on it.",
+        "Cuando la Hidra con capucha muera, pon en el campo de batalla una ficha de criatura "
+        "Víbora verde 1/1 por cada contador +1/+1 sobre ella.",
+        "es",
+        "hooded-hydra",
+        "Hidra con capucha",
+    )
     assert cards.on("NUM001", es) == []
     assert cards.on("NUM001", zh) == []
+    assert cards.on("NUM001", counters) == []
     assert [f.evidence["missing"] for f in cards.on("NUM001", changed)] == [["2"]]
 
 
