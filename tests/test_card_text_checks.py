@@ -335,6 +335,14 @@ def test_a_rate_for_equal_to_states_no_new_number(cards):
         "hooded-hydra",
         "Hidra con capucha",
     )
+    shrinking = cards.line(
+        "Grim Strider gets -1/-1 for each card in your hand.",
+        "El Montaraz lúgubre obtiene -1/-1 por cada carta en tu mano.",
+        "es",
+        "grim-strider",
+        "Montaraz lúgubre",
+    )
+    assert cards.on("NUM001", shrinking) == []
     assert cards.on("NUM001", es) == []
     assert cards.on("NUM001", zh) == []
     assert cards.on("NUM001", counters) == []

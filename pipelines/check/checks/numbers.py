@@ -93,7 +93,7 @@ def _without_rate_units(text: str, lang: str) -> str:
     pattern = _rate_phrases(lang.split("-")[0])
     if pattern is None:
         return text
-    return pattern.sub(lambda m: re.sub(r"(?<![\d/+])1(?![\d/])", " ", m.group()), text)
+    return pattern.sub(lambda m: re.sub(r"(?<![\d/+\-−])1(?![\d/])", " ", m.group()), text)
 
 
 def _value(number: str) -> str:
