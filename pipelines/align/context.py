@@ -13,6 +13,7 @@ import numpy as np
 
 from ..model import Ruling
 from ..text.card_text import REMINDER_TEXT, is_card_text, sentence_pieces
+from ..text.scripts import script_profile
 from ..thresholds import Threshold
 from ..vocabulary import DocKind
 
@@ -150,7 +151,7 @@ def printed_keywords(text: str) -> list[str]:
 
 
 def _one_keyword(part: str) -> bool:
-    han = sum(1 for char in part if "\u4e00" <= char <= "\u9fff")
+    han = script_profile(part).get("han", 0)
     return han <= KEYWORD_ITEM_HAN if han else len(part.split()) <= KEYWORD_ITEM_WORDS
 
 

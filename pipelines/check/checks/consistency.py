@@ -304,9 +304,9 @@ def _not_alone(ctx: CheckContext) -> set[str]:
     paragraph that says several lines (Aven Mindcensor's "Flash" and "Flying" run into
     one), and each paragraph of a line printed in parts (Aether Membrane's "Defender;
     reach" as 守军 and the reach sentence). None is another way of translating one line."""
-    merged = [row for row in ctx.alignment if row.method == Method.MERGED and row.target_id]
-    split_lines = {row.source_id for row in merged if row.source_id}
-    return {row.target_id for row in merged} | {
+    merged = ctx.merged_sources
+    split_lines = {line.id for lines in merged.values() for line in lines}
+    return set(merged) | {
         row.target_id for row in ctx.alignment if row.target_id and row.source_id in split_lines
     }
 

@@ -58,15 +58,18 @@ def untranslated_ruling(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
 def _allowed(ruling: Ruling, lang: str | None, ctx: CheckContext) -> bool:
     """A whole unit that the allow lists let stay in English (for translations into
     ``lang``)."""
-    spans = ctx.allowed(ruling.text, lang or "")
-    return bool(spans) and covered(spans, ruling.text, 0, len(ruling.text))
+    return _all_of(ctx.allowed(ruling.text, lang or ""), ruling.text)
 
 
 def _kept_terms(ruling: Ruling, ctx: CheckContext) -> bool:
     """A whole unit made of the termbase's usable forms for the document's language."""
     hits = ctx.term_hits(ruling.text, ruling.doc_lang or "")
-    spans = [(hit.start, hit.end) for hit in hits if hit.status in USABLE]
-    return bool(spans) and covered(spans, ruling.text, 0, len(ruling.text))
+    return _all_of([(hit.start, hit.end) for hit in hits if hit.status in USABLE], ruling.text)
+
+
+def _all_of(spans: list[tuple[int, int]], text: str) -> bool:
+    """Whether the spans cover the whole text."""
+    return bool(spans) and covered(spans, text, 0, len(text))
 
 
 LATIN = "A-Za-z0-9\u00c0-\u024f"

@@ -10,6 +10,7 @@ from functools import cache
 
 from ...model import Mark
 from ...resources import read_tsv
+from ...text.card_text import REMINDER_TEXT
 from ...text.tokens import in_source_notation
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
@@ -67,8 +68,9 @@ LIST_MARKER = re.compile(r"[(（]\s*\d{1,2}\s*[)）]")
 
 
 @cache
-def _explicit_counts(lang: str) -> re.Pattern[str] | None:
-    rows = [row["pattern"] for row in read_tsv("explicit_counts.tsv") if row["lang"] == lang]
+def _patterns(resource: str, lang: str) -> re.Pattern[str] | None:
+    """The patterns of a language in a resource of ``lang``/``pattern`` rows, as one."""
+    rows = [row["pattern"] for row in read_tsv(resource) if row["lang"] == lang]
     return re.compile("|".join(f"(?:{p})" for p in rows)) if rows else None
 
 
@@ -76,21 +78,15 @@ def _without_explicit_counts(text: str, lang: str) -> str:
     """The text without the counts a translation adds to spell out what the source lists
     (这三个模式 for "the attack left, attack right, and attack multiple players options";
     resources/explicit_counts.tsv)."""
-    pattern = _explicit_counts(lang.split("-")[0])
+    pattern = _patterns("explicit_counts.tsv", lang.split("-")[0])
     return pattern.sub(lambda m: " " * len(m.group()), text) if pattern else text
-
-
-@cache
-def _rate_phrases(lang: str) -> re.Pattern[str] | None:
-    rows = [row["pattern"] for row in read_tsv("rate_phrases.tsv") if row["lang"] == lang]
-    return re.compile("|".join(f"(?:{p})" for p in rows)) if rows else None
 
 
 def _without_rate_units(text: str, lang: str) -> str:
     """The text with the 1s of a rate blanked: a translation may say "1 vida por cada
     punto de daño" (每防止1点伤害，你便获得1点生命) for "life equal to the damage"
     (resources/rate_phrases.tsv). Offsets are kept."""
-    pattern = _rate_phrases(lang.split("-")[0])
+    pattern = _patterns("rate_phrases.tsv", lang.split("-")[0])
     if pattern is None:
         return text
     return pattern.sub(lambda m: re.sub(r"(?<![\d/+\-−])1(?![\d/])", " ", m.group()), text)
@@ -157,12 +153,10 @@ def _where(text: str, value: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(rf"(?<![\d.]){re.escape(value)}(?![\d])", text)]
 
 
-ASIDE = re.compile(r"（[^（）]*）|\([^()]*\)")
-"""A parenthetical aside."""
-
-
 def _adds_an_aside(pair: AlignedPair) -> bool:
-    return len(ASIDE.findall(pair.target.text)) > len(ASIDE.findall(pair.source.text))
+    return len(REMINDER_TEXT.findall(pair.target.text)) > len(
+        REMINDER_TEXT.findall(pair.source.text)
+    )
 
 
 def _outside_asides(ctx: CheckContext, pair: AlignedPair) -> set[str]:
@@ -172,7 +166,7 @@ def _outside_asides(ctx: CheckContext, pair: AlignedPair) -> set[str]:
     what 810.4 and 810.8d say of a team of two, in 810.11), whose numbers are not the
     source's to copy. (On a card, an added aside is reminder text, which restates the
     keyword and its numbers: 占卜3's "四张牌" is reported.)"""
-    text = ASIDE.sub(lambda m: " " * len(m.group()), pair.target.text)
+    text = REMINDER_TEXT.sub(lambda m: " " * len(m.group()), pair.target.text)
     reading = _reading(ctx, text, pair.lang, _card_title(pair.target))
     return digit_values(reading.text) | reading.strict_words
 
