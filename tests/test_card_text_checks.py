@@ -389,3 +389,203 @@ def test_a_line_printed_in_parts_or_run_together_is_no_other_translation():
         for a in alignment
     ]
     assert run_checks(CheckContext(rulings, alone, termbase, index, "en"), select=["INCON001"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "first", "second"),
+    [
+        (
+            "es",  # Darkthicket Wolf (ISD) and Savage Knuckleblade (KTK)
+            "{2}{G}: El Lobo de maleza oscura obtiene +2/+2 hasta el final del turno. Activa "
+            "esta habilidad sólo una vez cada turno.",
+            "{2}{G}: El Nudillos de acero salvaje obtiene +2/+2 hasta el final del turno. "
+            "Activa esta habilidad solo una vez por turno.",
+        ),
+        (
+            "zh",  # Boneyard Wurm and Splinterfright (ISD)
+            "聚骨场亚龙的力量和防御力各等同于你坟墓场中的生物牌之数量。",
+            "碎身惧妖的力量和防御力各等同于你坟墓场中的生物牌数量。",
+        ),
+        (
+            "zh",  # Smite the Monstrous, printed in ISD and in KTK
+            "消灭目标力量大于或等于4的生物。",
+            "消灭目标力量等于或大于4的生物。",
+        ),
+        (
+            "es",  # Geist-Honored Monk (ISD) and Scion of the Wild (RAV)
+            "Tanto la fuerza como la resistencia de la Monje honrada por los geist es igual al "
+            "número de criaturas que controlas.",
+            "Tanto la fuerza como la resistencia del Vástago de lo salvaje son iguales al "
+            "número de criaturas que controlas.",
+        ),
+    ],
+)
+def test_wordings_that_say_the_same_are_one_version(cards, lang, first, second):
+    """An accepted old spelling (sólo), the particle 之, the two orders of 大于或等于, the
+    agreement both readings allow: no inconsistency (resources/equivalent_wording.tsv)."""
+    for n, text in enumerate([first, second]):
+        cards.line("CARD's text.", text, lang, f"card-{n}", _title(text, lang))
+    for row in cards.alignment:
+        row.family = "template"
+    assert cards.findings("INCON001") == []
+
+
+def _title(text: str, lang: str) -> str:
+    """The card name a test line names (what the card data would say)."""
+    for name in (
+        "Lobo de maleza oscura",
+        "Nudillos de acero salvaje",
+        "聚骨场亚龙",
+        "碎身惧妖",
+        "Monje honrada por los geist",
+        "Vástago de lo salvaje",
+    ):
+        if name in text:
+            return name
+    return "消灭怪物" if lang == "zh" else "Carta"
+
+
+def test_a_different_word_is_still_another_version(cards):
+    """The equivalences stop at what they name: "cada combate" is not "cada turno"."""
+    for n, (name, word) in enumerate([("Lobo de maleza oscura", "turno"), ("Carta", "combate")]):
+        cards.line(
+            "CARD attacks each combat if able.",
+            f"El {name} ataca una vez cada {word}.",
+            "es",
+            f"card-{n}",
+            name,
+        )
+    for row in cards.alignment:
+        row.family = "template"
+    assert len(cards.findings("INCON001")) == 1
+
+
+@pytest.mark.parametrize(
+    ("english", "translated", "lang", "suggestion"),
+    [
+        ("Enchanted creature has flying.", "受此结界的生物具有飞行异能。", "zh", "所结附的"),
+        ("Enchant creature", "生物结界", "zh", "结附于…"),
+        (
+            "At the beginning of your upkeep, mill two cards.",
+            "Al comienzo de tu mantenimiento, pon las primeras dos cartas de tu biblioteca en "
+            "tu cementerio.",
+            "es",
+            "muele",
+        ),
+        (
+            "Target player mills three cards.",
+            "目标牌手将其牌库顶的三张牌置入其坟墓场。",
+            "zh",
+            "磨",
+        ),
+    ],
+)
+def test_old_printings_of_enchant_and_mill_are_old_wording(
+    cards, english, translated, lang, suggestion
+):
+    """RAV's 受此结界的生物 and 生物结界 (ISD and later 所结附的, 结附于生物); "put the top
+    cards of your library into your graveyard", now "mill" (Splinterfright, ISD)."""
+    target = cards.line(english, translated, lang, "card", "Carta")
+    assert [f.evidence["expected"] for f in cards.on("TERM003", target)] == [[suggestion]]
+
+
+def test_the_current_wording_of_enchant_is_not_old(cards):
+    for english, translated in [
+        ("Enchanted creature has flying.", "所结附的生物具有飞行异能。"),
+        ("Enchant creature", "结附于生物"),
+        ("Target player mills three cards.", "目标牌手磨三张牌。"),
+    ]:
+        target = cards.line(english, translated, "zh", "card", "Carta")
+        assert cards.on("TERM003", target) == []
+
+
+def test_an_old_printing_of_mill_translates_its_own_line(cards):
+    """Splinterfright (ISD): the printed "pon las primeras dos cartas de tu biblioteca en tu
+    cementerio" reads more like Sultai Ascendancy's "look at the top two cards of your
+    library. Put any number of them into your graveyard…" than like "mill two cards", yet it
+    is the old wording of its own line (MEAN002 weighs "mill" as said)."""
+    other = _line(
+        "sultai-ascendancy.txt:1",
+        "At the beginning of your upkeep, look at the top two cards of your library. Put any "
+        "number of them into your graveyard and the rest back on top of your library in any "
+        "order.",
+        "en",
+        "sultai-ascendancy",
+    )
+    cards.rulings.append(other)
+    target = cards.line(
+        "At the beginning of your upkeep, mill two cards.",
+        "Al comienzo de tu mantenimiento, pon las primeras dos cartas de tu biblioteca en tu "
+        "cementerio.",
+        "es",
+        "splinterfright",
+        "Horror astillado",
+    )
+    row = cards.alignment[-1]
+    row.similarity, row.better_source, row.better_similarity = 0.53, other.id, 0.69
+    assert cards.on("MEAN002", target) == []
+    dream_twist = cards.line(  # "mills": a form the glossary's "Mill" does not list
+        "Target player mills three cards.",
+        "El jugador objetivo pone las primeras tres cartas de su biblioteca en su cementerio.",
+        "es",
+        "dream-twist",
+        "Torsión onírica",
+    )
+    row = cards.alignment[-1]
+    row.similarity, row.better_source, row.better_similarity = 0.5, other.id, 0.7
+    assert cards.on("MEAN002", dream_twist) == []
+    swapped = cards.line(
+        "Draw a card.",
+        "Al comienzo de tu mantenimiento, mira las dos primeras cartas de tu biblioteca. Pon "
+        "cualquier cantidad de ellas en tu cementerio y el resto en la parte superior de tu "
+        "biblioteca en cualquier orden.",
+        "es",
+        "splinterfright",
+        "Horror astillado",
+    )
+    row = cards.alignment[-1]
+    row.similarity, row.better_source, row.better_similarity = 0.2, other.id, 0.9
+    assert [f.evidence["translates"] for f in cards.on("MEAN002", swapped)] == [other.id]
+
+
+def test_a_printed_reminder_that_gives_fewer_sentences_leaves_out_the_later_ones(cards):
+    """Treats to Share (ELD): the printed Adventure reminder without the Food reminder the
+    Oracle text appends; a reminder that gives as many sentences is compared whole."""
+    english = (
+        "Create a Food token. (Then exile this card. You may cast the creature later from "
+        'exile. A Food token is an artifact with "{2}, {T}, Sacrifice this artifact: You gain '
+        '3 life.")'
+    )
+    short = cards.line(
+        english,
+        "派出一个食品衍生物。（然后放逐此牌。之后你还可以从放逐区中施放该生物。）",
+        "zh",
+        "treats-to-share",
+        "分享美食",
+    )
+    dropped = cards.line(
+        english,
+        "派出一个食品衍生物。（然后放逐此牌。之后你还可以从放逐区中施放该生物。食品衍生物是一个神器，"
+        "且具有「{T}，牺牲此神器：你获得3点生命。」）",
+        "zh",
+        "treats-to-share",
+        "分享美食",
+    )
+    for code in ("PH001", "NUM001", "TERM002"):
+        assert cards.on(code, short) == [], code
+    assert [f.code for f in cards.findings("PH001") if f.ruling_id == dropped.id] == ["PH001"]
+
+
+def test_a_printed_reminder_keeps_the_sentences_its_symbols_match(cards):
+    """Siege Wurm (RAV): the printed convoke reminder is Oracle's second sentence, not its
+    first ("Your creatures can help cast this spell." was put before it)."""
+    target = cards.line(
+        "Convoke (Your creatures can help cast this spell. Each creature you tap while casting "
+        "this spell pays for {1} or one mana of that creature's color.)",
+        "Convocar (Cada criatura que gires al jugar este hechizo reduce su coste en {1} o en un "
+        "maná del color de esa criatura.)",
+        "es",
+        "siege-wurm",
+        "Sierpe de asedio",
+    )
+    assert cards.on("PH001", target) == []

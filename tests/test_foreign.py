@@ -55,6 +55,25 @@ def test_short_or_candidate_documents_are_not():
     assert foreign_language(_units(*FRENCH.splitlines()[2:]), ("en", "fr")) is None
 
 
+def test_spanish_that_lingua_alone_takes_for_portuguese_is_spanish():
+    """Claim the Firstborn (ELD, a tuning set): lingua is 0.94 sure of Portuguese; langdetect
+    says Spanish, and a document is another language only when both say so. A Portuguese
+    printing of the same card is still told."""
+    spanish = [
+        "Reclamar al primogénito",
+        "Gana el control de la criatura objetivo con coste de maná convertido de 3 o menos "
+        "hasta el final del turno. Endereza esa criatura. Gana la habilidad de prisa hasta el "
+        "final del turno.",
+    ]
+    portuguese = [
+        "Reivindicar o Primogênito",
+        "Ganhe o controle da criatura alvo com custo de mana convertido igual ou inferior a 3 "
+        "até o final do turno. Desvire aquela criatura. Ela ganha ímpeto até o final do turno.",
+    ]
+    assert foreign_language(_units(*spanish), ("en", "es", "zh")) is None
+    assert foreign_language(_units(*portuguese), ("en", "es", "zh")) == "pt"
+
+
 @pytest.mark.model
 def test_a_french_file_is_reported_and_not_used_as_a_source(tmp_path):
     inputs = tmp_path / "in"

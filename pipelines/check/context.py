@@ -67,9 +67,63 @@ def _head(line: Ruling) -> str:
 
 
 def compared_source(source: Ruling, target: Ruling) -> str:
-    if not is_card_text(source) or REMINDER_TEXT.search(target.text):
+    if not is_card_text(source):
         return source.text
-    return REMINDER_TEXT.sub("", source.text).strip() or source.text
+    given = [s for m in REMINDER_TEXT.finditer(target.text) for s in _sentences(m.group())]
+    if not given:
+        return REMINDER_TEXT.sub("", source.text).strip() or source.text
+    return _reminders_cut(source.text, given)
+
+
+def _reminders_cut(text: str, given: list[str]) -> str:
+    """A card line whose reminder text keeps only as many sentences as a printing gives
+    (``given``): the ones whose symbols and numbers the printed sentences have. A printing
+    that gives fewer reminder sentences than the Oracle text leaves some out: Treats to
+    Share's "(Then exile this card. You may cast the creature later from exile.)" without
+    the Food token's reminder Oracle appends, RAV's convoke reminder without the sentence
+    ("Your creatures can help cast this spell.") Oracle put before it."""
+    ours = [s for m in REMINDER_TEXT.finditer(text) for s in _sentences(m.group())]
+    if len(ours) <= len(given):
+        return text
+    printed = Counter(NOTATION.findall(" ".join(given)))
+
+    def fit(index: int) -> tuple[int, int]:
+        found = Counter(NOTATION.findall(ours[index]))
+        return (sum((found & printed).values()) - sum((found - printed).values()), -index)
+
+    kept = set(sorted(range(len(ours)), key=fit, reverse=True)[: len(given)])
+    sentence = iter(range(len(ours)))
+
+    def cut(match: re.Match[str]) -> str:
+        parts = [p for p in _sentences(match.group()) if next(sentence) in kept]
+        if not parts:
+            return ""
+        opening = match.group()[: len(match.group()) - len(match.group().lstrip())]
+        return f"{opening}({' '.join(parts)})"
+
+    return REMINDER_TEXT.sub(cut, text).strip() or text
+
+
+NOTATION = re.compile(r"\{[^{}\s]{1,8}\}|\d+")
+"""What a reminder sentence is matched by across languages: its symbols and numbers."""
+QUOTED = re.compile(r"[\"“「『][^\"”」』]*[\"”」』]")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?。！？])\s*")
+
+
+def _sentences(reminder: str) -> list[str]:
+    """The sentences of a reminder text, without its parentheses; a quoted ability counts
+    as part of its sentence ("It's an artifact with \"{2}, {T}, Sacrifice this artifact: You
+    gain 3 life.\"")."""
+    inner = reminder.strip()[1:-1]
+    masked = QUOTED.sub(lambda m: "_" * len(m.group()), inner)
+    found, start = [], 0
+    for match in SENTENCE_BREAK.finditer(masked):
+        if match.start() > start and masked[start : match.start()].strip():
+            found.append(inner[start : match.start()].strip())
+        start = match.end()
+    if inner[start:].strip():
+        found.append(inner[start:].strip())
+    return found
 
 
 @dataclass

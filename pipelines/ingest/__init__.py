@@ -170,7 +170,7 @@ READ = kind(
     "ingest",
     "files read",
     FileResult,
-    version="2",
+    version="3",
     resources=(
         "card_names.tsv",
         "card_names_manual.tsv",

@@ -63,7 +63,10 @@ def shown_text(ruling: Ruling, ctx: CheckContext) -> str:
 
 def uniform(text: str, lang: str) -> str:
     """``shown_text`` with the words that agree with a name made uniform, parameters as #,
-    case folded and spacing squeezed (``variant_key``)."""
+    case folded, wordings that say the same made one (resources/equivalent_wording.tsv) and
+    spacing squeezed (``variant_key``)."""
+    for pattern, replacement in _equivalent_wording(lang):
+        text = pattern.sub(replacement, text)
     if CARD_PLACEHOLDER in text:  # the agreement patterns all end with a name
         for pattern, replacement in _name_agreement(lang):
             text = pattern.sub(replacement + CARD_PLACEHOLDER, text)
@@ -72,6 +75,17 @@ def uniform(text: str, lang: str) -> str:
             text = WORD.sub(lambda m: _uniform_ending(m.group(), endings), text)
     text = SPACE_BESIDE_HAN.sub("", text)
     return " ".join(PARAMETER.sub("#", ENDING.sub("", text)).casefold().split())
+
+
+@cache
+def _equivalent_wording(lang: str) -> list[tuple[re.Pattern[str], str]]:
+    """Wordings read as one version (resources/equivalent_wording.tsv): an accepted old
+    spelling, a particle Chinese writes or leaves out, the two orders of a comparison."""
+    return [
+        (re.compile(row["pattern"], re.IGNORECASE), row["replacement"])
+        for row in read_tsv("equivalent_wording.tsv")
+        if row["lang"] == lang.split("-")[0]
+    ]
 
 
 HAN_OR_FULL_WIDTH = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"

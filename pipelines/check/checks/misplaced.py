@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from ...model import Ruling
@@ -10,6 +11,7 @@ from ...vocabulary import TRANSLATION_METHODS, Method, Scope
 from ..context import REMINDER_TEXT, CheckContext, is_card_text
 from ..lexicon import numbers, stated_values
 from ..registry import Problem, check
+from .terminology import replaced_phrases
 
 
 @check("MEAN002", scope=Scope.CORPUS)
@@ -40,7 +42,7 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
         elif (
             own is not None
             and not _repeats_another_unit(ctx, target, other)
-            and _agreement(ctx, target, own) >= _agreement(ctx, target, other)
+            and _agreement_with_own(ctx, target, own) >= _agreement(ctx, target, other)
         ):
             continue
         where = other.card or other.section or other.doc
@@ -151,12 +153,37 @@ def _features(ctx: CheckContext, text: str, lang: str, *, loose: bool = False) -
     return found
 
 
+def _agreement_with_own(ctx: CheckContext, target: Ruling, own: Ruling) -> float:
+    """``_agreement`` with an old phrase of the translation read as the concept its own
+    source says now (resources/replaced_wording.tsv: "pon las primeras dos cartas de tu
+    biblioteca en tu cementerio" for "mill two cards"), not as the terms the old wording
+    spelled it out with: an old printing agrees with its own line there, however much it
+    reads like another card's "put the top two cards into your graveyard"."""
+    mine = _features(ctx, _content(target), target.lang or "")
+    theirs = _features(ctx, _content(own), ctx.source_lang)
+    pair = ctx.pairs_by_target.get(target.id)
+    phrases = replaced_phrases(target, pair, ctx) if pair and pair.source.id == own.id else []
+    if phrases:
+        lang = target.lang or ""
+        spelled_out: Counter[str] = Counter()
+        for phrase in phrases:
+            spelled_out.update(ctx.concept_counts(phrase.text, lang))
+        named = ctx.concept_counts(_content(target), lang)
+        spent = {f"term:{c}" for c, n in spelled_out.items() if named[c] <= n} - theirs
+        said = {f"term:{phrase.concept}" for phrase in phrases}
+        mine, theirs = (mine - spent) | said, theirs | said
+    return _share(mine, theirs)
+
+
 def _agreement(ctx: CheckContext, target: Ruling, source: Ruling) -> float:
     """How well the terms, symbols and numbers of a translation and a source agree: the
     share of the smaller set found in the other (a source without its reminder text agrees
     fully with a translation that has it); 1.0 when neither has any, so similarity decides."""
     mine = _features(ctx, _content(target), target.lang or "")
-    theirs = _features(ctx, _content(source), ctx.source_lang)
+    return _share(mine, _features(ctx, _content(source), ctx.source_lang))
+
+
+def _share(mine: set[str], theirs: set[str]) -> float:
     if not mine or not theirs:
         return 1.0 if not mine and not theirs else 0.0
     return len(mine & theirs) / min(len(mine), len(theirs))
