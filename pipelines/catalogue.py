@@ -433,6 +433,16 @@ TABLE: tuple[Code, ...] = (
         ),
     ),
     _code(
+        "OMIT005",
+        C.PLACEHOLDER,
+        "warning",
+        CHECK,
+        """A template of the source lost a passage in
+        the translation, seen by the gap it left: a keyword defined without its variable, a
+        definition listing fewer quoted templates, a slot of a variable left empty (支付而…,
+        ：。), a short template quoted without its variable.""",
+    ),
+    _code(
         "OMIT002",
         C.MEANING,
         "warning",

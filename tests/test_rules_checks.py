@@ -1,5 +1,6 @@
 """The rules-text checks on pairs taken from the Comprehensive Rules (2023-10-13, en/zh):
-dropped variables and conditions (OMIT001, OMIT002), compound terms (TERM005) and
+dropped variables, templates and conditions (OMIT001, OMIT005, OMIT002), compound terms
+(TERM005) and
 translator's notes (SRC002). Each fires on the real defect and stays quiet on the correct
 translation. No shared data, no embedding model."""
 
@@ -351,3 +352,216 @@ def test_num001_numbers_of_an_aside_the_translation_adds_are_its_explanation(con
     found = findings(ctx, "NUM001")
     assert [f.ruling_id for f in found] == ["zh.txt:2"]
     assert "20" in found[0].message
+
+
+ECHO = (
+    "Echo is a triggered ability. “Echo [cost]” means “At the beginning of your upkeep, if "
+    "this permanent came under your control since the beginning of your last upkeep, "
+    "sacrifice it unless you pay [cost].”"
+)
+ECHO_ZH = (
+    "返响属于触发式异能。“返响[费用]”意指，“在你的维持开始时，若你在你最近的维持开始后"
+    "才开始操控该永久物，则除非你支付[费用]，否则牺牲之。”"
+)
+OVERLOAD = (
+    "Overload is a keyword that represents two static abilities that function while the spell "
+    "with overload is on the stack. Overload [cost] means “You may choose to pay [cost] rather "
+    "than pay this spell’s mana cost” and “If you chose to pay this spell’s overload cost, "
+    "change its text by replacing all instances of the word ‘target’ with the word ‘each.’”"
+)
+OVERLOAD_ZH = (
+    "超载此关键字代表两个具有该异能的咒语在堆叠上时生效的静止式异能。超载[费用]指：“你可以"
+    "选择支付[费用]，而非支付此咒语的法术力费用”以及“如果你选择支付此咒语的超载费用，则将其"
+    "规则叙述中的‘目标’字样全部更改为‘每个’”。"
+)
+
+
+def test_omit005_a_keyword_defined_without_its_variable(context_of):
+    """702.30a and 702.96a (2023) with the keyword's [费用] left out: “返响”意指, 超载指："""
+    ctx = context_of(
+        (ECHO, ECHO_ZH),
+        (ECHO, ECHO_ZH.replace("“返响[费用]”", "“返响”")),
+        (OVERLOAD, OVERLOAD_ZH),
+        (OVERLOAD, OVERLOAD_ZH.replace("超载[费用]指", "超载指")),
+    )
+    found = findings(ctx, "OMIT005")
+    assert [f.ruling_id for f in found] == ["zh.txt:2", "zh.txt:4"]
+    assert found[0].evidence["gap"] == "bare keyword"
+    assert found[0].evidence["expected"] == ["“Echo [cost]” means"]
+
+
+REPLICATE = (
+    "“Replicate [cost]” means “As an additional cost to cast this spell, you may pay [cost] "
+    "any number of times” and “When you cast this spell, if a replicate cost was paid for it, "
+    "copy it for each time its replicate cost was paid. If the spell has any targets, you may "
+    "choose new targets for any of the copies.”"
+)
+REPLICATE_ZH = (
+    "“覆诵[费用]”意指，“你可以支付[费用]任意次数，以作为施放此咒语的额外费用”以及“当你施放此"
+    "咒语时，若支付过其覆诵费用，则每支付过一次覆诵费用，就可以将它复制一次。若此咒语需要"
+    "目标，你可以为任意数量之复制选择新的目标。”"
+)
+DASH = (
+    "“Dash [cost]” means “You may cast this card by paying [cost] rather than its mana cost,” "
+    "“If this spell’s dash cost was paid, return the permanent this spell becomes to its "
+    "owner’s hand at the beginning of the next end step,” and “As long as this permanent’s "
+    "dash cost was paid, it has haste.”"
+)
+DASH_ZH = (
+    "“掩袭[费用]”意指“你可以支付[费用]来施放此牌，而非支付其法术力费用”，“如果你选择支付此"
+    "咒语的掩袭费用，则在结束步骤开始时，将此咒语成为的永久物移回其拥有者手上”，以及“只要"
+    "支付了此永久物的掩袭费用，它便具有敏捷”。"
+)
+
+
+def test_omit005_a_definition_listing_fewer_templates(context_of):
+    """702.56a and 702.109a (2023): one of the quoted templates after 意指 left out, the
+    list left opening with 以及, or two of three left."""
+    ctx = context_of(
+        (REPLICATE, REPLICATE_ZH),
+        (
+            REPLICATE,
+            REPLICATE_ZH.replace("，“你可以支付[费用]任意次数，以作为施放此咒语的额外费用”", ""),
+        ),
+        (DASH, DASH_ZH),
+        (DASH, DASH_ZH.replace("“你可以支付[费用]来施放此牌，而非支付其法术力费用”，", "")),
+    )
+    found = findings(ctx, "OMIT005")
+    assert [f.ruling_id for f in found] == ["zh.txt:2", "zh.txt:4"]
+    assert {f.evidence["gap"] for f in found} == {"definition list"}
+
+
+MADNESS = (
+    "“Madness [cost]” means “If a player would discard this card, that player discards it, "
+    "but exiles it instead of putting it into their graveyard” and “When this card is exiled "
+    "this way, its owner may cast it by paying [cost] rather than paying its mana cost. If "
+    "that player doesn’t, they put this card into their graveyard.”"
+)
+MADNESS_ZH = (
+    "“疯魔[费用]”意指，“若牌手将弃掉此牌，则该牌手将其弃掉，但改为将其放逐，而非置于其坟墓场”"
+    "以及“当此牌以此法被放逐时，其拥有者可通过支付[费用]来施放之，而不是支付其法术力费用。若"
+    "该牌手未如此作，则将此牌置入其坟墓场。”"
+)
+BOAST = (
+    "A boast ability is a special kind of activated ability. “Boast — [Cost]: [Effect]” means "
+    "“[Cost]: [Effect]. Activate only if this creature attacked this turn and only once each "
+    "turn.”"
+)
+BOAST_ZH = (
+    "炫威异能属于一类特殊的起动式异能。“炫威～[费用]：[效应]”意指，“[费用]：[效应]。只能于此"
+    "生物攻击过的回合中起动，且每回合只能起动一次。”"
+)
+
+
+def test_omit005_a_slot_left_empty(context_of):
+    """702.35a and 702.142a (2023): 支付 with nothing to pay, a colon with no effect."""
+    ctx = context_of(
+        (MADNESS, MADNESS_ZH),
+        (MADNESS, MADNESS_ZH.replace("通过支付[费用]来", "通过支付来")),
+        (BOAST, BOAST_ZH),
+        (BOAST, BOAST_ZH.replace("“[费用]：[效应]。", "“[费用]：。")),
+    )
+    found = findings(ctx, "OMIT005")
+    assert [f.ruling_id for f in found] == ["zh.txt:2", "zh.txt:4"]
+    assert {f.evidence["gap"] for f in found} == {"empty slot"}
+
+
+EQUIP = (
+    "Equip abilities may further restrict what creatures may be chosen as legal targets. Such "
+    "restrictions usually appear in the form “Equip [quality]” or “Equip [quality] creature.”"
+)
+EQUIP_ZH = (
+    "佩带异能可能会进一步限制哪些生物可以选作合法目标。此类限制通常以“佩带[特性]”或"
+    "“佩带[特性]生物”的形式出现。"
+)
+
+
+def test_omit005_a_short_template_quoted_without_its_variable(context_of):
+    """702.6c (2023): “Equip [quality]” quoted as “佩带”."""
+    ctx = context_of((EQUIP, EQUIP_ZH), (EQUIP, EQUIP_ZH.replace("“佩带[特性]”或", "“佩带”或")))
+    found = findings(ctx, "OMIT005")
+    assert [f.ruling_id for f in found] == ["zh.txt:2"]
+    assert found[0].evidence == {"gap": "short template", "expected": ["[quality]"]}
+
+
+def test_omit005_is_quiet_on_natural_translations(context_of):
+    """Rules of 2023 translated in their own way: a [cost] said in words in a long template
+    (702.34a), a variable before the keyword (702.41a), a definition not quoted (701.31a), a
+    repeated [quality] said once (702.22j)."""
+    ctx = context_of(
+        (
+            "“Flashback [cost]” means “You may cast this card from your graveyard if the "
+            "resulting spell is an instant or sorcery spell by paying [cost] rather than paying "
+            "its mana cost” and “If the flashback cost was paid, exile this card instead of "
+            "putting it anywhere else any time it would leave the stack.”",
+            "“返照[费用]”意指，“如果由此牌施放的咒语是瞬间或法术咒语，你可以从你的坟墓场中施放此"
+            "牌，并支付其返照费用，而非支付其法术力费用”以及“若曾支付返照费用，则在它将于任何时机"
+            "下离开堆叠时，改为将其放逐，而非置入任何其他地方。”",
+        ),
+        (
+            "“Affinity for [text]” means “This spell costs you {1} less to cast for each [text] "
+            "you control.”",
+            "“[文字]共鸣”意指“你每操控一个[文字]，施放此咒语的费用便减少{1}来施放。”",
+        ),
+        (
+            "“Monstrosity N” means “If this permanent isn’t monstrous, put N +1/+1 counters on "
+            "it and it becomes monstrous.”",
+            "“蛮化N”意指，如果此永久物未蛮化，则在其上放置N个+1/+1指示物且它蛮化。",
+        ),
+        (
+            "During the combat damage step, if an attacking creature is being blocked by a "
+            "creature with banding, or by both a [quality] creature with “bands with other "
+            "[quality]” and another [quality] creature, the defending player (rather than the "
+            "active player) chooses how the attacking creature’s damage is assigned.",
+            "在战斗伤害步骤中，如果一个攻击生物的阻挡者符合下述情形之一，则由防御牌手（而不是主动"
+            "牌手）来分配攻击生物所造成的伤害：该阻挡生物具结合异能、或两个阻挡生物同为[特性]生物，"
+            "且其中之一具有“与其他[特性]结合”异能。",
+        ),
+    )
+    assert findings(ctx, "OMIT005") == []
+
+
+ATTACK_COSTS = (
+    "If any of the chosen creatures require paying costs to attack, or if any optional costs "
+    "to attack were chosen, the active player determines the total cost to attack. Costs may "
+    "include paying mana, tapping permanents, sacrificing permanents, discarding cards, and so "
+    "on."
+)
+CONSPIRACIES = (
+    "If a player leaves the game, all face-down conspiracy cards controlled by that player "
+    "must be revealed to all players. At the end of each game, all face-down conspiracy cards "
+    "must be revealed to all players."
+)
+CONSPIRACIES_ZH = (
+    "如果一位牌手将离开游戏，所有由该牌手操控的牌面朝下的诡局牌必须向所有牌手展示。在每盘游戏"
+    "结束时，所有牌面朝下的诡局牌必须向所有牌手展示。"
+)
+
+
+def test_omit002_a_condition_whose_gap_is_left(context_of):
+    """508.1h (2023) without its first condition, the sentence left opening with 或; 702.106e
+    without its condition, 该牌手 left referring to a player nothing names."""
+    ctx = context_of(
+        (
+            ATTACK_COSTS,
+            "或选择了攻击的可选费用，则主动牌手确定攻击需要的总费用。费用可能包括支付法术力、横置"
+            "永久物、牺牲永久物、弃牌等。",
+        ),
+        (CONSPIRACIES, CONSPIRACIES_ZH.replace("如果一位牌手将离开游戏，", "")),
+        (CONSPIRACIES, CONSPIRACIES_ZH),
+    )
+    assert [f.ruling_id for f in findings(ctx, "OMIT002")] == ["zh.txt:1", "zh.txt:2"]
+
+
+def test_omit002_a_folded_condition_that_refers_back_is_no_omission(context_of):
+    """603.7d (2023): 该咒语 refers to the 咒语 the folded condition names."""
+    ctx = context_of(
+        (
+            "If a spell creates a delayed triggered ability, the source of that delayed "
+            "triggered ability is that spell. The controller of that delayed triggered ability "
+            "is the player who controlled that spell as it resolved.",
+            "由咒语创造的延迟触发式异能的来源为该咒语。该延迟触发式异能的操控者与创造它的咒语结算时"
+            "该咒语的操控者相同。",
+        )
+    )
+    assert findings(ctx, "OMIT002") == []
