@@ -589,3 +589,26 @@ def test_a_printed_reminder_keeps_the_sentences_its_symbols_match(cards):
         "Sierpe de asedio",
     )
     assert cards.on("PH001", target) == []
+
+
+def test_a_translators_note_that_names_the_old_wording_uses_none(cards):
+    """CR 303.4 (2023, the tuning edition): the note says older cards wrote 受此结界; the rule
+    itself says 结附. Rule 303.4e's own 受此结界的生物 is still old wording."""
+    note = cards.line(
+        "The object or player an Aura is attached to is called enchanted. The Aura is attached "
+        "to, or “enchants,” that object or player.",
+        "被灵气所贴附的永久物或牌手称为被结附。（译注：一些较旧版本的简体中文牌译为“受此结界”，现已改译为"
+        "“所结附”）此灵气贴附于，或“结附于”该物件或牌手。",
+        "zh",
+        "rules",
+        "万智牌完整规则",
+    )
+    used = cards.line(
+        "An Aura’s controller is separate from the enchanted object’s controller.",
+        "灵气的操控者与受此结界的生物之操控者并不相干。",
+        "zh",
+        "rules",
+        "万智牌完整规则",
+    )
+    assert cards.on("TERM003", note) == []
+    assert len(cards.on("TERM003", used)) == 1

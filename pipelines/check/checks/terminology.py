@@ -14,6 +14,7 @@ from ...resources import read_tsv
 from ...termbase import USABLE, TermHit
 from ...vocabulary import Role, Scope, is_unspaced
 from ..context import AlignedPair, CheckContext
+from ..lexicon import without_translator_notes
 from ..registry import Problem, check
 
 MIN_SHARED_ENDING = 3
@@ -400,14 +401,16 @@ def _replaced_wording(lang: str) -> tuple[tuple[re.Pattern[str], re.Pattern[str]
 
 def replaced_phrases(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext) -> list[Replaced]:
     """The old phrases of a translation whose source says the thing with another concept
-    now (resources/replaced_wording.tsv)."""
+    now (resources/replaced_wording.tsv), outside its translator's notes (（译注：一些较旧版本
+    的简体中文牌译为“受此结界”…）: a note that names the old wording is no use of it)."""
     if pair is None:
         return []
     lang = ruling.lang or ""
     key = ("replaced_phrases", pair.source_text, ruling.text, lang)
     found = ctx.memo.get(key)
     if found is None:
-        found = ctx.memo[key] = _replaced_phrases(ctx, pair.source_text, ruling.text, lang)
+        text = without_translator_notes(ruling.text, lang)
+        found = ctx.memo[key] = _replaced_phrases(ctx, pair.source_text, text, lang)
     return found
 
 
