@@ -612,3 +612,44 @@ def test_a_translators_note_that_names_the_old_wording_uses_none(cards):
     )
     assert cards.on("TERM003", note) == []
     assert len(cards.on("TERM003", used)) == 1
+
+
+def test_a_line_that_names_another_card_of_the_folder_is_that_cards(cards):
+    """Vantress Paladin (ELD) given Ardenvale Paladin's adamant line, name and colour: the
+    similarity cannot tell two siblings apart, their titles can. A line that names another
+    card because its English does (Niambi's "a card named Teferi") is its own."""
+    cards.line(
+        "Adamant — If at least three white mana was spent to cast this spell, Ardenvale "
+        "Paladin enters the battlefield with a +1/+1 counter on it.",
+        "固色～如果施放此咒语时支付过至少三点白色法术力，则雅登瓦神圣武士进战场时上面有一个+1/+1指示物。",
+        "zh",
+        "Ardenvale Paladin",
+        "雅登瓦神圣武士",
+    )
+    pasted = cards.line(
+        "Adamant — If at least three blue mana was spent to cast this spell, Vantress Paladin "
+        "enters the battlefield with a +1/+1 counter on it.",
+        "固色～如果施放此咒语时支付过至少三点白色法术力，则雅登瓦神圣武士进战场时上面有一个+1/+1指示物。",
+        "zh",
+        "Vantress Paladin",
+        "凡翠丝神圣武士",
+    )
+    cards.line(
+        "Teferi, Timebender",
+        "时光扭曲师泰菲力",
+        "zh",
+        "Teferi, Timebender",
+        "时光扭曲师泰菲力",
+    )
+    niambi = cards.line(
+        "When Niambi, Faithful Healer enters the battlefield, you may search your library "
+        "and/or graveyard for a card named Teferi, Timebender.",
+        "当可靠疗疾师妮安碧进战场时，你可以从你的牌库和／或坟墓场中搜寻一张名称为时光扭曲师泰菲力的牌。",
+        "zh",
+        "Niambi, Faithful Healer",
+        "可靠疗疾师妮安碧",
+    )
+    found = cards.findings("MEAN002")
+    assert [f.ruling_id for f in found] == [pasted.id]
+    assert found[0].evidence["names"] == "雅登瓦神圣武士"
+    assert niambi.id not in {f.ruling_id for f in found}

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from ...model import Ruling
 from ...text.tokens import token_counts
-from ...vocabulary import TRANSLATION_METHODS, Method, Scope
+from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Scope, is_unspaced
 from ..context import REMINDER_TEXT, CheckContext, is_card_text
 from ..lexicon import numbers, stated_values
 from ..registry import Problem, check
@@ -28,10 +28,15 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
     symbols and numbers of the translation agree with its own source at least as well as
     with the other unit (Flash / 闪现 with its reminder text, Mana / 法术力), it stays; a
     card's reminder text, which explains a keyword alike on every card, does not count as
-    agreement. A unit that repeats another unit of its document says so."""
+    agreement. A unit that repeats another unit of its document says so. A card's line
+    that names another card of the folder (its document's title) where its English names
+    its own card, and does not name its own, is that card's line, whatever the similarity
+    says (Vantress Paladin's adamant line with Ardenvale Paladin's name and colour)."""
+    titles = _Titles(ctx)
     for row in ctx.alignment:
         if row.target_id and not row.better_source:
-            yield from _unrelated(ctx, row)
+            found = list(_unrelated(ctx, row))
+            yield from found or _names_another_card(ctx, row, titles)
             continue
         if not row.target_id:
             continue
@@ -44,6 +49,7 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
             and not _repeats_another_unit(ctx, target, other)
             and _agreement_with_own(ctx, target, own) >= _agreement(ctx, target, other)
         ):
+            yield from _names_another_card(ctx, row, titles)
             continue
         where = other.card or other.section or other.doc
         place = f"{where}: " if where and where != target.card else ""
@@ -75,6 +81,79 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
             },
             source=own,
         )
+
+
+class _Titles:
+    """The titles of the folder's translated card documents, by language: the names of
+    its cards, whether or not any card data knows them. Found in a text by their first two
+    characters (an index, not a pattern of thousands of names)."""
+
+    MIN_CHARS = 3
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self._docs: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self._by_start: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for doc, members in ctx.documents.items():
+            head = members[0]
+            title, lang = head.doc_title, head.doc_lang or head.lang or ""
+            if head.doc_kind != DocKind.TRANSLATION or not title:
+                continue
+            title = title.strip()
+            if len(title) < self.MIN_CHARS:
+                continue
+            key = (lang, title.casefold())
+            if key not in self._docs:
+                self._by_start[lang, key[1][:2]].append(key[1])
+            self._docs[key].add(doc)
+        for names in self._by_start.values():
+            names.sort(key=lambda name: (-len(name), name))
+
+    def named(self, text: str, lang: str) -> list[str]:
+        """The titles a text names, longest first where two start at one place."""
+        folded, found = text.casefold(), []
+        spaced = not is_unspaced(lang)
+        for start in range(len(folded) - 1):
+            for name in self._by_start.get((lang, folded[start : start + 2]), ()):
+                end = start + len(name)
+                if not folded.startswith(name, start):
+                    continue
+                if spaced and (_letter(folded, start - 1) or _letter(folded, end)):
+                    continue
+                found.append(text[start:end])
+                break
+        return found
+
+
+def _letter(text: str, at: int) -> bool:
+    return 0 <= at < len(text) and text[at].isalnum()
+
+
+def _names_another_card(ctx: CheckContext, row, titles: _Titles) -> Iterator[Problem]:
+    """A card line whose English names its own card and whose translation names another
+    card of the folder instead (``_Titles``), not its own: a line pasted from that card."""
+    if not row.target_id or not row.source_id or row.method not in TRANSLATION_METHODS:
+        return
+    target, own = ctx.by_id[row.target_id], ctx.by_id[row.source_id]
+    mine, theirs = (target.doc_title or "").strip(), (own.doc_title or "").strip()
+    if not (is_card_text(target) and mine and theirs and theirs in own.text):
+        return
+    if mine.casefold() in target.text.casefold():
+        return
+    lang = target.lang or ""
+    others = [
+        name
+        for name in titles.named(target.text, lang)
+        if name.casefold() not in mine.casefold() and mine.casefold() not in name.casefold()
+    ]
+    if not others:
+        return
+    yield Problem(
+        target,
+        f"This is another card's line: it names “{others[0]}” where its source "
+        f"names its own card (“{_short(own.text)}”), and not “{mine}”.",
+        {"expected": own.text, "found": target.text, "names": others[0], "own_name": mine},
+        source=own,
+    )
 
 
 UNRELATED_SIMILARITY = 0.5
