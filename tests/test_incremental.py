@@ -8,14 +8,15 @@ import json
 import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
-from conftest import output_bytes
+from conftest import output_bytes, shared_path
 
 from pipelines import stages
 from pipelines.check.context import CheckContext
-from pipelines.check.registry import CHECKS
+from pipelines.check.registry import CHECKS, PairKey
 from pipelines.cli import main
 from pipelines.engine.local import LocalEngine
 from pipelines.model import Alignment
@@ -23,6 +24,7 @@ from pipelines.pipeline import OUTPUT_FILES
 from pipelines.settings import Settings
 from pipelines.vocabulary import Scope
 from pipelines.work import Reuse
+from testkit import corpus as generator
 
 SPANISH = "000_40e512ac1ae253c1.txt"
 RULES_EXCERPT = "004_a602d6d99571243f.txt"
@@ -250,3 +252,43 @@ def test_a_document_checked_in_several_runs_of_a_scope_keeps_each_run(
         checked = stages.check_stage(out, cached, stages.Resources.load(cached), reuse=work)
         assert checked.findings == reference
     assert work.reused("check") == work.total("check") > 0
+
+
+@pytest.mark.model
+@pytest.mark.shared
+def test_an_edited_translation_is_the_only_document_keyed_again_for_the_groups(tmp_path: Path):
+    """The keys INCON002 gathers its groups by (each translation with its card names
+    masked, the English it is paired with) are kept per translated document: an edit works
+    them out again for the edited document only, and the outputs are a cold run's."""
+    shared = shared_path("data")
+    if not generator.available(shared.parent):
+        pytest.skip(f"the parallel material under {shared} is incomplete")
+    corpus = tmp_path / "corpus"
+    generator.generate(corpus, rulings=300, seed=7, shared=shared.parent)
+    cache = tmp_path / "cache"
+    run(corpus, tmp_path / "out", cache)
+
+    edit(min((corpus / "es").iterdir()), 3)
+    reused = run(corpus, tmp_path / "out", cache)
+    keyed, documents = reused["documents keyed"]
+    assert documents > 10 and keyed == documents - 1
+
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
+
+
+def test_a_pair_key_gives_the_value_the_run_holds_else_computes_it():
+    computed = []
+
+    def text_of(pair, ctx):
+        computed.append(pair)
+        return pair.target.text
+
+    key = PairKey("test.text_of", text_of)
+    pair = SimpleNamespace(
+        source=SimpleNamespace(id="s1"), target=SimpleNamespace(id="t1", text="x")
+    )
+    ctx = SimpleNamespace(pair_keys={})
+    assert key(pair, ctx) == "x" and computed == [pair]
+    ctx.pair_keys = {"test.text_of": {("s1", "t1"): "held"}}
+    assert key(pair, ctx) == "held" and computed == [pair]

@@ -93,6 +93,9 @@ class CheckContext:
     """The team's own rules (``checklists.py``), run with the built-in checks."""
     allow: AllowList = field(default_factory=AllowList)
     """Words that may stay in English, per language, and words never to flag."""
+    pair_keys: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)
+    """The pair keys (``registry.PairKey``) the run worked out, by name, then by the pair's
+    source and target ids."""
 
     def __post_init__(self) -> None:
         self.by_id = {r.id: r for r in self.rulings}
