@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import fields
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,12 +17,14 @@ from conftest import output_bytes, shared_path
 
 from pipelines import stages
 from pipelines.check.context import CheckContext
-from pipelines.check.registry import CHECKS, PairKey
+from pipelines.check.registry import CHECKS, PairKey, explanations
 from pipelines.cli import main
 from pipelines.engine.local import LocalEngine
 from pipelines.model import Alignment
 from pipelines.pipeline import OUTPUT_FILES
+from pipelines.report import TABLES, WRITERS
 from pipelines.settings import Settings
+from pipelines.tables import RunTables
 from pipelines.vocabulary import Scope
 from pipelines.work import Reuse
 from testkit import corpus as generator
@@ -292,3 +295,44 @@ def test_a_pair_key_gives_the_value_the_run_holds_else_computes_it():
     assert key(pair, ctx) == "x" and computed == [pair]
     ctx.pair_keys = {"test.text_of": {("s1", "t1"): "held"}}
     assert key(pair, ctx) == "held" and computed == [pair]
+
+
+@pytest.mark.model
+def test_a_report_whose_tables_did_not_change_is_carried_over(tmp_path: Path, corpus_dir):
+    """After an edit, a report written from no table the edit changed (the TBX export reads
+    none) is the previous run's file, linked, not written again; one written from the
+    corpus is written again; every output is still a cold run's."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    out = tmp_path / "out"
+    run(corpus, out, tmp_path / "cache")
+    before = {name: (out / name).stat().st_ino for name in ("termbase.tbx", "report.html")}
+
+    edit(corpus / SPANISH, 3)
+    run(corpus, out, tmp_path / "cache")
+    assert (out / "termbase.tbx").stat().st_ino == before["termbase.tbx"]
+    assert (out / "report.html").stat().st_ino != before["report.html"]
+
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert same_outputs(out, tmp_path / "cold") == []
+
+
+@pytest.mark.model
+def test_each_writer_reads_only_the_tables_it_declares(tmp_path: Path, seed_run):
+    """What ``carried.py`` carries over rests on each writer's ``reads``: a writer run on
+    tables that note what is read reads no other table."""
+    read: set[str] = set()
+
+    class Noted(RunTables):
+        def __getattribute__(self, name: str):
+            if name in TABLES:
+                read.add(name)
+            return super().__getattribute__(name)
+
+    tables = RunTables.load(seed_run)
+    for entry in WRITERS:
+        read.clear()
+        run_tables = Noted(**{f.name: getattr(tables, f.name) for f in fields(RunTables)})
+        run_tables.explanations = explanations()
+        entry.target(run_tables, tmp_path)
+        assert read <= set(entry.meta["reads"]), entry.name
