@@ -136,7 +136,9 @@ def run(
             with on_stage("report"):
                 names = list(settings.formats) or WRITERS.names()
                 inputs_of = carried.input_digests(staging, names, key)
-                kept = carried.carry(out, staging, inputs_of, manifest.reports(out))
+                kept = (
+                    [] if force else carried.carry(out, staging, inputs_of, manifest.reports(out))
+                )
                 stages.report_stage(
                     staging,
                     settings,

@@ -300,17 +300,17 @@ def hold_pair_keys(
     """Every pair's ``wanted`` keys, in ``ctx.pair_keys``: kept per translated document
     (keyed by what it reads: ``document_reads``), so that a rerun works them out for the
     changed documents only."""
-    wanted = list({key.name: key for key in wanted}.values())
+    names = tuple(sorted({key.name for key in wanted}))
     docs = list(_pairs_by_document(ctx))
-    names = ",".join(sorted(key.name for key in wanted))
-    keys = [work.key(CHECK_PAIR_KEYS, [names, *reads[doc]]) if work.keeps else None for doc in docs]
+    salt = ",".join(names)
+    keys = [work.key(CHECK_PAIR_KEYS, [salt, *reads[doc]]) if work.keeps else None for doc in docs]
     [found] = execute(
         [
             Job(
                 CHECK_PAIR_KEYS,
                 keys,
                 plan=lambda missing: [
-                    ((tuple(wanted), [docs[i] for i in part]), part)
+                    ((names, [docs[i] for i in part]), part)
                     for part in _chunks(missing, PAIR_KEY_DOCUMENTS_PER_TASK)
                 ],
             )
@@ -328,9 +328,16 @@ def hold_pair_keys(
                 ctx.pair_keys.setdefault(name, {})[row.source_id, row.target_id] = value
 
 
-def _pair_keys_task(task: tuple[tuple[PairKey, ...], list[str]], ctx: CheckContext) -> list:
-    """The pair keys of the pairs of each document of the task."""
-    wanted, docs = task
+def _pair_keys_task(task: tuple[tuple[str, ...], list[str]], ctx: CheckContext) -> list:
+    """The pair keys (by name: a task carries no function) of the pairs of each document of
+    the task."""
+    names, docs = task
+    declared = {
+        key.name: key
+        for entry in checks_of(ctx).values()
+        for key in entry.meta.get("pair_keys", ())
+    }
+    wanted = [declared[name] for name in names]
     by_doc = _pairs_by_document(ctx)
     return [
         [
