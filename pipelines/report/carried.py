@@ -7,8 +7,8 @@ of the stage files of the tables it reads, and records the digest with the diges
 file written (``run-manifest.json``, ``reports``). The next run into the same folder links
 the previous file into its own outputs instead of writing it again when the writer's digest
 is the same and the previous file still holds what was written (a file changed by hand is
-written again); ``--force`` writes every file. The files are byte-identical to those the writer would write: the writer is
-deterministic on the same tables (``report/__init__.py``).
+written again); ``--force`` writes every file. The files are byte-identical to those the
+writer would write: a writer is deterministic on the same tables (``report/__init__.py``).
 """
 
 from __future__ import annotations
