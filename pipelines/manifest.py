@@ -46,20 +46,39 @@ def run_key(inputs: list[Path], settings: Settings, skip: list[Path] = ()) -> di
     }
 
 
+REPORTS = "reports"
+"""The manifest's record of the report files (``report/carried.py``), beside the key."""
+
+
 def unchanged(out: Path, key: dict[str, Any], outputs: list[str]) -> bool:
     """Whether the outputs in ``out`` were made from exactly this key, and are all there."""
     path = out / MANIFEST
     if not path.is_file() or not all((out / name).exists() for name in outputs):
         return False
+    recorded = _read(path)
+    recorded.pop(REPORTS, None)
+    return recorded == key
+
+
+def reports(out: Path) -> dict[str, Any]:
+    """What the manifest in ``out`` records of its report files (nothing when there is no
+    readable manifest)."""
+    found = _read(out / MANIFEST).get(REPORTS)
+    return found if isinstance(found, dict) else {}
+
+
+def _read(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text(encoding="utf-8")) == key
+        found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
-def record(out: Path, key: dict[str, Any]) -> None:
+def record(out: Path, key: dict[str, Any], report_files: dict[str, Any] | None = None) -> None:
+    recorded = {**key, REPORTS: report_files} if report_files else key
     write_text_atomic(
-        out / MANIFEST, json.dumps(key, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        out / MANIFEST, json.dumps(recorded, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     )
 
 

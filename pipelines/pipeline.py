@@ -20,7 +20,7 @@ from . import manifest, outputs, stages, tables
 from .engine import build_engine
 from .ingest import IngestResult
 from .model import Finding
-from .report import WRITERS
+from .report import WRITERS, carried
 from .settings import Settings
 from .work import Reuse
 
@@ -134,10 +134,21 @@ def run(
             # with a cluster the writers stay in this process
             processes = stages.REPORT_PROCESSES if engine.name == "local" else 1
             with on_stage("report"):
-                written = stages.report_stage(
-                    staging, settings, resources, run=produced, processes=processes
+                names = list(settings.formats) or WRITERS.names()
+                inputs_of = carried.input_digests(staging, names, key)
+                kept = (
+                    [] if force else carried.carry(out, staging, inputs_of, manifest.reports(out))
                 )
-            manifest.record(staging, key)
+                stages.report_stage(
+                    staging,
+                    settings,
+                    resources,
+                    run=produced,
+                    processes=processes,
+                    formats=[name for name in names if name not in kept],
+                )
+                written = [staging / WRITERS[name].meta["filename"] for name in names]
+            manifest.record(staging, key, carried.record(staging, inputs_of))
     finally:
         engine.close()
     return RunResult(

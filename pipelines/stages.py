@@ -317,9 +317,10 @@ def report_stage(
     resources: Resources,
     run: tables.RunTables | None = None,
     processes: int = REPORT_PROCESSES,
+    formats: list[str] | None = None,
 ) -> list[Path]:
-    """Read the tables (unless the run hands them over); write the report files (all
-    formats, or settings.formats), on up to ``processes`` cores."""
+    """Read the tables (unless the run hands them over); write the report files (``formats``,
+    else settings.formats, else all), on up to ``processes`` cores."""
     if run is None:
         run = tables.RunTables.load(out)
     run.termbase = resources.termbase
@@ -327,7 +328,11 @@ def report_stage(
     run.codes = tuple(settings.checklist.codes().values())
     run.xliff_state = settings.xliff_state
     run.explanations = explanations()
-    return write_reports(run, out, settings.formats, processes=processes)
+    if formats is None:
+        formats = list(settings.formats)
+    elif not formats:
+        return []
+    return write_reports(run, out, formats, processes=processes)
 
 
 def card_index(

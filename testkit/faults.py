@@ -455,6 +455,9 @@ HANG_SECONDS = 240
 WHOLE_FILE_CODES = {"PARSE001", "PARSE003", "PARSE010", "PARSE014"}
 """Findings that account for a whole file (skipped or empty, and said so)."""
 SEED_NAMES = sorted(p.name for p in SEEDS.glob("*.txt"))
+ONE_ENTRY_KINDS = {"check-pair-keys"}
+"""Kinds of unit the seeds give one entry of (the pair keys of the one document with aligned
+pairs, the rules excerpt's): no other key of the kind to copy it over."""
 
 
 @dataclass
@@ -663,6 +666,8 @@ class Battery:
             case = Case("cache-keys", f"every {stage} entry copied over another key's")
             self.expect_run(case, first)
             count = _rotate_entries(database, stage)
+            if count == 1 and stage in ONE_ENTRY_KINDS:
+                continue
             if count < 2:
                 case.problems.append(f"{count} {stage} entries: nothing to swap")
                 cases.append(case)

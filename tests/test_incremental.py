@@ -7,22 +7,27 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import fields
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
-from conftest import output_bytes
+from conftest import output_bytes, shared_path
 
 from pipelines import stages
 from pipelines.check.context import CheckContext
-from pipelines.check.registry import CHECKS
+from pipelines.check.registry import CHECKS, PairKey, explanations
 from pipelines.cli import main
 from pipelines.engine.local import LocalEngine
 from pipelines.model import Alignment
 from pipelines.pipeline import OUTPUT_FILES
+from pipelines.report import TABLES, WRITERS
 from pipelines.settings import Settings
+from pipelines.tables import RunTables
 from pipelines.vocabulary import Scope
 from pipelines.work import Reuse
+from testkit import corpus as generator
 
 SPANISH = "000_40e512ac1ae253c1.txt"
 RULES_EXCERPT = "004_a602d6d99571243f.txt"
@@ -250,3 +255,84 @@ def test_a_document_checked_in_several_runs_of_a_scope_keeps_each_run(
         checked = stages.check_stage(out, cached, stages.Resources.load(cached), reuse=work)
         assert checked.findings == reference
     assert work.reused("check") == work.total("check") > 0
+
+
+@pytest.mark.model
+@pytest.mark.shared
+def test_an_edited_translation_is_the_only_document_keyed_again_for_the_groups(tmp_path: Path):
+    """The keys INCON002 gathers its groups by (each translation with its card names
+    masked, the English it is paired with) are kept per translated document: an edit works
+    them out again for the edited document only, and the outputs are a cold run's."""
+    shared = shared_path("data")
+    if not generator.available(shared.parent):
+        pytest.skip(f"the parallel material under {shared} is incomplete")
+    corpus = tmp_path / "corpus"
+    generator.generate(corpus, rulings=300, seed=7, shared=shared.parent)
+    cache = tmp_path / "cache"
+    run(corpus, tmp_path / "out", cache)
+
+    edit(min((corpus / "es").iterdir()), 3)
+    reused = run(corpus, tmp_path / "out", cache)
+    keyed, documents = reused["documents keyed"]
+    assert documents > 10 and keyed == documents - 1
+
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
+
+
+def test_a_pair_key_gives_the_value_the_run_holds_else_computes_it():
+    computed = []
+
+    def text_of(pair, ctx):
+        computed.append(pair)
+        return pair.target.text
+
+    key = PairKey("test.text_of", text_of)
+    pair = SimpleNamespace(
+        source=SimpleNamespace(id="s1"), target=SimpleNamespace(id="t1", text="x")
+    )
+    ctx = SimpleNamespace(pair_keys={})
+    assert key(pair, ctx) == "x" and computed == [pair]
+    ctx.pair_keys = {"test.text_of": {("s1", "t1"): "held"}}
+    assert key(pair, ctx) == "held" and computed == [pair]
+
+
+@pytest.mark.model
+def test_a_report_whose_tables_did_not_change_is_carried_over(tmp_path: Path, corpus_dir):
+    """After an edit, a report written from no table the edit changed (the TBX export reads
+    none) is the previous run's file, linked, not written again; one written from the
+    corpus is written again; every output is still a cold run's."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    out = tmp_path / "out"
+    run(corpus, out, tmp_path / "cache")
+    before = {name: (out / name).stat().st_ino for name in ("termbase.tbx", "report.html")}
+
+    edit(corpus / SPANISH, 3)
+    run(corpus, out, tmp_path / "cache")
+    assert (out / "termbase.tbx").stat().st_ino == before["termbase.tbx"]
+    assert (out / "report.html").stat().st_ino != before["report.html"]
+
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert same_outputs(out, tmp_path / "cold") == []
+
+
+@pytest.mark.model
+def test_each_writer_reads_only_the_tables_it_declares(tmp_path: Path, seed_run):
+    """What ``carried.py`` carries over rests on each writer's ``reads``: a writer run on
+    tables that note what is read reads no other table."""
+    read: set[str] = set()
+
+    class Noted(RunTables):
+        def __getattribute__(self, name: str):
+            if name in TABLES:
+                read.add(name)
+            return super().__getattribute__(name)
+
+    tables = RunTables.load(seed_run)
+    for entry in WRITERS:
+        read.clear()
+        run_tables = Noted(**{f.name: getattr(tables, f.name) for f in fields(RunTables)})
+        run_tables.explanations = explanations()
+        entry.target(run_tables, tmp_path)
+        assert read <= set(entry.meta["reads"]), entry.name

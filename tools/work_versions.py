@@ -30,7 +30,7 @@ CODE = {
     "align": ["align", "thresholds.py", *COMMON],
     "check": ["check", "termbase", "thresholds.py", "checklists.py", "allowlists.py", *COMMON],
 }
-CODE["check-group"] = CODE["check"]
+CODE["check-group"] = CODE["check-pair-keys"] = CODE["check"]
 """The modules (files, or folders with everything in them) under ``pipelines/`` whose code
 computes each kind of unit."""
 

@@ -30,7 +30,7 @@ from ..tables import values_json
 from ..vocabulary import Scope
 from ..work import Cache, Job, execute, kind, no_cache
 from .context import AlignedPair, CheckContext
-from .registry import CORPUS_FACTS, Group, Problem, checks_of
+from .registry import CORPUS_FACTS, Group, PairKey, PairKeys, Problem, checks_of
 
 __all__ = ["AlignedPair", "CheckContext", "Problem", "run_checks", "selected"]
 
@@ -107,6 +107,18 @@ CHECK_GROUP = kind(
 )
 """The findings of a group check on one group, keyed by the check, the corpus facts and every
 unit the group reads."""
+CHECK_PAIR_KEYS = kind(
+    "check-pair-keys",
+    "documents keyed for the groups",
+    list[PairKeys],
+    version="1",
+    resources=CHECK_RESOURCES,
+    share=False,
+)
+"""The pair keys (``registry.PairKey``) of one translated document's pairs, keyed by the
+keys' names, the document, its alignment rows and the documents they point into: what the
+group checks gather their groups by, worked out again only for the documents that changed."""
+PAIR_KEY_DOCUMENTS_PER_TASK = 500
 
 
 def selected(
@@ -157,6 +169,23 @@ def run_checks(
             keys = [document_of(item) for item in scope_items(ctx, scope)]
             runs.extend((scope, scoped, keys[start], start, end) for start, end in doc_runs(keys))
     facts = corpus_facts_digest(ctx) if work.keeps else ""
+    shared = {
+        "rulings": ctx.rulings,
+        "alignment": ctx.alignment,
+        "termbase": ctx.termbase,
+        "cards": ctx.cards,
+        "source_lang": ctx.source_lang,
+        "thresholds": ctx.thresholds,
+        "checklist": ctx.checklist,
+        "allow": ctx.allow,
+    }
+    wanted = [key for code in group_codes for key in checks[code].meta.get("pair_keys", ())]
+    docs = list(dict.fromkeys(doc for _, _, doc, _, _ in runs))
+    keyed = [*docs, *_pairs_by_document(ctx)] if wanted else docs
+    reads = document_reads(ctx, dict.fromkeys(keyed)) if work.keeps else {}
+    if wanted:
+        hold_pair_keys(ctx, wanted, reads, work, engine, shared)
+        shared["pair_keys"] = ctx.pair_keys
     jobs = [
         Job(None, [None], plan=lambda _, code=code: [((Scope.CORPUS, (code,), [(0, 1)]), [0])])
         for code in corpus_codes
@@ -173,8 +202,8 @@ def run_checks(
                 ],
             )
         )
-    docs = list(dict.fromkeys(doc for _, _, doc, _, _ in runs))
-    keys = document_keys(ctx, docs, codes, facts, work)
+    keys = document_keys(docs, codes, facts, reads, work)
+    del reads
     jobs.append(
         Job(
             CHECK_DOCUMENT,
@@ -183,16 +212,6 @@ def run_checks(
             merge=_merged,
         )
     )
-    shared = {
-        "rulings": ctx.rulings,
-        "alignment": ctx.alignment,
-        "termbase": ctx.termbase,
-        "cards": ctx.cards,
-        "source_lang": ctx.source_lang,
-        "thresholds": ctx.thresholds,
-        "checklist": ctx.checklist,
-        "allow": ctx.allow,
-    }
     results = execute(
         jobs, _run_task, cache=work, engine=engine, shared=shared, setup=CheckContext, context=ctx
     )
@@ -271,14 +290,94 @@ def corpus_facts_digest(ctx: CheckContext) -> str:
     )
 
 
+def hold_pair_keys(
+    ctx: CheckContext,
+    wanted: list[PairKey],
+    reads: dict[str, list[str | bytes]],
+    work: Cache,
+    engine: Engine | None,
+    shared: dict[str, Any],
+) -> None:
+    """Every pair's ``wanted`` keys, in ``ctx.pair_keys``: kept per translated document
+    (keyed by what it reads: ``document_reads``), so that a rerun works them out for the
+    changed documents only."""
+    names = tuple(sorted({key.name for key in wanted}))
+    docs = list(_pairs_by_document(ctx))
+    salt = ",".join(names)
+    keys = [work.key(CHECK_PAIR_KEYS, [salt, *reads[doc]]) if work.keeps else None for doc in docs]
+    [found] = execute(
+        [
+            Job(
+                CHECK_PAIR_KEYS,
+                keys,
+                plan=lambda missing: [
+                    ((names, [docs[i] for i in part]), part)
+                    for part in _chunks(missing, PAIR_KEY_DOCUMENTS_PER_TASK)
+                ],
+            )
+        ],
+        _pair_keys_task,
+        cache=work,
+        engine=engine,
+        shared=shared,
+        setup=CheckContext,
+        context=ctx,
+    )
+    for rows in found:
+        for row in rows:
+            for name, value in row.keys.items():
+                ctx.pair_keys.setdefault(name, {})[row.source_id, row.target_id] = value
+
+
+def _pair_keys_task(task: tuple[tuple[str, ...], list[str]], ctx: CheckContext) -> list:
+    """The pair keys (by name: a task carries no function) of the pairs of each document of
+    the task."""
+    names, docs = task
+    declared = {
+        key.name: key
+        for entry in checks_of(ctx).values()
+        for key in entry.meta.get("pair_keys", ())
+    }
+    wanted = [declared[name] for name in names]
+    by_doc = _pairs_by_document(ctx)
+    return [
+        [
+            PairKeys(
+                pair.source.id, pair.target.id, {key.name: key.compute(pair, ctx) for key in wanted}
+            )
+            for pair in by_doc[doc]
+        ]
+        for doc in docs
+    ]
+
+
+def _pairs_by_document(ctx: CheckContext) -> dict[str, list[AlignedPair]]:
+    """The aligned pairs of each translated document, documents in the order their first
+    pair comes (once per context)."""
+    key = ("pairs by document",)
+    if key not in ctx.cache:
+        by_doc: dict[str, list[AlignedPair]] = defaultdict(list)
+        for pair in ctx.pairs:
+            by_doc[pair.target.doc].append(pair)
+        ctx.cache[key] = dict(by_doc)
+    return ctx.cache[key]
+
+
 def document_keys(
-    ctx: CheckContext, docs: list[str], codes: list[str], facts: str, work: Cache
+    docs: list[str], codes: list[str], facts: str, reads: dict[str, list[str | bytes]], work: Cache
 ) -> dict[str, str]:
-    """The cache key of each document's findings: the checks run, the corpus facts, the
-    document's units and alignment rows, and every document those rows point into (the
-    English a translation is compared with). Empty when nothing is kept."""
+    """The cache key of each document's findings: the checks run, the corpus facts and what
+    the document's checks read (``document_reads``). Empty when nothing is kept."""
     if not work.keeps:
         return {}
+    salt = [",".join(codes), facts]
+    return {doc: work.key(CHECK_DOCUMENT, [*salt, *reads[doc]]) for doc in docs}
+
+
+def document_reads(ctx: CheckContext, docs: Iterable[str]) -> dict[str, list[str | bytes]]:
+    """What the checks of each document read of the corpus, as parts of a cache key: the
+    document's units and alignment rows, and every document those rows point into (the
+    English a translation is compared with)."""
     doc_digest = {doc: ctx.corpus_digests.digest(members) for doc, members in ctx.documents.items()}
     rows_of: dict[str, list[Alignment]] = defaultdict(list)
     pointed: dict[str, set[str]] = defaultdict(set)
@@ -289,17 +388,12 @@ def document_keys(
         for unit_id in (row.source_id, row.superseded_by, row.better_source):
             if unit_id in ctx.by_id:
                 pointed[doc].add(ctx.by_id[unit_id].doc)
-    salt = [",".join(codes), facts]
     return {
-        doc: work.key(
-            CHECK_DOCUMENT,
-            [
-                *salt,
-                doc_digest[doc],
-                values_json(rows_of[doc]),
-                *(doc_digest[other] for other in sorted(pointed[doc])),
-            ],
-        )
+        doc: [
+            doc_digest[doc],
+            values_json(rows_of[doc]),
+            *(doc_digest[other] for other in sorted(pointed[doc])),
+        ]
         for doc in docs
     }
 

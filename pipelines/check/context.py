@@ -36,23 +36,29 @@ class AlignedPair:
     merged: tuple[Ruling, ...] = ()
     """Other English lines the translated line says as well (a printed card that runs two
     lines of its text into one: ``CheckContext.merged_sources``), in document order."""
-    source_text: str = field(init=False, repr=False, compare=False)
-    """The source text a translation's content is compared with: a card's text line whose
-    translation has no reminder text is compared without the source's reminder text
-    (printed cards often leave it out, Oracle text often has it), together with the lines
-    merged into the translation. Worked out once: checks read it many times per pair."""
+    _source_text: str | None = field(default=None, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        lines = sorted([self.source, *self.merged], key=lambda r: r.position)
-        reminded = sum(1 for line in lines if REMINDER_TEXT.search(line.text))
-        every_reminder = len(REMINDER_TEXT.findall(self.target.text)) >= reminded
-        text = " ".join(
-            compared_source(line, self.target)
-            if line is self.source or every_reminder
-            else _head(line)
-            for line in lines
-        )
-        object.__setattr__(self, "source_text", text)
+    @property
+    def source_text(self) -> str:
+        """The source text a translation's content is compared with: a card's text line whose
+        translation has no reminder text is compared without the source's reminder text
+        (printed cards often leave it out, Oracle text often has it), one that gives fewer
+        reminder sentences with the ones it matches (``_reminders_cut``), together with the
+        lines merged into the translation. Worked out on first use (a rerun checks the
+        pairs of the changed documents only) and kept: checks read it many times per pair."""
+        text = self._source_text
+        if text is None:
+            lines = sorted([self.source, *self.merged], key=lambda r: r.position)
+            reminded = sum(1 for line in lines if REMINDER_TEXT.search(line.text))
+            every_reminder = len(REMINDER_TEXT.findall(self.target.text)) >= reminded
+            text = " ".join(
+                compared_source(line, self.target)
+                if line is self.source or every_reminder
+                else _head(line)
+                for line in lines
+            )
+            object.__setattr__(self, "_source_text", text)
+        return text
 
     @property
     def lang(self) -> str:
@@ -147,6 +153,9 @@ class CheckContext:
     """The team's own rules (``checklists.py``), run with the built-in checks."""
     allow: AllowList = field(default_factory=AllowList)
     """Words that may stay in English, per language, and words never to flag."""
+    pair_keys: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)
+    """The pair keys (``registry.PairKey``) the run worked out, by name, then by the pair's
+    source and target ids."""
 
     def __post_init__(self) -> None:
         self.by_id = {r.id: r for r in self.rulings}

@@ -18,7 +18,7 @@ from ..registry import Entry, Registry
 from ..vocabulary import Scope
 
 if TYPE_CHECKING:
-    from .context import CheckContext
+    from .context import AlignedPair, CheckContext
 
 CHECKS: Registry[Callable] = Registry("check", package="pipelines.check.checks")
 RUN_CHECKS: Registry[Callable] = Registry("run's checks", package="pipelines.check.checks")
@@ -59,12 +59,52 @@ class Group:
     reads: list[Ruling]
 
 
+@dataclass(frozen=True)
+class PairKey:
+    """A text worked out for every aligned pair of the corpus that a group check gathers its
+    groups by (INCON002: the translation with its card names masked). The runner works the
+    pair keys a check declares (``check(pair_keys=...)``) out per translated document and
+    keeps them in the work cache, so that a rerun works them out for the changed documents
+    only; called, it gives the value the run holds (``CheckContext.pair_keys``), else
+    computes it."""
+
+    name: str
+    compute: Callable[[AlignedPair, CheckContext], str]
+
+    def __call__(self, pair: AlignedPair, ctx: CheckContext) -> str:
+        held = ctx.pair_keys.get(self.name)
+        if held is not None:
+            found = held.get((pair.source.id, pair.target.id))
+            if found is not None:
+                return found
+        return self.compute(pair, ctx)
+
+
+def pair_key(function: Callable[[AlignedPair, CheckContext], str]) -> PairKey:
+    """Declare a pair key (decorator)."""
+    return PairKey(f"{function.__module__}.{function.__qualname__}", function)
+
+
+@dataclass(slots=True)
+class PairKeys:
+    """The pair keys of one aligned pair, by name: what the work cache keeps of a
+    translated document for the group checks."""
+
+    source_id: str
+    target_id: str
+    keys: dict[str, str]
+
+
 CheckFunction = Callable[..., Iterator[Problem]]
 GroupsFunction = Callable[["CheckContext"], list[Group]]
 
 
 def check(
-    code: str, *, scope: Scope | str = Scope.PAIR, groups: GroupsFunction | None = None
+    code: str,
+    *,
+    scope: Scope | str = Scope.PAIR,
+    groups: GroupsFunction | None = None,
+    pair_keys: tuple[PairKey, ...] = (),
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Attach a check to its catalogue row; its docstring is the explanation ``rulings rules``
     prints.
@@ -72,7 +112,8 @@ def check(
     ``scope`` says what the check is called with: an aligned ``pair``, one ``ruling`` of a
     translated document, a ``document`` (its rulings), a ``group`` (one of the ``Group``
     records ``groups`` gathers from the context, in a fixed order) or the whole ``corpus``
-    (the context).
+    (the context). ``pair_keys`` are the keys ``groups`` reads of every pair: worked out
+    before it runs, from the cache for the documents that did not change.
     """
     row = lookup(code)
     if row.stage != CHECK:
@@ -80,9 +121,11 @@ def check(
     scope = Scope(scope)
     if (scope == Scope.GROUP) != (groups is not None):
         raise ValueError(f"{code}: groups= goes with scope='group', and only with it")
+    if pair_keys and groups is None:
+        raise ValueError(f"{code}: pair_keys= goes with groups=")
 
     def decorate(function: CheckFunction) -> CheckFunction:
-        return CHECKS.register(code, scope=scope, groups=groups)(function)
+        return CHECKS.register(code, scope=scope, groups=groups, pair_keys=pair_keys)(function)
 
     return decorate
 

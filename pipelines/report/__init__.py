@@ -23,13 +23,21 @@ T = TypeVar("T")
 WRITERS: Registry[WriteFunction] = Registry("report writer", package="pipelines.report.writers")
 
 
+TABLES = ("rulings", "alignment", "findings", "suppressed", "inputs")
+"""The run's tables a writer can read (``RunTables``), each written to a stage file."""
+
+
 def writer(
-    name: str, *, filename: str, cost: float = 1
+    name: str, *, filename: str, cost: float = 1, reads: tuple[str, ...] = TABLES
 ) -> Callable[[WriteFunction], WriteFunction]:
     """Register a writer; its docstring is the help ``rulings report --help`` shows.
     ``cost`` is its time relative to the others (tenths of a second on the 100k corpus),
-    by which the writers are shared between two processes."""
-    return WRITERS.register(name, filename=filename, cost=cost)
+    by which the writers are shared between two processes. ``reads``: the tables it reads
+    (besides the run's options and the termbase): its file is carried over from the
+    previous run while they are the same (``carried.py``)."""
+    if unknown := set(reads) - set(TABLES):
+        raise ValueError(f"writer {name}: no table {', '.join(sorted(unknown))}")
+    return WRITERS.register(name, filename=filename, cost=cost, reads=tuple(reads))
 
 
 def write_reports(

@@ -14,7 +14,7 @@ from ...thresholds import CHECK, threshold
 from ...vocabulary import OWN_SOURCE_METHODS, Role, Scope
 from ..context import AlignedPair, CheckContext
 from ..lexicon import number_counts
-from ..registry import Group, Problem, check
+from ..registry import Group, Problem, check, pair_key
 from .consistency import PARAMETER, SHOWN_RULINGS, differences, variant_key
 
 MIN_SIMILARITY = threshold(
@@ -31,6 +31,7 @@ MIN_SIMILARITY = threshold(
 NOT_WORD = re.compile(r"[^\w#]+")
 
 
+@pair_key
 def english_key(pair: AlignedPair, ctx: CheckContext) -> str:
     """The English a translation is compared with, its card names, numbers, symbols, case
     and punctuation made uniform (two cards' versions of one text are one text)."""
@@ -41,6 +42,12 @@ def english_key(pair: AlignedPair, ctx: CheckContext) -> str:
         text = PARAMETER.sub("#", text).casefold()
         found = ctx.memo[key] = " ".join(NOT_WORD.sub(" ", text).split())
     return found
+
+
+@pair_key
+def translation_key(pair: AlignedPair, ctx: CheckContext) -> str:
+    """The translation as versions are told apart (``consistency.variant_key``)."""
+    return variant_key(pair.target, ctx)
 
 
 def shared_translations(ctx: CheckContext) -> list[Group]:
@@ -55,7 +62,7 @@ def shared_translations(ctx: CheckContext) -> list[Group]:
             continue
         if row.similarity < least or not pair.lang or pair.lang == ctx.source_lang:
             continue
-        by_translation[pair.lang, variant_key(pair.target, ctx)].append(pair)
+        by_translation[pair.lang, translation_key(pair, ctx)].append(pair)
     groups = []
     for (lang, key), pairs in sorted(by_translation.items()):
         if len({english_key(pair, ctx) for pair in pairs}) < 2:
@@ -74,7 +81,12 @@ def _what_it_says(ctx: CheckContext, text: str, lang: str) -> tuple[frozenset[st
     return ctx.named_concepts(text, lang), number_counts(text, lang)
 
 
-@check("INCON002", scope=Scope.GROUP, groups=shared_translations)
+@check(
+    "INCON002",
+    scope=Scope.GROUP,
+    groups=shared_translations,
+    pair_keys=(translation_key, english_key),
+)
 def one_translation_for_different_english(group: Group, ctx: CheckContext) -> Iterator[Problem]:
     """One translation (the same text, card names, numbers and symbols aside) stands for
     English texts that say different things, on several cards or in several files: a

@@ -13,7 +13,7 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """What makes a spreadsheet read a CSV cell as a formula (OWASP, CSV injection)."""
 
 
-@writer("csv", filename="findings.csv", cost=8)
+@writer("csv", filename="findings.csv", cost=8, reads=("rulings", "alignment", "findings"))
 def write_csv(run: RunTables, out: Path) -> Path:
     """All findings as CSV, most severe first, with the source text and the translation.
 

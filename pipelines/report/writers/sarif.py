@@ -18,7 +18,7 @@ RESULTS = '"results":[]'
 """The results list in the encoded document (a key in a JSON string would be escaped)."""
 
 
-@writer("sarif", filename="findings.sarif", cost=3)
+@writer("sarif", filename="findings.sarif", cost=3, reads=("findings", "suppressed"))
 def write_sarif(run: RunTables, out: Path) -> Path:
     """Every finding as a SARIF result: the rule (finding code) with its category and
     explanation, the file relative to the INPUT folder and the line, and the finding's

@@ -13,7 +13,9 @@ from ...tables import RunTables
 from .. import writer
 
 
-@writer("summary", filename="summary.json")
+@writer(
+    "summary", filename="summary.json", reads=("rulings", "alignment", "findings", "suppressed")
+)
 def write_summary(run: RunTables, out: Path) -> Path:
     """Counts of documents, rulings per language, alignment methods and findings by
     severity, category, code and language."""

@@ -9,7 +9,7 @@ from ...termbase import Termbase
 from .. import writer
 
 
-@writer("tbx", filename="termbase.tbx")
+@writer("tbx", filename="termbase.tbx", reads=())
 def write_tbx(run: RunTables, out: Path) -> Path:
     """The shipped termbase plus any --termbase files, as TBX (translate-toolkit), with
     each term's status (preferred, admitted, deprecated, superseded) and notes."""

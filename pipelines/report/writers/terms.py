@@ -22,7 +22,7 @@ COMMENTS = (
 )
 
 
-@writer("terms", filename="glossary-terms.tsv")
+@writer("terms", filename="glossary-terms.tsv", reads=("rulings",))
 def write_glossary_terms(run: RunTables, out: Path) -> Path:
     """The headword pairs of every glossary document in the input, in the termbase TSV
     format (empty but for its header when the input has no glossary). Concepts the run's

@@ -27,7 +27,7 @@ NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 WARNINGS_PROPERTY = "x-rulings-warnings"
 
 
-@writer("tmx", filename="aligned.tmx", cost=6)
+@writer("tmx", filename="aligned.tmx", cost=6, reads=("rulings", "alignment", "findings"))
 def write_tmx(run: RunTables, out: Path) -> Path:
     """Every source-translation pair the aligner found but those whose translation has an
     error finding (untranslated and unmatched rulings are left out too), written with

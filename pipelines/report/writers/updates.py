@@ -11,7 +11,7 @@ from ..updates import COLUMNS, update_rows
 from .csv import as_text_cell
 
 
-@writer("updates", filename="updates.csv")
+@writer("updates", filename="updates.csv", reads=("rulings", "alignment", "findings"))
 def write_updates(run: RunTables, out: Path) -> Path:
     """The update list as CSV (UTF-8 with BOM): per translated document, in the English's
     order, every unit to update (the English was reworded: old and current English and the

@@ -40,7 +40,7 @@ PAIRED = {"pc": "g"}
 NEEDS_REVIEW = "needs-review-translation"
 
 
-@writer("xliff", filename="findings.xlf", cost=11)
+@writer("xliff", filename="findings.xlf", cost=11, reads=("rulings", "alignment", "findings"))
 def write_xliff(run: RunTables, out: Path) -> Path:
     """XLIFF 1.2 for CAT tools: every translated document's units with the findings as
     notes on them, units with errors marked needs-review-translation."""

@@ -37,7 +37,7 @@ UPDATES_SHEET = "updates"
 UPDATE_WIDTHS = {"old_english": 50, "current_english": 50, "changes": 50, "translation": 50}
 
 
-@writer("xlsx", filename="findings.xlsx", cost=17)
+@writer("xlsx", filename="findings.xlsx", cost=17, reads=("rulings", "alignment", "findings"))
 def write_xlsx(run: RunTables, out: Path) -> Path:
     """A workbook for translators: a sheet per language (the languages with most findings
     first, findings that belong to no language last), frozen header, autofilter, wrapped
