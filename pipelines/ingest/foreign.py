@@ -15,9 +15,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..files import read_checked, write_checked
-from ..memo import code_digest
+from ..memo import digest
 from ..model import Ruling
-from ..resources import read_tsv
+from ..resources import read_tsv, resource_path
 
 SAMPLE_CHARS = 3000
 """Enough of the document's text to tell its language, little enough to stay fast."""
@@ -51,7 +51,7 @@ class ForeignLanguages:
 
     def __init__(self, cache_dir: Path | None, languages: tuple[str, ...]) -> None:
         self.languages = languages
-        name = f"foreign-{'-'.join(sorted(languages))}-{code_digest()[:12]}.json"
+        name = f"foreign-{'-'.join(sorted(languages))}-{_answers_digest()[:12]}.json"
         self.path = cache_dir / "langid" / name if cache_dir is not None else None
         stored = read_checked(self.path) if self.path else None
         self.known: dict[str, str] = stored if isinstance(stored, dict) else {}
@@ -75,6 +75,33 @@ class ForeignLanguages:
             write_checked(self.path, dict(sorted({**self.known, **self.new}.items())))
         except OSError:
             return
+
+
+ANSWERS_VERSION = "2"
+"""Bump when what ``_identify`` answers for the same text changes (its thresholds, the
+second opinion): the cached answers are keyed by it, the card languages and the
+identifiers' versions, not by the whole package, whose every edit would ask lingua again
+for every document (ingest three to four times slower on 100k units)."""
+
+
+@lru_cache(maxsize=1)
+def _answers_digest() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "-"
+
+    return digest(
+        [
+            ANSWERS_VERSION,
+            resource_path("mtgjson_languages.tsv").read_bytes(),
+            installed("lingua-language-detector"),
+            installed("langdetect"),
+        ]
+    )
 
 
 def _identify(text: str, languages: tuple[str, ...]) -> str | None:
