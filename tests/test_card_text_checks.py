@@ -653,3 +653,20 @@ def test_a_line_that_names_another_card_of_the_folder_is_that_cards(cards):
     assert [f.ruling_id for f in found] == [pasted.id]
     assert found[0].evidence["names"] == "雅登瓦神圣武士"
     assert niambi.id not in {f.ruling_id for f in found}
+
+
+def test_a_title_that_is_a_word_is_not_taken_for_a_card(cards):
+    """Fabled Passage (ELD) says "tierra"; Earth (AKH) is titled "Tierra"."""
+    cards.line("Earth", "Tierra", "es", "Earth", "Tierra")
+    passage = cards.line(
+        "{T}, Sacrifice Fabled Passage: Search your library for a basic land card, put it "
+        "onto the battlefield tapped, then shuffle. Then if you control four or more lands, "
+        "untap that land.",
+        "{T}, sacrificar el Paisaje de leyenda: Busca en tu biblioteca una carta de tierra "
+        "básica, ponla en el campo de batalla girada y luego baraja tu biblioteca. Luego, si "
+        "controlas cuatro o más tierras, endereza esa tierra.",
+        "es",
+        "Fabled Passage",
+        "Pasaje de leyenda",
+    )
+    assert cards.on("MEAN002", passage) == []

@@ -86,7 +86,9 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
 class _Titles:
     """The titles of the folder's translated card documents, by language: the names of
     its cards, whether or not any card data knows them. Found in a text by their first two
-    characters (an index, not a pattern of thousands of names)."""
+    characters (an index, not a pattern of thousands of names); in a language with spaces,
+    only as a capitalised name of two words or more ("Tierra", the Spanish title of the
+    Amonkhet half Earth, is also the word for land)."""
 
     MIN_CHARS = 3
 
@@ -117,7 +119,12 @@ class _Titles:
                 end = start + len(name)
                 if not folded.startswith(name, start):
                     continue
-                if spaced and (_letter(folded, start - 1) or _letter(folded, end)):
+                if spaced and (
+                    _letter(folded, start - 1)
+                    or _letter(folded, end)
+                    or not text[start].isupper()
+                    or " " not in name
+                ):
                     continue
                 found.append(text[start:end])
                 break
