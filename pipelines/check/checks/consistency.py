@@ -77,15 +77,10 @@ def uniform(text: str, lang: str) -> str:
     return " ".join(PARAMETER.sub("#", ENDING.sub("", text)).casefold().split())
 
 
-@cache
 def _equivalent_wording(lang: str) -> list[tuple[re.Pattern[str], str]]:
     """Wordings read as one version (resources/equivalent_wording.tsv): an accepted old
     spelling, a particle Chinese writes or leaves out, the two orders of a comparison."""
-    return [
-        (re.compile(row["pattern"], re.IGNORECASE), row["replacement"])
-        for row in read_tsv("equivalent_wording.tsv")
-        if row["lang"] == lang.split("-")[0]
-    ]
+    return _replacements("equivalent_wording.tsv", lang)
 
 
 HAN_OR_FULL_WIDTH = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
@@ -113,12 +108,17 @@ def _uniform_ending(word: str, endings: list[tuple[re.Pattern[str], str]]) -> st
     return word
 
 
-@cache
 def _agreement_endings(lang: str) -> list[tuple[re.Pattern[str], str]]:
     """The endings that agree with a card name's gender and number (agreement_endings.tsv)."""
+    return _replacements("agreement_endings.tsv", lang)
+
+
+@cache
+def _replacements(resource: str, lang: str) -> list[tuple[re.Pattern[str], str]]:
+    """(pattern, replacement) of a resource's rows for a language, matched ignoring case."""
     return [
         (re.compile(row["pattern"], re.IGNORECASE), row["replacement"])
-        for row in read_tsv("agreement_endings.tsv")
+        for row in read_tsv(resource)
         if row["lang"] == lang.split("-")[0]
     ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from functools import cached_property
 
 from ...model import Ruling
 from ...text.tokens import token_counts
@@ -93,22 +94,21 @@ class _Titles:
     MIN_CHARS = 3
 
     def __init__(self, ctx: CheckContext) -> None:
-        self._docs: dict[tuple[str, str], set[str]] = defaultdict(set)
-        self._by_start: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for doc, members in ctx.documents.items():
+        self._ctx = ctx
+
+    @cached_property
+    def _by_start(self) -> dict[tuple[str, str], list[str]]:
+        """Built on first use: most runs have no line that needs it."""
+        titles: set[tuple[str, str]] = set()
+        for members in self._ctx.documents.values():
             head = members[0]
-            title, lang = head.doc_title, head.doc_lang or head.lang or ""
-            if head.doc_kind != DocKind.TRANSLATION or not title:
-                continue
-            title = title.strip()
-            if len(title) < self.MIN_CHARS:
-                continue
-            key = (lang, title.casefold())
-            if key not in self._docs:
-                self._by_start[lang, key[1][:2]].append(key[1])
-            self._docs[key].add(doc)
-        for names in self._by_start.values():
-            names.sort(key=lambda name: (-len(name), name))
+            title = (head.doc_title or "").strip()
+            if head.doc_kind == DocKind.TRANSLATION and len(title) >= self.MIN_CHARS:
+                titles.add((head.doc_lang or head.lang or "", title.casefold()))
+        by_start: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for lang, name in sorted(titles, key=lambda t: (t[0], -len(t[1]), t[1])):
+            by_start[lang, name[:2]].append(name)
+        return dict(by_start)
 
     def named(self, text: str, lang: str) -> list[str]:
         """The titles a text names, longest first where two start at one place."""

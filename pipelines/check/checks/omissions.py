@@ -328,10 +328,8 @@ def _clause_lost(sentence: str, target: str, lang: str, ctx: CheckContext) -> bo
     (Counting mentions instead would not tell a dropped clause from a folded one that says
     its noun once: "由咒语创造的延迟触发式异能的来源" for "If a spell creates a delayed
     triggered ability, the source of that delayed triggered ability".)"""
-    opening = _found(sentence, "condition", ctx.source_lang)
-    start = opening[0].end() if opening else 0
-    clause = sentence[start:].split(",", 1)[0]
-    if _clause_terms(sentence, lang, ctx) - set(ctx.concept_counts(target, lang)):
+    clause = _condition_clause(sentence, ctx)
+    if _clause_terms(clause, lang, ctx) - set(ctx.concept_counts(target, lang)):
         return True
     clause_tokens, target_tokens = token_counts(clause), token_counts(target)
     if any(found - target_tokens.get(kind, Counter()) for kind, found in clause_tokens.items()):
@@ -360,12 +358,16 @@ def _gap_left(translated: tuple[int, str], target: str, lang: str, ctx: CheckCon
     return False
 
 
-def _clause_terms(sentence: str, lang: str, ctx: CheckContext) -> set[str]:
-    """The game terms the condition clause of a sentence names (after its If, up to the
-    next comma) that the translation's language has an approved term for."""
+def _condition_clause(sentence: str, ctx: CheckContext) -> str:
+    """The condition clause of a source sentence: after its If, up to the next comma."""
     opening = _found(sentence, "condition", ctx.source_lang)
     start = opening[0].end() if opening else 0
-    clause = sentence[start:].split(",", 1)[0]
+    return sentence[start:].split(",", 1)[0]
+
+
+def _clause_terms(clause: str, lang: str, ctx: CheckContext) -> set[str]:
+    """The game terms a condition clause names that the translation's language has an
+    approved term for."""
     return {
         c
         for c in ctx.named_concepts(clause, ctx.source_lang) - PARAPHRASED
