@@ -441,3 +441,11 @@ def test_a_group_check_and_only_a_group_check_names_how_its_groups_are_gathered(
     with pytest.raises(ValueError, match="groups= goes with scope='group'"):
         check("TERM001", scope="pair", groups=lambda ctx: [])
     assert CHECKS["INCON001"].meta["scope"] == "group" and CHECKS["INCON001"].meta["groups"]
+
+
+def test_style005_is_quiet_on_a_line_mostly_in_latin_script(run):
+    """The credits of the Chinese rules list names in Latin typography."""
+    credits = run.alone("编辑：Del Laugel (领队) , Lyz Liddell, Gregg Luben, 和 Hans Ziegler", "zh")
+    prose = run.alone("结界具有其特有的副类别, 这些副类别被称为结界类别。", "zh")
+    found = {f.ruling_id for f in run.findings("STYLE005")}
+    assert prose.id in found and credits.id not in found

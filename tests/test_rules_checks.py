@@ -10,6 +10,7 @@ import pytest
 
 from pipelines.cards import CardIndex
 from pipelines.check import CheckContext, run_checks
+from pipelines.check.confidence import with_confidence
 from pipelines.model import Alignment, Finding, Ruling
 from pipelines.termbase import Termbase
 
@@ -565,3 +566,39 @@ def test_omit002_a_folded_condition_that_refers_back_is_no_omission(context_of):
         )
     )
     assert findings(ctx, "OMIT002") == []
+
+
+def test_term002_in_a_condensed_translation_says_so_and_is_less_sure(context_of):
+    """506.7g (2023) folds the clause on casting into 与咒语一样 (a reviewer: debatable);
+    700.7 writes 回合步骤 for the end step at the usual length (true): both are reported, the
+    condensed one as such and less sure."""
+    ctx = context_of(
+        (
+            "Rules 506.7 and 506.7a–f apply to abilities that state that they may be activated "
+            "only at certain times with respect to combat just as they apply to spells that "
+            "state that they may be cast only at certain times with respect to combat.",
+            "与咒语一样，规则506.7和506.7a-f同样适用于叙述其只能在战斗阶段中的某个时间点起动的异能。",
+        ),
+        (
+            "Example: An ability reads “Target creature gets +2/+2 until end of turn. Destroy "
+            "that creature at the beginning of the next end step.” The ability will destroy the "
+            "object it gave +2/+2 to even if that object isn’t a creature at the beginning of "
+            "the next end step.",
+            "例如：某异能为“目标生物得+2/+2直到回合结束。在下个回合步骤开始时，消灭该生物。”"
+            "该异能将在下个回合步骤开始时消灭其赋予+2/+2的物件，即使它已不是生物。",
+        ),
+    )
+    found = {f.evidence["concept"]: f for f in findings(ctx, "TERM002")}
+    assert set(found) == {"cast", "end-step"}
+    condensed, plain = found["cast"], found["end-step"]
+    assert condensed.evidence["_class"] == "condensed"
+    assert "condensed here" in condensed.message
+    assert "_class" not in plain.evidence and "condensed" not in plain.message
+    alignment = [
+        Alignment(f.source_id, f.ruling_id, "zh", 0.9, "rule", 0.8, "en.txt")
+        for f in (condensed, plain)
+    ]
+    sure = {
+        f.evidence["concept"]: f.confidence for f in with_confidence([condensed, plain], alignment)
+    }
+    assert sure["cast"] < sure["end-step"]

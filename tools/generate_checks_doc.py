@@ -112,6 +112,14 @@ def _precision(row: Code, judged: dict[str, dict[str, str]]) -> list[str]:
             f"{entry['false']} false. A finding's confidence starts from {entry['prior']} "
             "(`resources/confidence.tsv`)."
         )
+        for name, kind in sorted(judged.items()):
+            if name.startswith(f"{row.code}/"):
+                lines.append(
+                    f"Its findings of the class `{name.split('/', 1)[1]}` (evidence `_class`): "
+                    f"{kind['judged']} judged, {kind['true']} true, {kind['debatable']} "
+                    f"debatable, {kind['false']} false; their confidence starts from "
+                    f"{kind['prior']}."
+                )
     else:
         lines.append(
             "Not judged yet on its own: a finding's confidence starts from the overall "

@@ -5,6 +5,9 @@ from the judged samples of the tuning data); a finding about an aligned pair (a 
 its translation) is right only if the pair is, so its code's prior is multiplied by the pair's
 alignment score, which is itself calibrated as the probability that the pair is right
 (``align/calibration.py``). Findings about a text alone, a document or the run keep the prior.
+A check may name a finding's class in its evidence (``_class``: a TERM002 in a condensed
+translation is ``condensed``); a class judged on its own has its own prior (row
+``TERM002/condensed``), else the code's applies.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from ..model import Alignment, Finding
 from ..resources import read_tsv
 
 ANY_CODE = "*"
+CLASS_KEY = "_class"
+"""The evidence key that names a finding's class, for a prior of its own."""
 DECIMALS = 3
 
 
@@ -37,6 +42,9 @@ def with_confidence(findings: list[Finding], alignment: list[Alignment]) -> list
     placed = []
     for finding in findings:
         value = known.get(finding.code, default)
+        kind = (finding.evidence or {}).get(CLASS_KEY)
+        if kind:
+            value = known.get(f"{finding.code}/{kind}", value)
         if finding.source_id and finding.ruling_id and finding.source_id != finding.ruling_id:
             value *= min(1.0, max(0.0, scores.get((finding.source_id, finding.ruling_id), 1.0)))
         placed.append(replace(finding, confidence=round(value, DECIMALS)))

@@ -33,6 +33,8 @@ QUOTE_STYLES = {
 HALF_WIDTH = {",": "，", ";": "；", ":": "：", "!": "！", "?": "？", "(": "（", ")": "）"}
 HAN = r"[\u4e00-\u9fff]"
 HALF_WIDTH_NEXT_TO_HAN = re.compile(rf"(?<={HAN})[,;:!?()]|[,;:!?()](?={HAN})")
+HAN_CHAR = re.compile(HAN)
+LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")
 
 
 def _informal_uses(ctx: CheckContext, doc: list[Ruling]) -> int:
@@ -277,8 +279,14 @@ def mixed_quotation_marks(document: list[Ruling], ctx: CheckContext) -> Iterator
 @check("STYLE005", scope=Scope.RULING)
 def half_width_punctuation(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     """Chinese text uses half-width punctuation (, ; : ( ) next to Chinese characters)
-    where Chinese typography uses full-width marks (，；：（）)."""
+    where Chinese typography uses full-width marks (，；：（）). A line that is no Chinese
+    sentence and is written mostly in Latin script (a credits list of names: "Del Laugel
+    (领队) , Lyz Liddell, …") follows Latin typography and is not checked."""
     if not ruling.lang or ruling.lang.split("-")[0] != "zh":
+        return
+    if "。" not in ruling.text and len(LATIN_LETTER.findall(ruling.text)) > len(
+        HAN_CHAR.findall(ruling.text)
+    ):
         return
     found = [(m.group(), m.start()) for m in HALF_WIDTH_NEXT_TO_HAN.finditer(ruling.text)]
     if found:

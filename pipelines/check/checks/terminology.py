@@ -12,11 +12,23 @@ from functools import cache
 from ...model import Mark, Ruling
 from ...resources import read_tsv
 from ...termbase import USABLE, TermHit
+from ...thresholds import CHECK, threshold
 from ...vocabulary import Role, Scope, is_unspaced
 from ..context import AlignedPair, CheckContext
+from ..lengths import length_share
 from ..lexicon import without_translator_notes
 from ..registry import Problem, check
 
+CONDENSED_SHARE = threshold(
+    "terminology.condensed-share",
+    0.875,
+    """TERM002: a translation shorter than this share of the usual length for its source is
+    condensed: a missing term there is less sure to be an error (its finding's confidence is
+    the condensed class's, ``TERM002/condensed`` in resources/confidence.tsv).""",
+    stage=CHECK,
+    minimum=0,
+    maximum=1,
+)
 MIN_SHARED_ENDING = 3
 """Letters of ending the suggested form must share with the wrong one: "disparadas" for
 "activadas" (-adas), but not "jugadora" for "duelista" (-a is no gender there)."""
@@ -254,7 +266,9 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     反击; resources/homographs.tsv); nor a concept the rules make implicit where the
     translation names another (a permanent "on the battlefield", a conspiracy "in the
     command zone", an "untapped" creature to tap: resources/implied_concepts.tsv); a
-    half-translated ruling is reported as such, MIX001.)"""
+    half-translated ruling is reported as such, MIX001.) Where the translation is condensed
+    (shorter than usual for its source), the term may have been folded into fewer words
+    ("与咒语一样" for a clause on casting spells): the finding says so, and is less sure."""
     if any(span["lang"] == ctx.source_lang for span in pair.target.spans):
         return
     named = ctx.named_concepts(pair.source_text, ctx.source_lang)
@@ -287,11 +301,27 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
         if not expected:
             continue
         source_term = _source_term(ctx, pair, concept)
+        evidence = {
+            "concept": concept,
+            "source_term": source_term,
+            "expected": expected,
+            "found": [],
+        }
+        message = (
+            f"The source says \u201c{source_term}\u201d but the translation has no "
+            f"\u201c{expected[0]}\u201d."
+        )
+        share = length_share(pair, ctx, len(pair.source_text))
+        if share is not None and share < ctx.threshold(CONDENSED_SHARE):
+            evidence |= {"_class": "condensed", "_length_share": round(share, 2)}
+            message += (
+                f" The translation is condensed here ({share:.0%} of the usual length): it"
+                " may say this in fewer words."
+            )
         yield Problem(
             pair.target,
-            f"The source says \u201c{source_term}\u201d but the translation has no "
-            f"\u201c{expected[0]}\u201d.",
-            {"concept": concept, "source_term": source_term, "expected": expected, "found": []},
+            message,
+            evidence,
             source=pair.source,
             marks=_source_marks(ctx, pair, concept, Role.MISSING),
         )

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-import statistics
-from collections import defaultdict
 from collections.abc import Iterator
 
 from ...model import Mark, Ruling
 from ...thresholds import CHECK, threshold
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
-from ..registry import Problem, check, corpus_fact
+from ..lengths import length_share, usual_ratio
+from ..registry import Problem, check
 
 CUT = re.compile(r"(?:…|\.\.\.|\. \. \.)\s*$")
 SENTENCE_END = re.compile(r"[.!?。！？][\"'”»」)）]*\s*(?:…|\.\.\.)$")
@@ -25,16 +24,6 @@ SHORT_RATIO = threshold(
     minimum=0,
     maximum=1,
 )
-MIN_SOURCE_CHARS = threshold(
-    "truncation.min-source-chars",
-    40,
-    """TRUNC002: sources shorter than this many characters are not measured (a short line's
-    length says little).""",
-    stage=CHECK,
-    minimum=1,
-    integer=True,
-)
-DEFAULT_RATIOS = {"es": 1.15, "zh": 0.32, "fr": 1.2, "de": 1.15, "it": 1.1, "pt": 1.1}
 
 
 @check("TRUNC001", scope=Scope.RULING)
@@ -54,20 +43,6 @@ def cut_off(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
     )
 
 
-@corpus_fact
-def _length_ratios(ctx: CheckContext) -> dict[str, float]:
-    """The median target/source length ratio per language over this run's pairs."""
-    ratios = defaultdict(list)
-    shortest = ctx.threshold(MIN_SOURCE_CHARS)
-    for pair in ctx.pairs:
-        if len(pair.source.text) >= shortest:
-            ratios[pair.lang].append(len(pair.target.text) / len(pair.source.text))
-    return {
-        lang: statistics.median(values) if len(values) >= 20 else DEFAULT_RATIOS.get(lang, 1.0)
-        for lang, values in ratios.items()
-    }
-
-
 @check("TRUNC002", scope=Scope.PAIR)
 def far_too_short(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The translation is less than half as long as translations into its language usually
@@ -76,12 +51,13 @@ def far_too_short(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     Chinese characters per English character; a card's text line is measured without the
     reminder text its translation leaves out.)"""
     source_length = len(pair.source_text)
-    if source_length < ctx.threshold(MIN_SOURCE_CHARS):
+    share = length_share(pair, ctx, source_length)
+    if share is None or share >= ctx.threshold(SHORT_RATIO):
         return
-    usual = _length_ratios(ctx).get(pair.lang, DEFAULT_RATIOS.get(pair.lang, 1.0))
+    if CUT.search(pair.target.text.rstrip()):
+        return
+    usual = usual_ratio(ctx, pair.lang)
     ratio = len(pair.target.text) / source_length
-    if ratio >= ctx.threshold(SHORT_RATIO) * usual or CUT.search(pair.target.text.rstrip()):
-        return
     yield Problem(
         pair.target,
         f"The translation is {ratio / usual:.0%} of the usual length for its source: "
