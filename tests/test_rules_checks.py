@@ -602,3 +602,27 @@ def test_term002_in_a_condensed_translation_says_so_and_is_less_sure(context_of)
         f.evidence["concept"]: f.confidence for f in with_confidence([condensed, plain], alignment)
     }
     assert sure["cast"] < sure["end-step"]
+
+
+def test_term003_one_finding_for_every_form_of_one_old_wording(context_of):
+    """303.4e (2023) writes the old 受此结界 three times, twice with 的 and once without:
+    one finding names both forms and marks all three."""
+    ctx = context_of(
+        (
+            "An Aura’s controller is separate from the enchanted object’s controller or the "
+            "enchanted player; the two need not be the same. If an Aura enchants an object, "
+            "changing control of the object doesn’t change control of the Aura, and vice versa. "
+            "Only the Aura’s controller can activate its abilities. However, if the Aura grants "
+            "an ability to the enchanted object (with “gains” or “has”), the enchanted object’s "
+            "controller is the only one who can activate that ability.",
+            "灵气的操控者与受此结界的生物之操控者并不相干；他们并不需要是同一人。如果灵气结附"
+            "于永久物上，改变该生物的操控权并不会改变灵气的操控权，反之亦然。只有灵气的操控者"
+            "才能起动它的异能。如果灵气赋予受此结界的生物任何异能（使用“获得”或“具有”），"
+            "则此异能只有受此结界之生物的操控者才能起动。",
+        ),
+        section="303.4e",
+    )
+    [found] = findings(ctx, "TERM003")
+    assert found.evidence["found"] == ["受此结界的", "受此结界"]
+    assert len(found.marks) == 3
+    assert found.message.startswith("“受此结界的”, “受此结界” are old wording")

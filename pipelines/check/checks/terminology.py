@@ -385,20 +385,25 @@ def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
             source=pair.source if pair else None,
             marks=[Mark.target(h.start, h.end) for h in kept],
         )
+    by_wording: dict[tuple[str, str, str], list[Replaced]] = defaultdict(list)
     for phrase in phrases:
+        by_wording[(phrase.concept, phrase.said, phrase.suggestion)].append(phrase)
+    for (concept, said, suggestion), found in by_wording.items():
+        texts = list(dict.fromkeys(phrase.text for phrase in found))
+        quoted = ", ".join(f"\u201c{text}\u201d" for text in texts)
         yield Problem(
             ruling,
-            f"\u201c{phrase.text}\u201d is old wording; the source says \u201c{phrase.said}"
-            f"\u201d: use \u201c{phrase.suggestion}\u201d.",
+            f"{quoted} {'is' if len(texts) == 1 else 'are'} old wording; the source says "
+            f"\u201c{said}\u201d: use \u201c{suggestion}\u201d.",
             {
-                "concept": phrase.concept,
-                "source_term": phrase.said,
-                "expected": [phrase.suggestion],
-                "found": [phrase.text],
-                "old_terms": sorted({h.form for h in by_phrase.get(phrase, [])}),
+                "concept": concept,
+                "source_term": said,
+                "expected": [suggestion],
+                "found": texts,
+                "old_terms": sorted({h.form for p in found for h in by_phrase.get(p, [])}),
             },
             source=pair.source if pair else None,
-            marks=[Mark.target(phrase.start, phrase.end)],
+            marks=[Mark.target(phrase.start, phrase.end) for phrase in found],
         )
 
 
