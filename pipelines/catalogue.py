@@ -684,6 +684,14 @@ TABLE: tuple[Code, ...] = (
         """A game term capitalised mid-sentence in some
         units of a document and not in others.""",
     ),
+    _code(
+        "STYLE007",
+        C.STYLE,
+        "warning",
+        CHECK,
+        """A symbol written in the document's usual
+        notation elsewhere and in another one here.""",
+    ),
 )
 
 CATALOGUE: dict[str, Code] = {row.code: row for row in TABLE}

@@ -1,4 +1,5 @@
-"""Style: form of address, regional variants, capitals, quotation marks, punctuation width."""
+"""Style: form of address, regional variants, capitals, quotation marks, punctuation width,
+notation."""
 
 from __future__ import annotations
 
@@ -370,3 +371,95 @@ def keyword_capitalisation(document: list[Ruling], ctx: CheckContext) -> Iterato
             },
             marks=[Mark.target(hit.start, hit.end)],
         )
+
+
+class MixedNotation(NamedTuple):
+    """One group of notation.tsv: the translation's own forms and the source's."""
+
+    name: str
+    own: tuple[tuple[re.Pattern[str], str], ...]
+    """(pattern, replacement): the translation's own notation and what it stands for."""
+    source: re.Pattern[str]
+    """The source's notation, as a translation may write it too."""
+
+
+BRACED = re.compile(r"\{[^{}]{1,12}\}")
+MIN_USUAL_USES = 3
+"""STYLE007: the document's usual notation must be used this many times at least."""
+USUAL_SHARE = 2
+"""STYLE007: ... and this many times as often as the other one."""
+
+
+@cache
+def _notation_groups(lang: str) -> tuple[MixedNotation, ...]:
+    rows = [
+        row
+        for row in read_tsv("notation.tsv")
+        if row.get("group") and row["lang"] in ("*", lang.split("-")[0])
+    ]
+    groups: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        groups[row["group"]].append(row)
+    return tuple(
+        MixedNotation(
+            name,
+            tuple((re.compile(r["pattern"]), r["replacement"]) for r in members),
+            re.compile("|".join(f"(?:{r['source_form']})" for r in members)),
+        )
+        for name, members in sorted(groups.items())
+    )
+
+
+@check("STYLE007", scope=Scope.DOCUMENT)
+def mixed_notation(document: list[Ruling], ctx: CheckContext) -> Iterator[Problem]:
+    """One document writes a symbol in two notations: mostly as the source does ({U}, {T})
+    and in a few units in words ({1}{蓝}{黑}, {横置}). Both read the same (PH001 compares
+    them as one, resources/notation.tsv), but a document keeps one notation: each unit that
+    departs from the one it uses most (at least 3 times and twice as often) is reported."""
+    lang = document[0].doc_lang or ""
+    for group in _notation_groups(lang):
+        own: dict[str, list[tuple[int, int, str, str]]] = {}
+        usual = 0
+        for ruling in document:
+            if ruling.lang != lang:
+                continue
+            usual += len(group.source.findall(ruling.text))
+            symbols = [
+                (m.start(), m.end(), m.group(), _rewritten(m.group(), group))
+                for m in BRACED.finditer(ruling.text)
+            ]
+            symbols = [s for s in symbols if s[2] != s[3]]
+            if symbols:
+                own[ruling.id] = symbols
+        uses = sum(len(symbols) for symbols in own.values())
+        if not uses or usual < MIN_USUAL_USES or usual < USUAL_SHARE * uses:
+            continue
+        for ruling in document:
+            symbols = own.get(ruling.id)
+            if not symbols:
+                continue
+            found = list(dict.fromkeys(s[2] for s in symbols))
+            expected = list(dict.fromkeys(s[3] for s in symbols))
+            yield Problem(
+                ruling,
+                f"{_quoted(found)} here, where the rest of this document writes "
+                f"{_quoted(expected)} ({group.name} symbols: {usual} in that notation, {uses} "
+                "in this one).",
+                {
+                    "group": group.name,
+                    "found": found,
+                    "expected": expected,
+                    "counts": {"usual": usual, "other": uses},
+                },
+                marks=[Mark.target(start, end) for start, end, _, _ in symbols],
+            )
+
+
+def _quoted(symbols: list[str]) -> str:
+    return ", ".join(f"\u201c{symbol}\u201d" for symbol in symbols)
+
+
+def _rewritten(symbol: str, group: MixedNotation) -> str:
+    for pattern, replacement in group.own:
+        symbol = pattern.sub(replacement, symbol)
+    return symbol
