@@ -14,6 +14,7 @@ from ...model import Mark, Ruling
 from ...resources import read_tsv
 from ...termbase import TermHit
 from ...text.tokens import either
+from ...thresholds import CHECK, threshold
 from ...vocabulary import Scope, is_cjk
 from ..context import AlignedPair, CheckContext
 from ..lexicon import (
@@ -384,10 +385,22 @@ class MixedNotation(NamedTuple):
 
 
 BRACED = re.compile(r"\{[^{}]{1,12}\}")
-MIN_USUAL_USES = 3
-"""STYLE007: the document's usual notation must be used this many times at least."""
-USUAL_SHARE = 2
-"""STYLE007: ... and this many times as often as the other one."""
+MIN_USUAL_USES = threshold(
+    "style.notation-min-uses",
+    3,
+    """STYLE007: a document's usual notation of a symbol is the one it uses at least this
+    many times ...""",
+    stage=CHECK,
+    minimum=1,
+    integer=True,
+)
+USUAL_SHARE = threshold(
+    "style.notation-share",
+    2.0,
+    """STYLE007: ... and this many times as often as the other notation.""",
+    stage=CHECK,
+    minimum=1,
+)
 
 
 @cache
@@ -432,7 +445,11 @@ def mixed_notation(document: list[Ruling], ctx: CheckContext) -> Iterator[Proble
             if symbols:
                 own[ruling.id] = symbols
         uses = sum(len(symbols) for symbols in own.values())
-        if not uses or usual < MIN_USUAL_USES or usual < USUAL_SHARE * uses:
+        if (
+            not uses
+            or usual < ctx.threshold(MIN_USUAL_USES)
+            or usual < ctx.threshold(USUAL_SHARE) * uses
+        ):
             continue
         for ruling in document:
             symbols = own.get(ruling.id)
