@@ -626,3 +626,35 @@ def test_term003_one_finding_for_every_form_of_one_old_wording(context_of):
     assert found.evidence["found"] == ["受此结界的", "受此结界"]
     assert len(found.marks) == 3
     assert found.message.startswith("“受此结界的”, “受此结界” are old wording")
+
+
+LEVEL_SYMBOL = (
+    "A level symbol is a keyword ability that represents a static ability. The level symbol "
+    "includes either a range of numbers, indicated here as “N1-N2,” or a single number "
+    "followed by a plus sign, indicated here as “N3+.” Any abilities printed within the same "
+    "text box striation as a level symbol are part of its static ability. The same is true of "
+    "the power/toughness box printed within that striation, indicated here as “[P/T].”"
+)
+
+
+def test_omit001_a_variable_kept_without_its_brackets_is_no_omission(context_of):
+    """711.2 (2023) writes [P/T] as “P/T”: reported as a variable without brackets, at info
+    severity, not as a variable left out; a translation without it is still an omission."""
+    kept = (
+        "等级符号是代表静止式异能的关键字异能。等级符号可能包括了某范围的数字，此处表示为"
+        "“N1-N2”；或是单一数字后面带着加号，此处表示为“N3+”。任何与等级符号印在同一区块文字栏"
+        "的异能，都是其静止式异能的一部分。而印在同一区块文字栏的力量／防御力方格，此处表示为"
+        "“P/T”，也是同法看待。"
+    )
+    dropped = kept.replace(
+        "而印在同一区块文字栏的力量／防御力方格，此处表示为“P/T”，也是同法看待。", ""
+    )
+    ctx = context_of((LEVEL_SYMBOL, kept), (LEVEL_SYMBOL, dropped), section="711.2")
+    by_unit = {f.ruling_id: f for f in findings(ctx, "OMIT001")}
+    assert set(by_unit) == {"zh.txt:1", "zh.txt:2"}
+    unbracketed, left_out = by_unit["zh.txt:1"], by_unit["zh.txt:2"]
+    assert unbracketed.severity == "info"
+    assert unbracketed.evidence["unbracketed"] == ["P/T"]
+    assert "without its brackets" in unbracketed.message
+    assert [kept[m["start"] : m["end"]] for m in unbracketed.marks] == ["P/T"]
+    assert left_out.severity == "warning" and "left out" in left_out.message

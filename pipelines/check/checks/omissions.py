@@ -40,8 +40,10 @@ def dropped_variable(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     Translations write their own words in the brackets ([费用], [特性]), may say a
     repeated variable once (两个…同为[特性]生物 for "a [quality] creature … and another
     [quality] creature") and may say one in words (支付其返照费用 for "paying [cost]"), so
-    fewer variables alone are not reported. Rules text only: a card's text writes loyalty
-    costs in brackets ([+2]:) that printed translations write without."""
+    fewer variables alone are not reported. A variable the translation keeps as the source
+    writes it but without its brackets ("P/T" for [P/T]) is no omission: it is reported as
+    such, at info severity. Rules text only: a card's text writes loyalty costs in brackets
+    ([+2]:) that printed translations write without."""
     if not pair.source.section:
         return
     target_text = without_translator_notes(pair.target.text, pair.lang)
@@ -54,6 +56,28 @@ def dropped_variable(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     distinct = {m.group().casefold() for m in ours}
     if len(theirs) >= len(distinct) and our_templates <= their_templates:
         return
+    evidence = {
+        "expected": [m.group() for m in ours],
+        "found": [m.group() for m in theirs],
+        "templates": {"expected": our_templates, "found": their_templates},
+    }
+    unbracketed = _unbracketed(distinct, target_text)
+    if our_templates <= their_templates and len(theirs) + len(unbracketed) >= len(distinct):
+        yield Problem(
+            pair.target,
+            f"The translation writes the source's variable {_quoted_list(unbracketed)} "
+            "without its brackets: nothing is left out, but the rules write a variable in "
+            "brackets.",
+            evidence | {"unbracketed": unbracketed, "_class": "unbracketed"},
+            source=pair.source,
+            marks=[
+                Mark.target(m.start(), m.end())
+                for inner in unbracketed
+                for m in re.finditer(re.escape(inner), pair.target.text)
+            ],
+            severity="info",
+        )
+        return
     what = (
         f"{our_templates} quoted templates with a variable and the translation "
         f"{their_templates} quoted passages: a template was left out"
@@ -65,14 +89,33 @@ def dropped_variable(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     yield Problem(
         pair.target,
         f"The source has {what}.",
-        {
-            "expected": [m.group() for m in ours],
-            "found": [m.group() for m in theirs],
-            "templates": {"expected": our_templates, "found": their_templates},
-        },
+        evidence,
         source=pair.source,
         marks=[Mark.source(m.start(), m.end(), Role.MISSING) for m in ours],
     )
+
+
+UNBRACKETED_VARIABLE = re.compile(r"[A-Za-z0-9/+\-]+")
+"""A variable a translation may keep as the source writes it ([P/T], [N]): letters, digits."""
+
+
+def _unbracketed(variables: set[str], target: str) -> list[str]:
+    """The source's variables (casefolded, in brackets) whose words the translation writes
+    as they are but without brackets ("P/T" for [P/T]), outside any bracket of its own."""
+    bare = re.sub(r"\[[^\]]*\]", " ", target)
+    found = []
+    for variable in sorted(variables):
+        inner = variable.strip("[]")
+        if not UNBRACKETED_VARIABLE.fullmatch(inner):
+            continue
+        match = re.search(rf"(?<![A-Za-z0-9/]){re.escape(inner)}(?![A-Za-z0-9/])", bare, re.I)
+        if match:
+            found.append(match.group())
+    return found
+
+
+def _quoted_list(words: list[str]) -> str:
+    return ", ".join(f"\u201c{word}\u201d" for word in words)
 
 
 SHORT_TEMPLATE = 8
