@@ -44,9 +44,11 @@ def usual_ratio(ctx: CheckContext, lang: str) -> float:
     return length_ratios(ctx).get(lang, DEFAULT_RATIOS.get(lang, 1.0))
 
 
-def length_share(pair: AlignedPair, ctx: CheckContext, source_length: int) -> float | None:
-    """The translation's length as a share of the usual for a source this long (1.0: as
-    usual; 0.5: half as long), or None for a source too short to measure."""
-    if source_length < ctx.threshold(MIN_SOURCE_CHARS) or source_length == 0:
+def length_share(pair: AlignedPair, ctx: CheckContext) -> float | None:
+    """The translation's length as a share of the usual for its source (1.0: as usual; 0.5:
+    half as long), or None for a source too short to measure. The source is measured as the
+    checks read it (``pair.source_text``: a card's line without its reminder text)."""
+    source_length = len(pair.source_text)
+    if source_length < ctx.threshold(MIN_SOURCE_CHARS):
         return None
     return len(pair.target.text) / source_length / usual_ratio(ctx, pair.lang)

@@ -8,7 +8,7 @@ code, category or severity.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,11 @@ RUN_CHECKS: Registry[Callable] = Registry("run's checks", package="pipelines.che
 """Functions that give the checks a run brings with it (the team's checklist rules), as
 entries like those of ``CHECKS``: ``@run_checks_from``."""
 CORPUS_FACTS: Registry[Callable] = Registry("corpus fact", package="pipelines.check.checks")
+
+
+def quoted(items: Iterable[str]) -> str:
+    """Items for a message, each in curly quotes: “{蓝}”, “{黑}”."""
+    return ", ".join(f"\u201c{item}\u201d" for item in items)
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ from ...text.tokens import token_counts
 from ...vocabulary import Role, Scope
 from ..context import AlignedPair, CheckContext
 from ..lexicon import without_translator_notes
-from ..registry import Problem, check
+from ..registry import Problem, check, quoted
 from .terminology import PARAPHRASED
 
 
@@ -65,7 +65,7 @@ def dropped_variable(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     if our_templates <= their_templates and len(theirs) + len(unbracketed) >= len(distinct):
         yield Problem(
             pair.target,
-            f"The translation writes the source's variable {_quoted_list(unbracketed)} "
+            f"The translation writes the source's variable {quoted(unbracketed)} "
             "without its brackets: nothing is left out, but the rules write a variable in "
             "brackets.",
             evidence | {"unbracketed": unbracketed, "_class": "unbracketed"},
@@ -112,10 +112,6 @@ def _unbracketed(variables: set[str], target: str) -> list[str]:
         if match:
             found.append(match.group())
     return found
-
-
-def _quoted_list(words: list[str]) -> str:
-    return ", ".join(f"\u201c{word}\u201d" for word in words)
 
 
 SHORT_TEMPLATE = 8

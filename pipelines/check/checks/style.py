@@ -23,7 +23,7 @@ from ..lexicon import (
     regional_variants,
     without_translator_notes,
 )
-from ..registry import Problem, check
+from ..registry import Problem, check, quoted
 
 ADDRESSING_YOU = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
 QUOTE_STYLES = {
@@ -430,16 +430,22 @@ def mixed_notation(document: list[Ruling], ctx: CheckContext) -> Iterator[Proble
     them as one, resources/notation.tsv), but a document keeps one notation: each unit that
     departs from the one it uses most (at least 3 times and twice as often) is reported."""
     lang = document[0].doc_lang or ""
-    for group in _notation_groups(lang):
+    groups = _notation_groups(lang)
+    if not groups:
+        return
+    braced = {
+        ruling.id: list(BRACED.finditer(ruling.text)) for ruling in document if ruling.lang == lang
+    }
+    for group in groups:
         own: dict[str, list[tuple[int, int, str, str]]] = {}
         usual = 0
         for ruling in document:
-            if ruling.lang != lang:
+            if ruling.id not in braced:
                 continue
             usual += len(group.source.findall(ruling.text))
             symbols = [
                 (m.start(), m.end(), m.group(), _rewritten(m.group(), group))
-                for m in BRACED.finditer(ruling.text)
+                for m in braced[ruling.id]
             ]
             symbols = [s for s in symbols if s[2] != s[3]]
             if symbols:
@@ -459,8 +465,8 @@ def mixed_notation(document: list[Ruling], ctx: CheckContext) -> Iterator[Proble
             expected = list(dict.fromkeys(s[3] for s in symbols))
             yield Problem(
                 ruling,
-                f"{_quoted(found)} here, where the rest of this document writes "
-                f"{_quoted(expected)} ({group.name} symbols: {usual} in that notation, {uses} "
+                f"{quoted(found)} here, where the rest of this document writes "
+                f"{quoted(expected)} ({group.name} symbols: {usual} in that notation, {uses} "
                 "in this one).",
                 {
                     "group": group.name,
@@ -470,10 +476,6 @@ def mixed_notation(document: list[Ruling], ctx: CheckContext) -> Iterator[Proble
                 },
                 marks=[Mark.target(start, end) for start, end, _, _ in symbols],
             )
-
-
-def _quoted(symbols: list[str]) -> str:
-    return ", ".join(f"\u201c{symbol}\u201d" for symbol in symbols)
 
 
 def _rewritten(symbol: str, group: MixedNotation) -> str:

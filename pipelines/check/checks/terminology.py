@@ -17,7 +17,7 @@ from ...vocabulary import Role, Scope, is_unspaced
 from ..context import AlignedPair, CheckContext
 from ..lengths import length_share
 from ..lexicon import without_translator_notes
-from ..registry import Problem, check
+from ..registry import Problem, check, quoted
 
 CONDENSED_SHARE = threshold(
     "terminology.condensed-share",
@@ -311,7 +311,7 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
             f"The source says \u201c{source_term}\u201d but the translation has no "
             f"\u201c{expected[0]}\u201d."
         )
-        share = length_share(pair, ctx, len(pair.source_text))
+        share = length_share(pair, ctx)
         if share is not None and share < ctx.threshold(CONDENSED_SHARE):
             evidence |= {"_class": "condensed", "_length_share": round(share, 2)}
             message += (
@@ -390,10 +390,9 @@ def obsolete_term(ruling: Ruling, ctx: CheckContext) -> Iterator[Problem]:
         by_wording[(phrase.concept, phrase.said, phrase.suggestion)].append(phrase)
     for (concept, said, suggestion), found in by_wording.items():
         texts = list(dict.fromkeys(phrase.text for phrase in found))
-        quoted = ", ".join(f"\u201c{text}\u201d" for text in texts)
         yield Problem(
             ruling,
-            f"{quoted} {'is' if len(texts) == 1 else 'are'} old wording; the source says "
+            f"{quoted(texts)} {'is' if len(texts) == 1 else 'are'} old wording; the source says "
             f"\u201c{said}\u201d: use \u201c{suggestion}\u201d.",
             {
                 "concept": concept,

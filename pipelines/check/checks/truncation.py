@@ -51,7 +51,7 @@ def far_too_short(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     Chinese characters per English character; a card's text line is measured without the
     reminder text its translation leaves out.)"""
     source_length = len(pair.source_text)
-    share = length_share(pair, ctx, source_length)
+    share = length_share(pair, ctx)
     if share is None or share >= ctx.threshold(SHORT_RATIO):
         return
     if CUT.search(pair.target.text.rstrip()):
