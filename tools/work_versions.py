@@ -31,6 +31,7 @@ CODE = {
     "check": ["check", "termbase", "thresholds.py", "checklists.py", "allowlists.py", *COMMON],
 }
 CODE["check-group"] = CODE["check-pair-keys"] = CODE["check"]
+CODE["ingest-set"] = CODE["ingest"]
 """The modules (files, or folders with everything in them) under ``pipelines/`` whose code
 computes each kind of unit."""
 

@@ -20,11 +20,21 @@ from .cards import identified_names, identify_cards
 from .dates import assign_dates
 from .kinds import assign_documents
 from .languages import assign_languages
-from .readers import READERS, choose
 from .readers._anchors import unit_anchors
-from .source import NOT_READ_FOLDER, NOT_READ_HIDDEN, InputError, SourceFile, discover
+from .reading import FileResult, accounted_lines, read_file, unaccounted_lines
+from .sets import SetPart, SetReading, merged, read_set, split
+from .source import NOT_READ_FOLDER, InputError, SourceFile, discover
 
-__all__ = ["IngestResult", "InputError", "ingest", "ingest_sources"]
+__all__ = [
+    "FileResult",
+    "IngestResult",
+    "InputError",
+    "accounted_lines",
+    "ingest",
+    "ingest_sources",
+    "read_file",
+    "unaccounted_lines",
+]
 
 
 @dataclass
@@ -156,16 +166,6 @@ def _corpus_passes(
     result.findings.sort(key=finding_order)
 
 
-@dataclass
-class FileResult:
-    """What one input file gave (the record of a file's reading, ``READ``)."""
-
-    rulings: list[Ruling] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    card_names: list[CardName] = field(default_factory=list)
-    format: str | None = None
-
-
 READ = kind(
     "ingest",
     "files read",
@@ -188,21 +188,55 @@ language of a file's lines or anything else ``read_file`` gives changes
 (``docs/work.md``)."""
 
 
+READ_SET = kind("ingest-set", "sets read", SetReading, READ.version, resources=READ.resources)
+"""One set of an AllPrintings-shaped file (``sets.py``), keyed by its code and bytes; it reads
+with the code ``READ`` stands for, and so shares its version."""
+
+
 def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[FileResult]:
     """What each file gave, in order: from the cache for a file read before (same name and
-    bytes, same code), else read (one task per file) and kept."""
-    job = Job(
-        READ,
-        [_file_key(doc, work) for doc in sources],
-        items=sources,
-        keep=lambda read: not any(f.code == "PARSE010" for f in read.findings),
-    )
-    [results] = execute([job], read_task, cache=work, engine=engine)
+    bytes, same code), else read (one task per file) and kept. An AllPrintings-shaped file
+    is read (and kept) set by set (``sets.py``)."""
+    cut: dict[int, list[SetPart]] = {}
+    for i, doc in enumerate(sources if work.keeps else ()):
+        if parts := split(doc):
+            cut[i] = parts
+    whole = [doc for i, doc in enumerate(sources) if i not in cut]
+    parts = [part for file_parts in cut.values() for part in file_parts]
+    jobs = [
+        Job(
+            READ,
+            [_file_key(doc, work) for doc in whole],
+            items=whole,
+            keep=_readable,
+        ),
+        Job(
+            READ_SET,
+            [work.key(READ_SET, [part.rel, part.code, part.digest]) for part in parts],
+            items=parts,
+            keep=lambda reading: _readable(reading.read),
+        ),
+    ]
+    read_whole, read_sets = execute(jobs, read_task, cache=work, engine=engine)
+    whole_read, start, results = iter(read_whole), 0, []
+    for i in range(len(sources)):
+        if i in cut:
+            end = start + len(cut[i])
+            results.append(merged(read_sets[start:end]))
+            start = end
+        else:
+            results.append(next(whole_read))
     return results
 
 
-def read_task(docs: list[SourceFile]) -> list[FileResult]:
-    return [read_file(doc) for doc in docs]
+def _readable(read: FileResult) -> bool:
+    """Whether a reading may be kept: not one of a file that could not be read (PARSE010:
+    the next run tries again)."""
+    return not any(f.code == "PARSE010" for f in read.findings)
+
+
+def read_task(items: list[SourceFile | SetPart]) -> list[FileResult | SetReading]:
+    return [read_set(item) if isinstance(item, SetPart) else read_file(item) for item in items]
 
 
 def _file_key(doc: SourceFile, work: Cache) -> str | None:
@@ -229,109 +263,6 @@ def folders_not_read(folders: list[SourceFile], shown: int = 20) -> Finding:
     )
 
 
-def read_file(doc: SourceFile) -> FileResult:
-    """One file through the reader that recognises it; problems become findings."""
-    try:
-        return _read_file(doc)
-    finally:
-        doc.forget_bytes()
-
-
-def not_read(doc: SourceFile) -> Finding:
-    """The finding of a file discovery left unopened: a hidden file, or a special file."""
-    if doc.not_read == NOT_READ_HIDDEN:
-        return make_finding(
-            "PARSE014",
-            f"{doc.rel} is a hidden file (its name starts with a dot) and was not read; "
-            "rename it, or give it as INPUT, to have it read.",
-            file=doc.rel,
-            evidence={"bytes": _size(doc)},
-        )
-    return make_finding(
-        "PARSE010",
-        f"{doc.rel} is {doc.not_read}, not a regular file; it was not read.",
-        file=doc.rel,
-        evidence={"error": f"not a regular file: {doc.not_read}"},
-    )
-
-
-def _size(doc: SourceFile) -> int | None:
-    try:
-        return doc.size
-    except OSError:
-        return None
-
-
-def _read_file(doc: SourceFile) -> FileResult:
-    result = FileResult()
-    if doc.not_read:
-        result.findings.append(not_read(doc))
-        return result
-    try:
-        encoding = doc.encoding
-    except OSError as error:
-        result.findings.append(
-            make_finding(
-                "PARSE010",
-                f"{doc.rel} cannot be read ({error.strerror or error}); it was skipped.",
-                file=doc.rel,
-                evidence={"error": f"{type(error).__name__}: {error.strerror or error}"},
-            )
-        )
-        return result
-    if encoding is None:
-        result.findings.append(
-            make_finding(
-                "PARSE001",
-                f"{doc.rel} is not a text file; it was skipped.",
-                file=doc.rel,
-                evidence={"bytes": doc.size},
-            )
-        )
-        return result
-    name = choose(doc)
-    if name is None and doc.is_json:
-        doc.problems.append(
-            make_finding(
-                "PARSE009",
-                f"{doc.rel} is JSON of a shape no reader knows (not MTGJSON or Scryfall).",
-                file=doc.rel,
-                evidence={"bytes": doc.size, "json_path": ""},
-            )
-        )
-    elif name is None and not doc.problems:
-        doc.problems.append(
-            make_finding(
-                "PARSE003", f"{doc.rel} has no text.", file=doc.rel, evidence={"bytes": doc.size}
-            )
-        )
-    elif name is not None:
-        result.format = name
-        try:
-            for item in READERS[name].target(doc):
-                if isinstance(item, Ruling):
-                    result.rulings.append(item)
-                elif isinstance(item, Finding):
-                    result.findings.append(item)
-                else:
-                    result.card_names.append(item)
-        except Exception as error:  # a reader bug must not stop the batch
-            result.findings.append(
-                make_finding(
-                    "PARSE007",
-                    f"The {name} reader failed on {doc.rel}: {error}",
-                    file=doc.rel,
-                    evidence={"reader": name, "error": f"{type(error).__name__}: {error}"},
-                )
-            )
-        if not doc.is_json:
-            result.findings.extend(
-                unaccounted_lines(doc, result.rulings, result.findings + doc.problems)
-            )
-    result.findings.extend(doc.problems)
-    return result
-
-
 def card_title_languages(
     rulings: list[Ruling], index: CardIndex, languages: Iterable[str], source_lang: str
 ) -> dict[str, str]:
@@ -350,38 +281,6 @@ def card_title_languages(
         if len(langs) == 1:
             found[title] = langs.pop()
     return found
-
-
-def accounted_lines(rulings: Iterable[Ruling], findings: Iterable[Finding]) -> set[int]:
-    """The input lines that rulings (text and carried lines) and findings account for."""
-    lines: set[int] = set()
-    for item in rulings:
-        if item.line is not None:
-            lines.update(range(item.line, (item.end_line or item.line) + 1))
-        lines.update(item.carried_lines)
-    for finding in findings:
-        if finding.line is not None:
-            lines.add(finding.line)
-        lines.update(finding.evidence.get("lines", ()))
-    return lines
-
-
-def unaccounted_lines(
-    doc: SourceFile, rulings: list[Ruling], findings: list[Finding]
-) -> list[Finding]:
-    """A safety net: every non-blank line a reader left out becomes a PARSE004 finding."""
-    accounted = accounted_lines(rulings, findings)
-    return [
-        make_finding(
-            "PARSE004",
-            f"Line {number} of {doc.rel} was not understood.",
-            file=doc.rel,
-            line=number,
-            evidence={"line": line.strip()},
-        )
-        for number, line in enumerate(doc.lines, 1)
-        if line.strip() and number not in accounted
-    ]
 
 
 def finding_order(finding: Finding) -> tuple:

@@ -85,6 +85,14 @@ class SourceFile:
         source._text = text
         return source
 
+    @classmethod
+    def from_bytes(cls, path: Path, rel: str, data: bytes) -> SourceFile:
+        """A UTF-8 document made in memory that stands for ``rel`` (a set cut out of an
+        AllPrintings file: ``sets.py``)."""
+        source = cls(path, rel)
+        source.__dict__.update(_whole=data, size=len(data), encoding="utf-8")
+        return source
+
     @cached_property
     def head(self) -> bytes:
         if self._text is not None:

@@ -78,8 +78,14 @@ def read_mtgjson(doc: SourceFile) -> Iterator[Output]:
     with no date is kept undated; a date that is not a real date is kept as written, for
     the date checks to report.
     """
+    yield from read_cards(doc, {})
+
+
+def read_cards(doc: SourceFile, ruled: dict[str, str]) -> Iterator[Output]:
+    """``read_mtgjson``; ``ruled`` gets the name of each card whose rulings were read, with
+    the pointer of the card they were read from (what reading an AllPrintings file set by
+    set needs to keep the rulings of the first printing only: ``ingest/sets.py``)."""
     names = CardNames(doc.rel)
-    ruled: set[str] = set()
     with open_json(doc) as stream:
         walk = _CardWalk(doc)
         try:
@@ -194,7 +200,7 @@ def _event_type(event: str) -> str:
 
 
 def _card(
-    doc: SourceFile, path: str, card: Any, names: CardNames, ruled: set[str]
+    doc: SourceFile, path: str, card: Any, names: CardNames, ruled: dict[str, str]
 ) -> Iterator[Output]:
     if not isinstance(card, dict):
         yield unexpected(doc, path, f"a card is a JSON {json_type(card)}, not an object")
@@ -216,7 +222,7 @@ def _card(
             doc, f"{path}/rulings", f"rulings is a JSON {json_type(rulings)}, not an array"
         )
     elif rulings and name not in ruled:
-        ruled.add(name)
+        ruled[name] = path
         for position, entry in enumerate(rulings):
             yield from _ruling(doc, path, position, entry, name)
 

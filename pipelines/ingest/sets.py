@@ -1,0 +1,201 @@
+"""An AllPrintings-shaped MTGJSON file read set by set.
+
+AllPrintings holds every set in one file of about 400 MB. Read as one unit of work, one
+ruling edited in it reads the whole file again (93% of a cold run, benchmarks/results/
+scale.md). A file of at least ``SPLIT_BYTES`` whose ``data`` is an object of sets, each an
+object with a ``cards`` array, is cut into its sets instead: msgspec finds each set's bytes
+without building it (``msgspec.Raw``, no copy). Each set is a unit of work keyed by its code
+and its own bytes, read by the MTGJSON reader as a file of that one set; the file's reading
+is its sets' readings in order (``merged``), with what a file read whole gives once given
+once: a card's rulings from the first printing that has any, each card-name entry once.
+
+Anything else is read whole, as before, which reports what is wrong with it: broken JSON,
+another shape, a set code given twice, another encoding than UTF-8, a file too small to
+gain by it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from ..catalogue import make_finding
+from ..model import Finding
+from .readers._json import pointer
+from .readers.mtgjson import FORMAT, read_cards
+from .reading import FileResult, take
+from .source import SourceFile
+
+SPLIT_BYTES = 32 * 2**20
+"""A smaller MTGJSON file (a set file is a few MB) is one unit: reading it whole costs less
+than finding its parts."""
+
+_FIRST_KEY = re.compile(rb'\s*\{\s*("(?:[^"\\]|\\.)*")\s*:\s*')
+_NEXT_KEY = re.compile(rb'\s*,\s*("(?:[^"\\]|\\.)*")\s*:\s*')
+_END = re.compile(rb"\s*\}\s*")
+
+
+class _Set(msgspec.Struct):
+    cards: msgspec.Raw
+
+
+@dataclass
+class SetPart:
+    """One set of a file read set by set: the file's id and path, the set's code (its key in
+    ``data`` as written, and decoded), where its bytes are in the file and their digest. The
+    file's bytes are not held: each set's are read when the set is (in any worker)."""
+
+    rel: str
+    path: Path
+    key: bytes
+    code: str
+    start: int
+    length: int
+    digest: str
+
+
+@dataclass
+class SetReading:
+    """What one set gave (a unit's record): its reading as a file of that set, and the cards
+    whose rulings were read in it (name, JSON pointer of the card), for ``merged``."""
+
+    read: FileResult
+    ruled: list[tuple[str, str]] = field(default_factory=list)
+
+
+def split(doc: SourceFile) -> list[SetPart] | None:
+    """The sets of an AllPrintings-shaped file, in the file's order; None for a file to read
+    whole (see the module's docstring)."""
+    try:
+        if doc.not_read or doc.size < SPLIT_BYTES or doc.encoding not in ("utf-8", "utf-8-sig"):
+            return None
+        view = memoryview(doc.path.read_bytes())
+    except OSError:
+        return None
+    bom = len(codecs.BOM_UTF8) if view[:3] == codecs.BOM_UTF8 else 0
+    data = [span for code, *span in _members(view, bom) or () if code == "data"]
+    if len(data) != 1:
+        return None
+    _, start, end = data[0]
+    members = _members(view[:end], start)
+    if members is None or len(members) < 2:
+        return None
+    parts = []
+    for code, key, start, end in members:
+        if code == "cards" or not _is_set(view[start:end]):
+            return None
+        parts.append(
+            SetPart(doc.rel, doc.path, key, code, start, end - start, _digest(view[start:end]))
+        )
+    return parts
+
+
+def _members(view: memoryview, start: int) -> list[tuple[str, bytes, int, int]] | None:
+    """The members of the JSON object that starts at ``start`` and ends ``view`` (key, key as
+    written, where its value starts and ends), in the order they are written; None when it is
+    no JSON object or gives a key twice (msgspec keeps a repeated key's last value, a
+    streaming reader reads both)."""
+    try:
+        values = msgspec.json.decode(view[start:], type=dict[str, msgspec.Raw])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    members: list[tuple[str, bytes, int, int]] = []
+    position, pattern = start, _FIRST_KEY
+    while found := pattern.match(view, position):
+        key = bytes(found.group(1))
+        code = msgspec.json.decode(key, type=str)
+        body = values.get(code)
+        position = found.end()
+        if body is None or not _same(view, position, memoryview(body)):
+            return None
+        members.append((code, key, position, position + len(body)))
+        position += len(body)
+        pattern = _NEXT_KEY
+    unique = len({code for code, *_ in members}) == len(members) == len(values)
+    return members if unique and _END.fullmatch(view, position) else None
+
+
+def _same(view: memoryview, start: int, body: memoryview, chunk: int = 2**20) -> bool:
+    """Whether ``body`` is written at ``start`` in ``view`` (compared a MB at a time: a
+    memoryview compares byte by byte in Python)."""
+    if start + len(body) > len(view):
+        return False
+    return all(
+        view[start + offset : start + min(offset + chunk, len(body))].tobytes()
+        == body[offset : offset + chunk].tobytes()
+        for offset in range(0, len(body), chunk)
+    )
+
+
+def _is_set(body: memoryview) -> bool:
+    """An object with a ``cards`` array."""
+    try:
+        cards = msgspec.json.decode(body, type=_Set).cards
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    return bytes(memoryview(cards)[:1]) == b"["
+
+
+def read_set(part: SetPart) -> SetReading:
+    """One set read as the MTGJSON reader reads a file of that set alone (same ids and
+    pointers: ``/data/<SET>/cards/<i>``). A file changed since its sets were found is a
+    PARSE010, not kept (the next run reads it again)."""
+    try:
+        with open(part.path, "rb") as handle:
+            handle.seek(part.start)
+            body = handle.read(part.length)
+    except OSError as error:
+        body, problem = b"", f"{type(error).__name__}: {error.strerror or error}"
+    else:
+        problem = "" if _digest(body) == part.digest else "the file changed while it was read"
+    if problem:
+        return SetReading(FileResult(format=FORMAT, findings=[_unreadable(part, problem)]))
+    doc = SourceFile.from_bytes(part.path, part.rel, b'{"data":{' + part.key + b":" + body + b"}}")
+    ruled: dict[str, str] = {}
+    result = FileResult(format=FORMAT)
+    take(result, read_cards(doc, ruled), FORMAT, doc)
+    result.findings.extend(doc.problems)
+    return SetReading(result, list(ruled.items()))
+
+
+def _digest(data: bytes | memoryview) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _unreadable(part: SetPart, problem: str) -> Finding:
+    return make_finding(
+        "PARSE010",
+        f"{part.rel} cannot be read ({problem}); its set {part.code} was skipped.",
+        file=part.rel,
+        evidence={"error": problem, "json_path": pointer("data", part.code)},
+    )
+
+
+def merged(readings: list[SetReading]) -> FileResult:
+    """The file's reading from its sets' readings in order: a card's rulings (and what was
+    reported about them) from the first set that has any, each card-name entry once."""
+    result = FileResult(format=FORMAT)
+    ruled: set[str] = set()
+    names: set[tuple[str, str, str]] = set()
+    for reading in readings:
+        again = {path for name, path in reading.ruled if name in ruled}
+        ruled.update(name for name, _ in reading.ruled)
+        result.rulings.extend(
+            item for item in reading.read.rulings if item.doc.partition("#")[2] not in again
+        )
+        result.findings.extend(
+            item
+            for item in reading.read.findings
+            if str(item.evidence.get("json_path", "")).partition("/rulings/")[0] not in again
+        )
+        for name in reading.read.card_names:
+            entry = (name.name, name.lang, name.card)
+            if entry not in names:
+                names.add(entry)
+                result.card_names.append(name)
+    return result

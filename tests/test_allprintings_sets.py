@@ -1,0 +1,149 @@
+"""An AllPrintings-shaped file read set by set (``ingest/sets.py``) gives what the file read
+whole gives, and a rerun after one set changed reads that set alone.
+
+The file is made from the two-set fixture (FUT, PLC: see test_readers_json.py) with two more
+sets: ``XTR``, a reprint of FUT whose first ruling has no date (whole, the file reads
+Epochrasite's rulings from FUT alone, so that missing date is never reported), and ``NEW``,
+PLC with its first card renamed and one ruling of the wrong shape (reported).
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from pathlib import Path
+
+import pytest
+
+from pipelines.engine.local import LocalEngine
+from pipelines.ingest import read_files, sets
+from pipelines.ingest.source import SourceFile
+from pipelines.store import open_store
+from pipelines.work import Cache, Reuse
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "json" / "mtgjson_allprintings.json"
+SET_FILE = FIXTURE.with_name("mtgjson_set.json")
+NAME = "AllPrintings.json"
+
+
+def four_sets() -> dict:
+    data = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    sets_ = data["data"]
+    sets_["XTR"] = json.loads(json.dumps(sets_["FUT"]))
+    del sets_["XTR"]["cards"][0]["rulings"][0]["date"]
+    sets_["NEW"] = json.loads(json.dumps(sets_["PLC"]))
+    sets_["NEW"]["cards"][0]["name"] = "Brand New"
+    sets_["NEW"]["cards"][0]["rulings"][1] = 5
+    return data
+
+
+@pytest.fixture
+def split_any_size(monkeypatch):
+    monkeypatch.setattr(sets, "SPLIT_BYTES", 0)
+
+
+def read(path: Path, store: Path | None, reuse: Reuse | None = None):
+    cache = Cache(open_store(store), (), reuse) if store else Cache(None)
+    [result] = read_files([SourceFile(path, NAME)], LocalEngine(), cache)
+    return result
+
+
+def write(tmp_path: Path, text: str | bytes) -> Path:
+    path = tmp_path / NAME
+    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return path
+
+
+@pytest.mark.parametrize("indent", [None, 2], ids=["compact", "indented"])
+def test_set_by_set_gives_what_the_whole_file_gives(tmp_path, split_any_size, indent):
+    path = write(tmp_path, json.dumps(four_sets(), indent=indent, ensure_ascii=False))
+    reuse = Reuse()
+    by_set = read(path, tmp_path / "store", reuse)
+    whole = read(path, None)
+    assert reuse.counts == {"ingest-set": [0, 4]}
+    assert by_set == whole
+    problems = [f.evidence["json_path"] for f in whole.findings]
+    assert problems == ["/data/NEW/cards/0/rulings/1"]
+    assert {r.doc for r in whole.rulings if r.card == "Epochrasite"} == {
+        f"{NAME}#/data/FUT/cards/0"
+    }
+    assert any(r.card == "Brand New" for r in whole.rulings)
+
+
+def test_one_set_changed_is_the_one_set_read_again(tmp_path, split_any_size):
+    data = four_sets()
+    path = write(tmp_path, json.dumps(data))
+    read(path, tmp_path / "store")
+    data["data"]["PLC"]["cards"][1]["rulings"][0]["text"] += " (revised)"
+    write(tmp_path, json.dumps(data))
+    reuse = Reuse()
+    again = read(path, tmp_path / "store", reuse)
+    assert reuse.counts == {"ingest-set": [3, 1]}
+    assert again == read(path, None)
+    assert any(r.text.endswith("(revised)") for r in again.rulings)
+
+
+def test_a_byte_order_mark_is_read_past(tmp_path, split_any_size):
+    path = write(tmp_path, codecs.BOM_UTF8 + json.dumps(four_sets()).encode("utf-8"))
+    reuse = Reuse()
+    assert read(path, tmp_path / "store", reuse) == read(path, None)
+    assert reuse.counts == {"ingest-set": [0, 4]}
+
+
+def test_a_set_code_given_twice_reads_the_file_whole(tmp_path, split_any_size):
+    text = json.dumps(four_sets())
+    first = text.index('"FUT": ')
+    duplicated = text.replace('"PLC": ', text[first : text.index(', "PLC": ')] + ', "PLC": ', 1)
+    path = write(tmp_path, duplicated)
+    reuse = Reuse()
+    result = read(path, tmp_path / "store", reuse)
+    assert "ingest-set" not in reuse.counts
+    assert result == read(path, None)
+    assert len({r.doc for r in result.rulings if r.card == "Epochrasite"}) == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda text: text[: len(text) // 2],
+        lambda text: text.replace('"cards": [', '"cards": {"x": [', 1).replace("]}", "]}}", 1),
+        lambda text: text.replace('{"meta"', '{"data": {"cards": []}, "meta"', 1),
+        lambda _: SET_FILE.read_text(encoding="utf-8"),
+    ],
+    ids=["truncated", "cards-not-an-array", "data-given-twice", "a-set-file"],
+)
+def test_what_is_not_a_file_of_sets_is_read_whole(tmp_path, split_any_size, change):
+    path = write(tmp_path, change(json.dumps(four_sets())))
+    reuse = Reuse()
+    result = read(path, tmp_path / "store", reuse)
+    assert "ingest-set" not in reuse.counts
+    assert result == read(path, None)
+
+
+def test_a_small_file_is_read_whole(tmp_path):
+    path = write(tmp_path, json.dumps(four_sets()))
+    reuse = Reuse()
+    read(path, tmp_path / "store", reuse)
+    assert reuse.counts == {"ingest": [0, 1]}
+
+
+def test_a_set_changed_after_it_was_found_is_reported_and_not_kept(tmp_path, split_any_size):
+    data = four_sets()
+    path = write(tmp_path, json.dumps(data))
+    parts = sets.split(SourceFile(path, NAME))
+    assert [part.code for part in parts] == ["FUT", "PLC", "XTR", "NEW"]
+    data["data"]["FUT"]["cards"][0]["name"] = "Epochrasitf"
+    write(tmp_path, json.dumps(data))
+    reading = sets.read_set(parts[0])
+    assert reading.read.rulings == []
+    [changed] = reading.read.findings
+    assert (changed.code, changed.evidence["json_path"]) == ("PARSE010", "/data/FUT")
+    assert sets.read_set(parts[1]).read.rulings
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 6, 64])
+def test_a_value_is_compared_whole_whatever_the_chunk(chunk):
+    view = memoryview(b'{"A": "abcdef"}')
+    assert sets._same(view, 6, memoryview(b'"abcdef"'), chunk)
+    assert not sets._same(view, 6, memoryview(b'"abcdeg"'), chunk)
+    assert not sets._same(view, 6, memoryview(b'"abcdef"}xx'), chunk)
