@@ -141,9 +141,10 @@ def test_a_set_changed_after_it_was_found_is_reported_and_not_kept(tmp_path, spl
     assert sets.read_set(parts[1]).read.rulings
 
 
-@pytest.mark.parametrize("chunk", [1, 4, 6, 64])
-def test_a_value_is_compared_whole_whatever_the_chunk(chunk):
+@pytest.mark.parametrize("ends", [4, 8, 64])
+def test_a_value_is_found_where_it_is_written_by_its_length_and_ends(ends):
     view = memoryview(b'{"A": "abcdef"}')
-    assert sets._same(view, 6, memoryview(b'"abcdef"'), chunk)
-    assert not sets._same(view, 6, memoryview(b'"abcdeg"'), chunk)
-    assert not sets._same(view, 6, memoryview(b'"abcdef"}xx'), chunk)
+    assert sets._same(view, 6, memoryview(b'"abcdef"'), ends)
+    assert not sets._same(view, 6, memoryview(b'"abcdeg"'), ends)
+    assert not sets._same(view, 6, memoryview(b'Xabcdef"'), ends)
+    assert not sets._same(view, 6, memoryview(b'"abcdef"}xx'), ends)

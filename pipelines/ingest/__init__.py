@@ -219,13 +219,14 @@ def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[F
     ]
     read_whole, read_sets = execute(jobs, read_task, cache=work, engine=engine)
     whole_read, start, results = iter(read_whole), 0, []
-    for i in range(len(sources)):
-        if i in cut:
-            end = start + len(cut[i])
-            results.append(merged(read_sets[start:end]))
-            start = end
-        else:
-            results.append(next(whole_read))
+    with paused_gc():
+        for i in range(len(sources)):
+            if i in cut:
+                end = start + len(cut[i])
+                results.append(merged(read_sets[start:end]))
+                start = end
+            else:
+                results.append(next(whole_read))
     return results
 
 
