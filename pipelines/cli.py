@@ -53,6 +53,7 @@ from .cards import NameListError, read_name_list
 from .catalogue import CHECK, TABLE, explanation, quality
 from .check.baseline import BaselineError
 from .engine import ENGINES, EngineError, build_engine
+from .files import DIGESTS_FILE, read_checked
 from .ingest import InputError
 from .ingest.langid import IDENTIFIERS, supported_languages
 from .ingest.source import input_exists
@@ -833,6 +834,8 @@ def cache_info(cache_dir: Path | None) -> int:
         f"  {'all':<12} {count:>10,} entries {total / 2**20:>10,.1f} MB  "
         f"limit {kept.limit / 2**30:,.1f} GB"
     )
+    digests = read_checked(cache_root(cache_dir) / DIGESTS_FILE)
+    click.echo(f"Input file digests kept for the next run: {len(digests or []):,}")
     return EXIT_OK
 
 
@@ -866,10 +869,13 @@ def cache_prune(cache_dir: Path | None, limit: str | None) -> int:
     help="Only the entries of this kind of unit. Repeatable.",
 )
 def cache_clear(cache_dir: Path | None, kinds: tuple[str, ...]) -> int:
-    """Remove every entry of the work cache (or of the given kinds)."""
+    """Remove every entry of the work cache (or of the given kinds); without kinds, also the
+    input files' digests kept for the next run (the next run reads every input again)."""
     kept = _store(cache_dir)
     removed = kept.clear(kinds)
     click.echo(f"Removed {removed:,} entries from {kept.path}")
+    if not kinds:
+        (cache_root(cache_dir) / DIGESTS_FILE).unlink(missing_ok=True)
     return EXIT_OK
 
 

@@ -15,7 +15,7 @@ import hashlib
 import os
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -65,19 +65,30 @@ def _created(path: Path) -> IO[bytes]:
         return open(path, "wb")
 
 
-_DIGESTS: dict[tuple[str, int, int, int], str] = {}
+_DIGESTS: dict[tuple[str, int, int, int, int], str] = {}
 SETTLED_NS = 2_000_000_000
 """A file's digest is remembered only once its last change is this old: the clock that
 stamps a change ticks in milliseconds, so a file changed twice within a tick keeps its
 time (git's "racy clean" files)."""
+_USED: set[tuple[str, int, int, int, int]] | None = None
+"""The keys of the digests this run used, while ``digests_kept`` records them."""
+DIGESTS_FILE = "file-digests.json"
 
 
 def file_digest(path: Path | str) -> str:
-    """A digest of a file's bytes (OSError when it cannot be read), remembered for this
-    process while the file's size, modification time and inode stay the same: a run's key
-    and its ingest both need the digest of every input file."""
+    """A digest of a file's bytes (OSError when it cannot be read), remembered while the
+    file's size, modification and status-change times and inode stay the same: a run's key
+    and its ingest both need the digest of every input file, and with ``digests_kept`` the
+    next run does not read an unchanged file at all. (The status-change time cannot be set
+    back: a file written again and given its old modification time is read again.)"""
     status = os.stat(path)
-    key = (os.fspath(path), status.st_size, status.st_mtime_ns, status.st_ino)
+    key = (
+        os.fspath(path),
+        status.st_size,
+        status.st_mtime_ns,
+        status.st_ctime_ns,
+        status.st_ino,
+    )
     found = _DIGESTS.get(key)
     if found is None:
         digest = hashlib.blake2b(digest_size=16)
@@ -85,9 +96,48 @@ def file_digest(path: Path | str) -> str:
             while chunk := handle.read(1 << 20):
                 digest.update(chunk)
         found = digest.hexdigest()
-        if time.time_ns() - status.st_mtime_ns > SETTLED_NS:
+        if time.time_ns() - max(status.st_mtime_ns, status.st_ctime_ns) > SETTLED_NS:
             _DIGESTS[key] = found
+    if _USED is not None and key in _DIGESTS:
+        _USED.add(key)
     return found
+
+
+@contextlib.contextmanager
+def digests_kept(cache_dir: Path) -> Iterator[None]:
+    """Inside: ``file_digest`` knows the digests the last run kept in ``cache_dir`` (a file
+    damaged or of another shape is left unread); after: those this run used are kept for
+    the next (a file that has gone is forgotten). Concurrent runs each write the whole file
+    (atomically): the last one's digests are kept."""
+    global _USED
+    if _USED is not None:  # inside a run that keeps them already
+        yield
+        return
+    path = Path(cache_dir) / DIGESTS_FILE
+    stored = read_checked(path)
+    for row in stored if isinstance(stored, list) else ():
+        if _digest_row(row):
+            _DIGESTS.setdefault(tuple(row[:5]), row[5])
+    _USED = used = set()
+    try:
+        yield
+    finally:
+        _USED = None
+        rows = sorted([*key, _DIGESTS[key]] for key in used if key in _DIGESTS)
+        with contextlib.suppress(OSError):
+            write_checked(path, rows, sync=False)
+
+
+def _digest_row(row: Any) -> bool:
+    """A kept digest's row: path, size, modification time, status-change time, inode,
+    digest."""
+    return (
+        isinstance(row, list)
+        and len(row) == 6
+        and isinstance(row[0], str)
+        and all(isinstance(value, int) for value in row[1:5])
+        and isinstance(row[5], str)
+    )
 
 
 def write_text_atomic(path: Path, text: str) -> Path:

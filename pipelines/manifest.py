@@ -16,7 +16,7 @@ from typing import Any
 
 from . import __version__
 from .files import file_digest, write_text_atomic
-from .ingest.source import RUN_MANIFEST, discover
+from .ingest.source import RUN_MANIFEST, SourceFile, discover
 from .memo import code_digest
 from .settings import Settings
 
@@ -25,8 +25,16 @@ VOLATILE = {"engine", "scheduler", "workers", "worker_memory", "cache_dir", "fai
 """Options that change how a run is computed or how it exits, never what it writes."""
 
 
-def run_key(inputs: list[Path], settings: Settings, skip: list[Path] = ()) -> dict[str, Any]:
-    """Digests of all that a run's outputs depend on."""
+def run_key(
+    inputs: list[Path],
+    settings: Settings,
+    skip: list[Path] = (),
+    sources: list[SourceFile] | None = None,
+) -> dict[str, Any]:
+    """Digests of all that a run's outputs depend on (``sources``: the inputs' files, when
+    the run found them already)."""
+    if sources is None:
+        sources = list(discover(inputs, skip=skip))
     options = {
         name: str(value)
         for name, value in sorted(dataclasses.asdict(settings).items())
@@ -42,7 +50,7 @@ def run_key(inputs: list[Path], settings: Settings, skip: list[Path] = ()) -> di
         "code": code_digest(),
         "options": options,
         "option_files": {str(path): _file_digest(path) for path in files},
-        "inputs": {doc.rel: doc.manifest_digest() for doc in discover(inputs, skip=skip)},
+        "inputs": {doc.rel: doc.manifest_digest() for doc in sources},
     }
 
 

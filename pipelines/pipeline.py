@@ -17,8 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import manifest, outputs, stages, tables
+from .cachedir import cache_root
 from .engine import build_engine
+from .files import digests_kept
 from .ingest import IngestResult
+from .ingest.source import discover
 from .model import Finding
 from .report import WRITERS, carried
 from .settings import Settings
@@ -73,10 +76,25 @@ def run(
 ) -> RunResult:
     """Run every stage on the inputs into ``out`` (or reuse an identical earlier run).
     ``resources`` are those the caller loaded from the settings (else they are loaded here)."""
+    with digests_kept(cache_root(settings.cache_dir)):
+        return _run(inputs, out, settings, force, resources, on_progress, on_ingested, on_stage)
+
+
+def _run(
+    inputs: list[Path],
+    out: Path,
+    settings: Settings,
+    force: bool,
+    resources: stages.Resources | None,
+    on_progress: Progress | None,
+    on_ingested: Callable[[IngestResult], None] | None,
+    on_stage: Stage,
+) -> RunResult:
     resources = resources or stages.Resources.load(settings)
     outputs.check_writable(out)
     outputs.recover(out)
-    key = manifest.run_key(inputs, settings, skip=[out])
+    sources = list(discover(inputs, skip=[out]))  # once, for the run's key and its ingest
+    key = manifest.run_key(inputs, settings, skip=[out], sources=sources)
     if not force and manifest.unchanged(out, key, list(OUTPUT_FILES)):
         return RunResult(
             tables.read_records(out / tables.FINDINGS, Finding),
@@ -95,7 +113,7 @@ def run(
             try:
                 with on_stage("ingest"):
                     ingested = stages.ingest_stage(
-                        inputs, staging, settings, engine, skip=[out], reuse=work
+                        inputs, staging, settings, engine, reuse=work, sources=sources
                     )
             except stages.NoRulingsError:
                 raise stages.NoRulingsError(nothing_read(inputs, staging)) from None

@@ -31,8 +31,9 @@ from .check.overrides import path_ignored, with_severities
 from .check.registry import explanations
 from .engine import Engine
 from .engine.local import LocalEngine
-from .ingest import IngestResult, InputError, finding_order, ingest
-from .ingest.source import input_exists
+from .files import digests_kept
+from .ingest import IngestResult, InputError, finding_order, ingest, ingest_sources
+from .ingest.source import SourceFile, discover, input_exists
 from .memo import digest
 from .model import Alignment, CardName, Finding, Ruling
 from .report import write_reports
@@ -97,23 +98,27 @@ def ingest_stage(
     engine: Engine | None = None,
     skip: list[Path] = (),
     reuse: Reuse | None = None,
+    sources: list[SourceFile] | None = None,
 ) -> IngestResult:
     """Read the inputs; write corpus.jsonl, parse-findings.jsonl and cards.jsonl. Output
-    folders (``out``, ``skip`` and any folder with a run manifest) are never read."""
+    folders (``out``, ``skip`` and any folder with a run manifest) are never read.
+    ``sources``: the inputs' files as the run found them already (``discover``)."""
     for path in inputs:
         if not input_exists(path):
             raise InputError(f"no such file or folder: {path}")
-    result = ingest(
-        inputs,
-        identifier=settings.lang_id,
-        languages=settings.languages,
-        source_lang=settings.source_lang,
-        cache_dir=cache_root(settings.cache_dir),
-        engine=engine,
-        skip=[out, *skip],
-        work=work_cache(settings, (), reuse),
-        name_lists=settings.card_names,
-    )
+    if sources is None:
+        sources = list(discover(inputs, skip=[out, *skip]))
+    with digests_kept(cache_root(settings.cache_dir)):
+        result = ingest_sources(
+            sources,
+            identifier=settings.lang_id,
+            languages=settings.languages,
+            source_lang=settings.source_lang,
+            cache_dir=cache_root(settings.cache_dir),
+            engine=engine,
+            work=work_cache(settings, (), reuse),
+            name_lists=settings.card_names,
+        )
     result.digests = tables.CorpusDigests()
     tables.write_jsonl(out / tables.CORPUS, result.rulings, on_line=result.digests.add)
     tables.write_jsonl(out / tables.PARSE_FINDINGS, result.findings)

@@ -4,6 +4,7 @@ trusted: the embedding shards and the language-identification store."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -147,6 +148,9 @@ def test_a_file_digest_is_remembered_only_while_the_file_is_unchanged(tmp_path, 
     assert files.file_digest(path) != fresh, "a file changed just now is never remembered"
     old = 1_600_000_000_000_000_000
     os.utime(path, ns=(old, old))
+    assert files.file_digest(path) not in files._DIGESTS.values(), "its status changed just now"
+    later = time.time_ns() + 10 * files.SETTLED_NS
+    monkeypatch.setattr(files.time, "time_ns", lambda: later)
     settled = files.file_digest(path)
     reads = []
     real_open = open
@@ -222,3 +226,39 @@ def test_a_work_entry_of_another_kind_is_a_miss(tmp_path):
     work.put_many(NAMES, [(key, NAMES.encode(_names("x")))])
     work.store.copy_entry_to_kind(NAMES.name, OTHER.name, key)
     assert work.get_many(OTHER, [key]) == {} and reuse.foreign == {"test-other": 1}
+
+
+def test_file_digests_are_kept_for_the_next_run_and_forgotten_when_a_file_changes(
+    tmp_path, monkeypatch
+):
+    """``digests_kept``: the next process does not read an unchanged input to digest it;
+    a file written again (even given back its old modification time) is read again; a
+    damaged record is not trusted."""
+    from pipelines import files
+
+    cache, inputs = tmp_path / "cache", [tmp_path / "es.txt", tmp_path / "zh.txt"]
+    for path, text in zip(inputs, ["Roba una carta.", "抓一张牌。"], strict=True):
+        path.write_text(text, encoding="utf-8")
+    later = time.time_ns() + 10 * files.SETTLED_NS
+    monkeypatch.setattr(files.time, "time_ns", lambda: later)
+    monkeypatch.setattr(files, "_DIGESTS", {})
+    with files.digests_kept(cache):
+        first = [files.file_digest(path) for path in inputs]
+    monkeypatch.setattr(files, "_DIGESTS", {})  # a new process
+    reads = []
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda *a, **k: reads.append(a[0]) or real_open(*a, **k))
+    with files.digests_kept(cache):
+        assert [files.file_digest(path) for path in inputs] == first
+        assert reads == [cache / files.DIGESTS_FILE]
+        status = inputs[0].stat()
+        inputs[0].write_text("Roba dos cartas", encoding="utf-8")  # the same size
+        os.utime(inputs[0], ns=(status.st_atime_ns, status.st_mtime_ns))
+        monkeypatch.setattr(files.time, "time_ns", lambda: later + 10 * files.SETTLED_NS)
+        assert files.file_digest(inputs[0]) != first[0]
+    kept = files.read_checked(cache / files.DIGESTS_FILE)
+    assert {row[0] for row in kept} == set(map(str, inputs))
+    (cache / files.DIGESTS_FILE).write_bytes(b"rulings-checked-v1 0000\n[]")
+    monkeypatch.setattr(files, "_DIGESTS", {})
+    with files.digests_kept(cache):
+        assert files.file_digest(inputs[1]) == first[1]

@@ -17,9 +17,10 @@ documents and groups whose key changed. Corpus checks always run.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..catalogue import CATALOGUE, Code, make_finding
@@ -168,7 +169,7 @@ def run_checks(
         elif scoped:
             keys = [document_of(item) for item in scope_items(ctx, scope)]
             runs.extend((scope, scoped, keys[start], start, end) for start, end in doc_runs(keys))
-    facts = corpus_facts_digest(ctx) if work.keeps else ""
+    facts = functools.cache(lambda: corpus_facts_digest(ctx))  # only if something is keyed
     shared = {
         "rulings": ctx.rulings,
         "alignment": ctx.alignment,
@@ -364,13 +365,17 @@ def _pairs_by_document(ctx: CheckContext) -> dict[str, list[AlignedPair]]:
 
 
 def document_keys(
-    docs: list[str], codes: list[str], facts: str, reads: dict[str, list[str | bytes]], work: Cache
+    docs: list[str],
+    codes: list[str],
+    facts: Callable[[], str],
+    reads: dict[str, list[str | bytes]],
+    work: Cache,
 ) -> dict[str, str]:
     """The cache key of each document's findings: the checks run, the corpus facts and what
     the document's checks read (``document_reads``). Empty when nothing is kept."""
-    if not work.keeps:
+    if not work.keeps or not docs:
         return {}
-    salt = [",".join(codes), facts]
+    salt = [",".join(codes), facts()]
     return {doc: work.key(CHECK_DOCUMENT, [*salt, *reads[doc]]) for doc in docs}
 
 
@@ -399,15 +404,15 @@ def document_reads(ctx: CheckContext, docs: Iterable[str]) -> dict[str, list[str
 
 
 def group_keys(
-    ctx: CheckContext, code: str, groups: list[Group], facts: str, work: Cache
+    ctx: CheckContext, code: str, groups: list[Group], facts: Callable[[], str], work: Cache
 ) -> list[str]:
     """The cache key of each group's findings: the check, the corpus facts, the group and
     every unit it reads. Empty when nothing is kept."""
-    if not work.keeps:
+    if not work.keeps or not groups:
         return []
     digests = ctx.corpus_digests
     return [
-        work.key(CHECK_GROUP, [code, facts, *group.name, digests.digest(group.reads)])
+        work.key(CHECK_GROUP, [code, facts(), *group.name, digests.digest(group.reads)])
         for group in groups
     ]
 
