@@ -148,3 +148,33 @@ def test_a_value_is_found_where_it_is_written_by_its_length_and_ends(ends):
     assert not sets._same(view, 6, memoryview(b'"abcdeg"'), ends)
     assert not sets._same(view, 6, memoryview(b'Xabcdef"'), ends)
     assert not sets._same(view, 6, memoryview(b'"abcdef"}xx'), ends)
+
+
+@pytest.mark.parametrize("indent", [None, 1], ids=["compact", "indented"])
+def test_one_pass_over_the_file_reads_each_set_as_it_reads_alone(tmp_path, split_any_size, indent):
+    """A first run reads a file of sets in one pass (``read_together``): each set's reading
+    is the one it has read alone (``read_set``), the sets not asked for left out."""
+    path = write(tmp_path, json.dumps(four_sets(), indent=indent, ensure_ascii=False))
+    parts = sets.split(SourceFile(path, NAME))
+    alone = [sets.read_set(part) for part in parts]
+    assert sets.read_together(sets.FileSets(parts)) == alone
+    assert sets.read_together(sets.FileSets(parts[1::2])) == alone[1::2]
+
+
+def test_most_of_a_file_missing_is_read_in_one_pass_else_set_by_set(tmp_path, split_any_size):
+    parts = sets.split(SourceFile(write(tmp_path, json.dumps(four_sets())), NAME))
+    plan = sets.plan(parts)
+    [(task, indices)] = plan([0, 1, 2, 3])
+    assert isinstance(task, sets.FileSets) and indices == [0, 1, 2, 3]
+    assert plan([2]) == [([parts[2]], [2])]
+
+
+def test_a_file_changed_before_its_pass_is_reported_and_not_kept(tmp_path, split_any_size):
+    data = four_sets()
+    path = write(tmp_path, json.dumps(data))
+    parts = sets.split(SourceFile(path, NAME))
+    data["data"]["PLC"]["cards"][0]["name"] = "Dichotomancz"
+    write(tmp_path, json.dumps(data))
+    readings = sets.read_together(sets.FileSets(parts))
+    assert [r.read.rulings for r in readings] == [[]] * 4
+    assert {f.code for r in readings for f in r.read.findings} == {"PARSE010"}

@@ -16,13 +16,14 @@ from ..model import CardName, Finding, Ruling
 from ..tables import CorpusDigests, paused_gc
 from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
 from ..work import Cache, Job, execute, kind, no_cache
+from . import sets
 from .cards import identified_names, identify_cards
 from .dates import assign_dates
 from .kinds import assign_documents
 from .languages import assign_languages
 from .readers._anchors import unit_anchors
 from .reading import FileResult, accounted_lines, read_file, unaccounted_lines
-from .sets import SetPart, SetReading, merged, read_set, split
+from .sets import FileSets, SetPart, SetReading, merged, read_set, read_together, split
 from .source import NOT_READ_FOLDER, InputError, SourceFile, discover
 
 __all__ = [
@@ -213,7 +214,7 @@ def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[F
         Job(
             READ_SET,
             [work.key(READ_SET, [part.rel, part.code, part.digest]) for part in parts],
-            items=parts,
+            plan=sets.plan(parts),
             keep=lambda reading: _readable(reading.read),
         ),
     ]
@@ -236,8 +237,10 @@ def _readable(read: FileResult) -> bool:
     return not any(f.code == "PARSE010" for f in read.findings)
 
 
-def read_task(items: list[SourceFile | SetPart]) -> list[FileResult | SetReading]:
-    return [read_set(item) if isinstance(item, SetPart) else read_file(item) for item in items]
+def read_task(task: list[SourceFile | SetPart] | FileSets) -> list[FileResult | SetReading]:
+    if isinstance(task, FileSets):
+        return read_together(task)
+    return [read_set(item) if isinstance(item, SetPart) else read_file(item) for item in task]
 
 
 def _file_key(doc: SourceFile, work: Cache) -> str | None:

@@ -18,16 +18,20 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import os
 import re
+from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from ..catalogue import make_finding
-from ..model import Finding
+from ..model import Finding, Ruling
 from .readers._json import pointer
-from .readers.mtgjson import FORMAT, read_cards
+from .readers.mtgjson import FORMAT, SetStart, read_cards
 from .reading import FileResult, take
 from .source import SourceFile
 
@@ -57,6 +61,8 @@ class SetPart:
     start: int
     length: int
     digest: str
+    stamp: tuple[int, ...] = ()
+    """The file's size, modification and status-change times and inode when it was cut."""
 
 
 @dataclass
@@ -74,6 +80,7 @@ def split(doc: SourceFile) -> list[SetPart] | None:
     try:
         if doc.not_read or doc.size < SPLIT_BYTES or doc.encoding not in ("utf-8", "utf-8-sig"):
             return None
+        stamp = _stamp(doc.path)
         view = memoryview(doc.path.read_bytes())
     except OSError:
         return None
@@ -89,9 +96,8 @@ def split(doc: SourceFile) -> list[SetPart] | None:
     for code, key, start, end in members:
         if code == "cards" or not _is_set(view[start:end]):
             return None
-        parts.append(
-            SetPart(doc.rel, doc.path, key, code, start, end - start, _digest(view[start:end]))
-        )
+        digest = _digest(view[start:end])
+        parts.append(SetPart(doc.rel, doc.path, key, code, start, end - start, digest, stamp))
     return parts
 
 
@@ -155,9 +161,9 @@ def read_set(part: SetPart) -> SetReading:
     except OSError as error:
         body, problem = b"", f"{type(error).__name__}: {error.strerror or error}"
     else:
-        problem = "" if _digest(body) == part.digest else "the file changed while it was read"
+        problem = "" if _digest(body) == part.digest else _CHANGED
     if problem:
-        return SetReading(FileResult(format=FORMAT, findings=[_unreadable(part, problem)]))
+        return _unread(part, problem)
     doc = SourceFile.from_bytes(part.path, part.rel, b'{"data":{' + part.key + b":" + body + b"}}")
     ruled: dict[str, str] = {}
     result = FileResult(format=FORMAT)
@@ -166,8 +172,92 @@ def read_set(part: SetPart) -> SetReading:
     return SetReading(result, list(ruled.items()))
 
 
+def _stamp(path: Path) -> tuple[int, ...]:
+    status = os.stat(path)
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+
+
+STREAM_SHARE = 0.8
+"""When the sets a run must read hold at least this share of a file's sets' bytes (its
+first run), the file is read in one pass (``read_together``): set by set it takes a fifth
+longer (a reader started and a copy made per set)."""
+
+
+@dataclass
+class FileSets:
+    """Sets of one file to read in one pass over it (a task of ``plan``)."""
+
+    parts: list[SetPart]
+
+
+def plan(parts: list[SetPart]) -> Callable[[list[int]], list[tuple[Any, list[int]]]]:
+    """The tasks that read the missing sets (``work.Job.plan``): a file most of whose sets
+    are missing in one pass, else one task per set."""
+    total: dict[Path, int] = defaultdict(int)
+    for part in parts:
+        total[part.path] += part.length
+
+    def tasks(missing: list[int]) -> list[tuple[Any, list[int]]]:
+        by_file: dict[Path, list[int]] = defaultdict(list)
+        for index in missing:
+            by_file[parts[index].path].append(index)
+        found: list[tuple[Any, list[int]]] = []
+        for path, indices in by_file.items():
+            if sum(parts[i].length for i in indices) >= STREAM_SHARE * total[path]:
+                found.append((FileSets([parts[i] for i in indices]), indices))
+            else:
+                found.extend(([parts[i]], [i]) for i in indices)
+        return found
+
+    return tasks
+
+
+def read_together(task: FileSets) -> list[SetReading]:
+    """The task's sets, read in one pass over their file, each as ``read_set`` reads it
+    alone (``read_cards(by_set=True)``); a file changed since it was cut gives each set a
+    PARSE010, and a reader that fails falls back to reading the sets one by one."""
+    first = task.parts[0]
+    wanted = {part.code for part in task.parts}
+    changed = [_unread(part, _CHANGED) for part in task.parts]
+    try:
+        if _stamp(first.path) != first.stamp:
+            return changed
+        doc = SourceFile(first.path, first.rel)
+        readings: dict[str, SetReading] = {}
+        ruled: dict[str, str] = {}
+        code, result = None, FileResult(format=FORMAT)
+        for item in read_cards(doc, ruled, by_set=True):
+            if isinstance(item, SetStart):
+                if code in wanted:
+                    readings[code] = SetReading(result, list(ruled.items()))
+                code, result = item.code, FileResult(format=FORMAT)
+            elif code in wanted:
+                if isinstance(item, Ruling):
+                    result.rulings.append(item)
+                elif isinstance(item, Finding):
+                    result.findings.append(item)
+                else:
+                    result.card_names.append(item)
+        if code in wanted:
+            readings[code] = SetReading(result, list(ruled.items()))
+        if _stamp(first.path) != first.stamp or doc.problems:
+            return changed
+    except OSError:
+        return changed
+    except Exception:  # a reader bug: each set alone says what it is (PARSE007)
+        return [read_set(part) for part in task.parts]
+    return [readings.get(part.code) or read_set(part) for part in task.parts]
+
+
+_CHANGED = "the file changed while it was read"
+
+
 def _digest(data: bytes | memoryview) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _unread(part: SetPart, problem: str) -> SetReading:
+    return SetReading(FileResult(format=FORMAT, findings=[_unreadable(part, problem)]))
 
 
 def _unreadable(part: SetPart, problem: str) -> Finding:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import ijson
@@ -81,33 +82,52 @@ def read_mtgjson(doc: SourceFile) -> Iterator[Output]:
     yield from read_cards(doc, {})
 
 
-def read_cards(doc: SourceFile, ruled: dict[str, str]) -> Iterator[Output]:
+def read_cards(
+    doc: SourceFile, ruled: dict[str, str], *, by_set: bool = False
+) -> Iterator[Output | SetStart]:
     """``read_mtgjson``; ``ruled`` gets the name of each card whose rulings were read, with
     the pointer of the card they were read from (what reading an AllPrintings file set by
-    set needs to keep the rulings of the first printing only: ``ingest/sets.py``)."""
+    set needs to keep the rulings of the first printing only: ``ingest/sets.py``). With
+    ``by_set``, each set of an AllPrintings file is read as if it were alone in the file: a
+    ``SetStart`` comes before its outputs, and ``ruled`` and the names given once start
+    again after it (what ``ruled`` holds when a ``SetStart`` comes is the set before's)."""
     names = CardNames(doc.rel)
     with open_json(doc) as stream:
-        walk = _CardWalk(doc)
+        walk = _CardWalk(doc, by_set=by_set)
         try:
             for item in walk.cards(ijson.parse(stream, use_float=True)):
                 if isinstance(item, Finding):
                     yield item
+                elif isinstance(item, SetStart):
+                    yield item
+                    ruled.clear()
+                    names = CardNames(doc.rel)
                 else:
                     yield from _card(doc, *item, names, ruled)
         except (ijson.JSONError, UnicodeDecodeError) as error:
             yield malformed(doc, error, stream, walk.location)
 
 
+@dataclass(frozen=True)
+class SetStart:
+    """Where a set of an AllPrintings file begins (``read_cards(by_set=True)``)."""
+
+    code: str
+
+
 class _CardWalk:
     """Finds the card objects in the parse events and builds them, one at a time and only
     with the fields the reader uses."""
 
-    def __init__(self, doc: SourceFile) -> None:
+    def __init__(self, doc: SourceFile, *, by_set: bool = False) -> None:
         self.doc = doc
+        self.by_set = by_set
         self.location = ""
         """JSON pointer of the value being read (the card, or a key above the cards)."""
 
-    def cards(self, events: Iterable[tuple[str, str, Any]]) -> Iterator[tuple[str, Any] | Finding]:
+    def cards(
+        self, events: Iterable[tuple[str, str, Any]]
+    ) -> Iterator[tuple[str, Any] | Finding | SetStart]:
         next_index: dict[str, int] = {}
         """Cards-array prefix -> index of its next card."""
         has_data = has_cards = False
@@ -131,6 +151,8 @@ class _CardWalk:
                     self.location = pointer(value)
                 elif prefix == "data" or (prefix.startswith("data.") and prefix.count(".") == 1):
                     self.location = pointer(*prefix.split("."), value)
+                    if self.by_set and prefix == "data":
+                        yield SetStart(value)
             elif prefix.endswith(".item") and prefix[:-5] in next_index:
                 cards_prefix = prefix[:-5]
                 index = next_index[cards_prefix]
