@@ -3,7 +3,7 @@ problems as findings, and every line a reader left out accounted for."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..catalogue import make_finding
@@ -100,7 +100,7 @@ def _read_file(doc: SourceFile) -> FileResult:
         )
     elif name is not None:
         result.format = name
-        take(result, READERS[name].target(doc), name, doc)
+        take(result, lambda: READERS[name].target(doc), name, doc)
         if not doc.is_json:
             result.findings.extend(
                 unaccounted_lines(doc, result.rulings, result.findings + doc.problems)
@@ -141,11 +141,14 @@ def unaccounted_lines(
     ]
 
 
-def take(result: FileResult, outputs: Iterable[Output], name: str, doc: SourceFile) -> None:
-    """A reader's outputs sorted into ``result``; a reader that fails (a bug: it must not
-    stop the batch) is a PARSE007 after what it gave."""
+def take(
+    result: FileResult, read: Callable[[], Iterable[Output]], name: str, doc: SourceFile
+) -> None:
+    """What ``read`` gives (a reader's outputs) sorted into ``result``; a reader that fails
+    (a bug: it must not stop the batch), when called or on the way, is a PARSE007 after
+    what it gave."""
     try:
-        for item in outputs:
+        for item in read():
             if isinstance(item, Ruling):
                 result.rulings.append(item)
             elif isinstance(item, Finding):

@@ -167,7 +167,7 @@ def read_set(part: SetPart) -> SetReading:
     doc = SourceFile.from_bytes(part.path, part.rel, b'{"data":{' + part.key + b":" + body + b"}}")
     ruled: dict[str, str] = {}
     result = FileResult(format=FORMAT)
-    take(result, read_cards(doc, ruled), FORMAT, doc)
+    take(result, lambda: read_cards(doc, ruled), FORMAT, doc)
     result.findings.extend(doc.problems)
     return SetReading(result, list(ruled.items()))
 
