@@ -178,3 +178,31 @@ def test_a_file_changed_before_its_pass_is_reported_and_not_kept(tmp_path, split
     readings = sets.read_together(sets.FileSets(parts))
     assert [r.read.rulings for r in readings] == [[]] * 4
     assert {f.code for r in readings for f in r.read.findings} == {"PARSE010"}
+
+
+@pytest.mark.model
+def test_a_run_after_one_set_changed_reads_that_set_and_writes_what_a_cold_run_writes(
+    tmp_path, split_any_size, monkeypatch
+):
+    from test_incremental import run, same_outputs
+
+    import pipelines.ingest as ingest_package
+
+    data = four_sets()
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    write(inputs, json.dumps(data, indent=1))
+    run(inputs, tmp_path / "out", tmp_path / "cache")
+    data["data"]["NEW"]["cards"][0]["rulings"][0]["text"] += " (revised)"
+    write(inputs, json.dumps(data, indent=1))
+    read_alone: list[str] = []
+    real_read_set = sets.read_set
+    monkeypatch.setattr(
+        ingest_package, "read_set", lambda part: read_alone.append(part.code) or real_read_set(part)
+    )
+    run(inputs, tmp_path / "out", tmp_path / "cache")
+    assert read_alone == ["NEW"]
+    run(inputs, tmp_path / "cold", tmp_path / "cold-cache")
+    assert read_alone == ["NEW"], "a cold run reads the file in one pass"
+    assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
+    assert "(revised)" in (tmp_path / "out" / "corpus.jsonl").read_text(encoding="utf-8")
