@@ -11,10 +11,12 @@ checks) comes from the cache folder (``work``).
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import manifest, outputs, stages, tables
 from .cachedir import cache_root
@@ -63,6 +65,19 @@ def _no_stage(_name: str) -> AbstractContextManager:
     return contextlib.nullcontext()
 
 
+def _keeping_digests(function: Callable[..., RunResult]) -> Callable[..., RunResult]:
+    """``function`` with the input files' digests of the last run known, and this run's kept
+    for the next (``files.digests_kept``, in the run's cache folder)."""
+
+    @functools.wraps(function)
+    def keeping(inputs: list[Path], out: Path, settings: Settings, **options: Any) -> RunResult:
+        with digests_kept(cache_root(settings.cache_dir)):
+            return function(inputs, out, settings, **options)
+
+    return keeping
+
+
+@_keeping_digests
 def run(
     inputs: list[Path],
     out: Path,
@@ -76,20 +91,6 @@ def run(
 ) -> RunResult:
     """Run every stage on the inputs into ``out`` (or reuse an identical earlier run).
     ``resources`` are those the caller loaded from the settings (else they are loaded here)."""
-    with digests_kept(cache_root(settings.cache_dir)):
-        return _run(inputs, out, settings, force, resources, on_progress, on_ingested, on_stage)
-
-
-def _run(
-    inputs: list[Path],
-    out: Path,
-    settings: Settings,
-    force: bool,
-    resources: stages.Resources | None,
-    on_progress: Progress | None,
-    on_ingested: Callable[[IngestResult], None] | None,
-    on_stage: Stage,
-) -> RunResult:
     resources = resources or stages.Resources.load(settings)
     outputs.check_writable(out)
     outputs.recover(out)

@@ -21,6 +21,15 @@ class FileResult:
     card_names: list[CardName] = field(default_factory=list)
     format: str | None = None
 
+    def add(self, item: Output) -> None:
+        """One of a reader's outputs, in the list of its kind."""
+        if isinstance(item, Ruling):
+            self.rulings.append(item)
+        elif isinstance(item, Finding):
+            self.findings.append(item)
+        else:
+            self.card_names.append(item)
+
 
 def read_file(doc: SourceFile) -> FileResult:
     """One file through the reader that recognises it; problems become findings."""
@@ -149,12 +158,7 @@ def take(
     what it gave."""
     try:
         for item in read():
-            if isinstance(item, Ruling):
-                result.rulings.append(item)
-            elif isinstance(item, Finding):
-                result.findings.append(item)
-            else:
-                result.card_names.append(item)
+            result.add(item)
     except Exception as error:
         result.findings.append(
             make_finding(

@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 
 from ..catalogue import make_finding
-from ..model import Finding, Ruling
+from ..model import Finding
 from .readers._json import pointer
 from .readers.mtgjson import FORMAT, SetStart, read_cards
 from .reading import FileResult, take
@@ -218,10 +218,9 @@ def read_together(task: FileSets) -> list[SetReading]:
     PARSE010, and a reader that fails falls back to reading the sets one by one."""
     first = task.parts[0]
     wanted = {part.code for part in task.parts}
-    changed = [_unread(part, _CHANGED) for part in task.parts]
     try:
         if _stamp(first.path) != first.stamp:
-            return changed
+            return _all_changed(task)
         doc = SourceFile(first.path, first.rel)
         readings: dict[str, SetReading] = {}
         ruled: dict[str, str] = {}
@@ -232,24 +231,23 @@ def read_together(task: FileSets) -> list[SetReading]:
                     readings[code] = SetReading(result, list(ruled.items()))
                 code, result = item.code, FileResult(format=FORMAT)
             elif code in wanted:
-                if isinstance(item, Ruling):
-                    result.rulings.append(item)
-                elif isinstance(item, Finding):
-                    result.findings.append(item)
-                else:
-                    result.card_names.append(item)
+                result.add(item)
         if code in wanted:
             readings[code] = SetReading(result, list(ruled.items()))
         if _stamp(first.path) != first.stamp or doc.problems:
-            return changed
+            return _all_changed(task)
     except OSError:
-        return changed
+        return _all_changed(task)
     except Exception:  # a reader bug: each set alone says what it is (PARSE007)
         return [read_set(part) for part in task.parts]
     return [readings.get(part.code) or read_set(part) for part in task.parts]
 
 
 _CHANGED = "the file changed while it was read"
+
+
+def _all_changed(task: FileSets) -> list[SetReading]:
+    return [_unread(part, _CHANGED) for part in task.parts]
 
 
 def _digest(data: bytes | memoryview) -> str:
