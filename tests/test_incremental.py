@@ -44,7 +44,7 @@ def run(corpus: Path, out: Path, cache: Path) -> dict[str, tuple[int, int]]:
     return {
         kind: (int(reused.replace(",", "")), int(total.replace(",", "")))
         for reused, total, kind in re.findall(
-            r"([\d,]+) of ([\d,]+) (files|documents \w+|groups compared)", said
+            r"([\d,]+) of ([\d,]+) (files|documents (?:and stretches )?\w+|groups compared)", said
         )
     }
 
@@ -75,7 +75,7 @@ def test_an_edited_translation_is_the_only_document_recomputed(tmp_path: Path, c
     files, aligned, checked = (
         reused["files"],
         reused["documents aligned"],
-        reused["documents checked"],
+        reused["documents and stretches checked"],
     )
     assert files == (4, 5)
     assert aligned[0] == aligned[1] - 1 and checked[0] == checked[1] - 1
@@ -273,7 +273,7 @@ def test_an_edited_translation_is_the_only_document_keyed_again_for_the_groups(t
 
     edit(min((corpus / "es").iterdir()), 3)
     reused = run(corpus, tmp_path / "out", cache)
-    keyed, documents = reused["documents keyed"]
+    keyed, documents = reused["documents and stretches keyed"]
     assert documents > 10 and keyed == documents - 1
 
     run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")

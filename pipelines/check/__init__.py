@@ -11,27 +11,31 @@ of their codes.
 The findings of one translated document (every pair, ruling and document check) are kept
 in the cache, keyed by the document, its alignment rows, the documents those rows point
 into and the corpus facts (``registry.corpus_fact``) checks read; the findings of a group,
-keyed by every unit the group reads and the corpus facts. A later run recomputes only the
-documents and groups whose key changed. Corpus checks always run.
+keyed by every unit the group reads and the corpus facts. A long document (a rules
+document) is kept in pieces (``in_pieces``): each stretch of its pairs and rulings, keyed by
+the stretch's units, their rows, the documents those point into and the document's facts
+(``registry.document_fact``), and its document checks, keyed by the whole document. A
+later run recomputes only the documents, stretches and groups whose key changed. Corpus
+checks always run.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..catalogue import CATALOGUE, Code, make_finding
 from ..engine import Engine
 from ..memo import digest
-from ..model import Alignment, Finding
+from ..model import Alignment, Finding, Ruling
 from ..tables import values_json
 from ..vocabulary import Scope
 from ..work import Cache, Job, execute, kind, no_cache
 from .context import AlignedPair, CheckContext
-from .registry import CORPUS_FACTS, Group, PairKey, PairKeys, Problem, checks_of
+from .registry import CORPUS_FACTS, DOCUMENT_FACTS, Group, PairKey, PairKeys, Problem, checks_of
 
 __all__ = ["AlignedPair", "CheckContext", "Problem", "run_checks", "selected"]
 
@@ -40,9 +44,20 @@ ITEMS_PER_TASK = 5000
 GROUPS_PER_TASK = 500
 """Groups per check task (a group holds several units)."""
 
-Run = tuple[Scope, tuple[str, ...], str, int, int]
-"""A run of consecutive items of one document in one scope: (scope, codes, document, start,
-end)."""
+LONG_DOCUMENT = 1024
+"""A translated document with more pair and ruling items than this is checked and kept in
+stretches (``in_pieces``)."""
+STRETCH_ITEMS = 256
+"""Consecutive pair or ruling items of a long document checked and kept together."""
+
+Piece = tuple[str, int]
+"""A document and the number of one of its pieces: 0, the whole document, or for a long
+one its document checks; 1, 2, ...: the stretches of a long document."""
+Run = tuple[Scope, tuple[str, ...], Piece, int, int]
+"""A run of consecutive items of one piece of a document in one scope: (scope, codes,
+piece, start, end)."""
+STRETCHED = (Scope.PAIR, Scope.RULING)
+"""The scopes whose runs are cut into stretches in a long document."""
 Task = tuple[Scope, tuple[str, ...], list[tuple[int, int]]]
 Found = dict[str, list[Finding]]
 """Findings by code: what a task gives for each slice of items, and the record of a unit."""
@@ -92,7 +107,11 @@ CHECK_VERSION = "7"
 """Bump when what a check finds on the same units changes (``docs/work.md``)."""
 
 CHECK_DOCUMENT = kind(
-    "check", "documents checked", list[Found], version=CHECK_VERSION, resources=CHECK_RESOURCES
+    "check",
+    "documents and stretches checked",
+    list[Found],
+    version=CHECK_VERSION,
+    resources=CHECK_RESOURCES,
 )
 """The findings of every pair, ruling and document check on one translated document (one
 ``Found`` per run of its items, in the order of the runs: a document's items can come in
@@ -110,7 +129,7 @@ CHECK_GROUP = kind(
 unit the group reads."""
 CHECK_PAIR_KEYS = kind(
     "check-pair-keys",
-    "documents keyed for the groups",
+    "documents and stretches keyed for the groups",
     list[PairKeys],
     version="1",
     resources=CHECK_RESOURCES,
@@ -169,6 +188,7 @@ def run_checks(
         elif scoped:
             keys = [document_of(item) for item in scope_items(ctx, scope)]
             runs.extend((scope, scoped, keys[start], start, end) for start, end in doc_runs(keys))
+    runs = in_pieces(runs)
     facts = functools.cache(lambda: corpus_facts_digest(ctx))  # only if something is keyed
     shared = {
         "rulings": ctx.rulings,
@@ -181,9 +201,8 @@ def run_checks(
         "allow": ctx.allow,
     }
     wanted = [key for code in group_codes for key in checks[code].meta.get("pair_keys", ())]
-    docs = list(dict.fromkeys(doc for _, _, doc, _, _ in runs))
-    keyed = [*docs, *_pairs_by_document(ctx)] if wanted else docs
-    reads = document_reads(ctx, dict.fromkeys(keyed)) if work.keeps else {}
+    pieces = list(dict.fromkeys(piece for _, _, piece, _, _ in runs))
+    reads = Reads(ctx) if work.keeps else None
     if wanted:
         hold_pair_keys(ctx, wanted, reads, work, engine, shared)
         shared["pair_keys"] = ctx.pair_keys
@@ -203,13 +222,13 @@ def run_checks(
                 ],
             )
         )
-    keys = document_keys(docs, codes, facts, reads, work)
+    keys = piece_keys(runs, codes, facts, reads, work)
     del reads
     jobs.append(
         Job(
             CHECK_DOCUMENT,
-            [keys.get(doc) for doc in docs],
-            plan=_document_plan(ctx, runs, docs),
+            [keys.get(piece) for piece in pieces],
+            plan=_document_plan(ctx, runs, pieces),
             merge=_merged,
         )
     )
@@ -221,14 +240,39 @@ def run_checks(
         for part in found:
             for code, findings in part.items():
                 by_code[code].extend(findings)
-    per_document = dict(zip(docs, results[-1], strict=True))
-    taken: dict[str, int] = defaultdict(int)
-    for _, scoped, doc, _, _ in runs:
-        found = per_document[doc][taken[doc]]
-        taken[doc] += 1
+    per_piece = dict(zip(pieces, results[-1], strict=True))
+    taken: dict[Piece, int] = defaultdict(int)
+    for _, scoped, piece, _, _ in runs:
+        found = per_piece[piece][taken[piece]]
+        taken[piece] += 1
         for code in scoped:
             by_code[code].extend(found.get(code, ()))
     return [finding for code in codes for finding in by_code[code]]
+
+
+def in_pieces(runs: list[tuple[Scope, tuple[str, ...], str, int, int]]) -> list[Run]:
+    """The runs, each with the piece of its document it is checked and kept with: a document
+    of at most LONG_DOCUMENT pair and ruling items is one piece, (document, 0); in a longer
+    one (a rules document) every STRETCH_ITEMS consecutive items of a pair or ruling run are
+    a piece of their own, (document, 1), (document, 2), ..., and its document-scope runs the
+    piece (document, 0). A line edited in place is then checked again with its stretch and
+    the document checks only. (A line inserted or removed moves the line numbers of every
+    unit after it, which their findings carry: those stretches are checked again anyway.)"""
+    items: Counter[str] = Counter()
+    for scope, _, doc, start, end in runs:
+        if scope in STRETCHED:
+            items[doc] += end - start
+    stretches: Counter[str] = Counter()
+    cut: list[Run] = []
+    for scope, codes, doc, start, end in runs:
+        if scope not in STRETCHED or items[doc] <= LONG_DOCUMENT:
+            cut.append((scope, codes, (doc, 0), start, end))
+            continue
+        for first in range(start, end, STRETCH_ITEMS):
+            stretches[doc] += 1
+            last = min(end, first + STRETCH_ITEMS)
+            cut.append((scope, codes, (doc, stretches[doc]), first, last))
+    return cut
 
 
 def _chunks(items: list[int], size: int) -> list[list[int]]:
@@ -256,16 +300,17 @@ def _merged(parts: list[tuple[tuple[int, int], Found]]) -> list[Found]:
     return [found for _, found in sorted(parts, key=lambda part: part[0])]
 
 
-def _document_plan(ctx: CheckContext, runs: list[Run], docs: list[str]):
-    """The tasks that check the missing documents: their runs gathered by ``task_bounds``,
-    each task with the documents of its runs."""
-    position = {doc: i for i, doc in enumerate(docs)}
-    read_with: dict[str, str] = {}
+def _document_plan(ctx: CheckContext, runs: list[Run], pieces: list[Piece]):
+    """The tasks that check the missing pieces of documents: their runs gathered by
+    ``task_bounds``, each task with the pieces of its runs."""
+    position = {piece: i for i, piece in enumerate(pieces)}
+    read_with_doc: dict[str, str] = {}
     for pair in ctx.pairs:
-        read_with.setdefault(pair.target.doc, pair.source.doc)
+        read_with_doc.setdefault(pair.target.doc, pair.source.doc)
+    read_with = {piece: read_with_doc[piece[0]] for piece in pieces if piece[0] in read_with_doc}
 
     def plan(missing: list[int]) -> list[tuple[Task, list[int]]]:
-        wanted = {docs[i] for i in missing}
+        wanted = {pieces[i] for i in missing}
         todo = [run for run in runs if run[2] in wanted]
         return [
             (task, [position[todo[index][2]] for index in indices])
@@ -294,25 +339,36 @@ def corpus_facts_digest(ctx: CheckContext) -> str:
 def hold_pair_keys(
     ctx: CheckContext,
     wanted: list[PairKey],
-    reads: dict[str, list[str | bytes]],
+    reads: Reads | None,
     work: Cache,
     engine: Engine | None,
     shared: dict[str, Any],
 ) -> None:
-    """Every pair's ``wanted`` keys, in ``ctx.pair_keys``: kept per translated document
-    (keyed by what it reads: ``document_reads``), so that a rerun works them out for the
-    changed documents only."""
+    """Every pair's ``wanted`` keys, in ``ctx.pair_keys``: kept per translated document, or
+    per stretch of a long one (keyed by what it reads: ``Reads``), so that a rerun works
+    them out for the changed documents and stretches only."""
     names = tuple(sorted({key.name for key in wanted}))
-    docs = list(_pairs_by_document(ctx))
+    parts = [
+        (doc, first, min(len(pairs), first + STRETCH_ITEMS))
+        if len(pairs) > LONG_DOCUMENT
+        else (doc, 0, len(pairs))
+        for doc, pairs in _pairs_by_document(ctx).items()
+        for first in (range(0, len(pairs), STRETCH_ITEMS) if len(pairs) > LONG_DOCUMENT else [0])
+    ]
     salt = ",".join(names)
-    keys = [work.key(CHECK_PAIR_KEYS, [salt, *reads[doc]]) if work.keeps else None for doc in docs]
+    keys = [
+        work.key(CHECK_PAIR_KEYS, [salt, *reads.of_pairs(doc, first, last)])
+        if reads is not None
+        else None
+        for doc, first, last in parts
+    ]
     [found] = execute(
         [
             Job(
                 CHECK_PAIR_KEYS,
                 keys,
                 plan=lambda missing: [
-                    ((names, [docs[i] for i in part]), part)
+                    ((names, [parts[i] for i in part]), part)
                     for part in _chunks(missing, PAIR_KEY_DOCUMENTS_PER_TASK)
                 ],
             )
@@ -330,10 +386,12 @@ def hold_pair_keys(
                 ctx.pair_keys.setdefault(name, {})[row.source_id, row.target_id] = value
 
 
-def _pair_keys_task(task: tuple[tuple[str, ...], list[str]], ctx: CheckContext) -> list:
-    """The pair keys (by name: a task carries no function) of the pairs of each document of
-    the task."""
-    names, docs = task
+def _pair_keys_task(
+    task: tuple[tuple[str, ...], list[tuple[str, int, int]]], ctx: CheckContext
+) -> list:
+    """The pair keys (by name: a task carries no function) of the pairs of each document, or
+    stretch of one (document, first pair, end), of the task."""
+    names, parts = task
     declared = {
         key.name: key
         for entry in checks_of(ctx).values()
@@ -346,9 +404,9 @@ def _pair_keys_task(task: tuple[tuple[str, ...], list[str]], ctx: CheckContext) 
             PairKeys(
                 pair.source.id, pair.target.id, {key.name: key.compute(pair, ctx) for key in wanted}
             )
-            for pair in by_doc[doc]
+            for pair in by_doc[doc][first:last]
         ]
-        for doc in docs
+        for doc, first, last in parts
     ]
 
 
@@ -364,43 +422,92 @@ def _pairs_by_document(ctx: CheckContext) -> dict[str, list[AlignedPair]]:
     return ctx.cache[key]
 
 
-def document_keys(
-    docs: list[str],
+def piece_keys(
+    runs: list[Run],
     codes: list[str],
     facts: Callable[[], str],
-    reads: dict[str, list[str | bytes]],
+    reads: Reads | None,
     work: Cache,
-) -> dict[str, str]:
-    """The cache key of each document's findings: the checks run, the corpus facts and what
-    the document's checks read (``document_reads``). Empty when nothing is kept."""
-    if not work.keeps or not docs:
+) -> dict[Piece, str]:
+    """The cache key of each piece's findings: the checks run, the corpus facts and what
+    the piece's checks read (``Reads``). Empty when nothing is kept."""
+    if reads is None or not runs:
         return {}
     salt = [",".join(codes), facts()]
-    return {doc: work.key(CHECK_DOCUMENT, [*salt, *reads[doc]]) for doc in docs}
+    stretched = {piece[0] for _, _, piece, _, _ in runs if piece[1]}
+    keys: dict[Piece, str] = {}
+    for scope, _, piece, start, end in runs:
+        if piece in keys:
+            continue
+        doc, number = piece
+        if number:
+            parts = ["stretch", *reads.of_stretch(scope, start, end)]
+        elif doc in stretched:
+            parts = ["document checks", *reads.of_document(doc)]
+        else:
+            parts = reads.of_document(doc)
+        keys[piece] = work.key(CHECK_DOCUMENT, [*salt, *parts])
+    return keys
 
 
-def document_reads(ctx: CheckContext, docs: Iterable[str]) -> dict[str, list[str | bytes]]:
-    """What the checks of each document read of the corpus, as parts of a cache key: the
-    document's units and alignment rows, and every document those rows point into (the
-    English a translation is compared with)."""
-    doc_digest = {doc: ctx.corpus_digests.digest(members) for doc, members in ctx.documents.items()}
-    rows_of: dict[str, list[Alignment]] = defaultdict(list)
-    pointed: dict[str, set[str]] = defaultdict(set)
-    for row in ctx.alignment:
-        target = ctx.by_id.get(row.target_id) if row.target_id else None
-        doc = target.doc if target else row.group
-        rows_of[doc].append(row)
-        for unit_id in (row.source_id, row.superseded_by, row.better_source):
-            if unit_id in ctx.by_id:
-                pointed[doc].add(ctx.by_id[unit_id].doc)
-    return {
-        doc: [
-            doc_digest[doc],
-            values_json(rows_of[doc]),
-            *(doc_digest[other] for other in sorted(pointed[doc])),
+class Reads:
+    """What the checks of a document, or of a stretch of one, read of the corpus, as parts
+    of a cache key: the units and their alignment rows, and every document those rows point
+    into (the English a translation is compared with, whose rules' titles a citation is
+    read against); for a stretch, also its document's facts (``registry.document_fact``)."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        digests = ctx.corpus_digests
+        self.doc_digest = {doc: digests.digest(units) for doc, units in ctx.documents.items()}
+        self.rows_of: dict[str, list[Alignment]] = defaultdict(list)
+        for row in ctx.alignment:
+            target = ctx.by_id.get(row.target_id) if row.target_id else None
+            self.rows_of[target.doc if target else row.group].append(row)
+        self.facts: dict[str, str] = {}
+
+    def of_document(self, doc: str) -> list[str | bytes]:
+        rows = self.rows_of[doc]
+        return [self.doc_digest[doc], values_json(rows), *self._pointed(rows)]
+
+    def of_stretch(self, scope: Scope, start: int, end: int) -> list[str | bytes]:
+        items = scope_items(self.ctx, scope)[start:end]
+        units = [getattr(item, "target", item) for item in items]
+        return [str(scope), *self._of_units(units)]
+
+    def of_pairs(self, doc: str, first: int, last: int) -> list[str | bytes]:
+        """A translated document's pairs, or a stretch of them (``hold_pair_keys``)."""
+        pairs = _pairs_by_document(self.ctx)[doc]
+        if first == 0 and last == len(pairs):
+            return self.of_document(doc)
+        return ["stretch", *self._of_units([pair.target for pair in pairs[first:last]])]
+
+    def _of_units(self, units: list[Ruling]) -> list[str | bytes]:
+        ctx, ids = self.ctx, {unit.id for unit in units}
+        rows = [row for row in self.rows_of[units[0].doc] if row.target_id in ids]
+        return [
+            ctx.corpus_digests.digest(units),
+            values_json(rows),
+            self._document_facts(units[0].doc),
+            *self._pointed(rows),
         ]
-        for doc in docs
-    }
+
+    def _document_facts(self, doc: str) -> str:
+        if doc not in self.facts:
+            units = self.ctx.documents[doc]
+            self.facts[doc] = json.dumps(
+                [entry.target(units, self.ctx) for entry in DOCUMENT_FACTS], ensure_ascii=False
+            )
+        return self.facts[doc]
+
+    def _pointed(self, rows: list[Alignment]) -> list[str]:
+        """The digests of the documents the rows point into, in name order."""
+        by_id, pointed = self.ctx.by_id, set()
+        for row in rows:
+            for unit_id in (row.source_id, row.superseded_by, row.better_source):
+                if unit_id in by_id:
+                    pointed.add(by_id[unit_id].doc)
+        return [self.doc_digest[doc] for doc in sorted(pointed)]
 
 
 def group_keys(

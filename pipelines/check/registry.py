@@ -25,6 +25,7 @@ RUN_CHECKS: Registry[Callable] = Registry("run's checks", package="pipelines.che
 """Functions that give the checks a run brings with it (the team's checklist rules), as
 entries like those of ``CHECKS``: ``@run_checks_from``."""
 CORPUS_FACTS: Registry[Callable] = Registry("corpus fact", package="pipelines.check.checks")
+DOCUMENT_FACTS: Registry[Callable] = Registry("document fact", package="pipelines.check.checks")
 
 
 def quoted(items: Iterable[str]) -> str:
@@ -171,6 +172,28 @@ def corpus_fact(function: Callable[[CheckContext], Any]) -> Callable[[CheckConte
         return ctx.cache[key]
 
     return CORPUS_FACTS.register(f"{function.__module__}.{function.__name__}")(fact)
+
+
+def document_fact(
+    function: Callable[[list[Ruling], CheckContext], Any],
+) -> Callable[[list[Ruling], CheckContext], Any]:
+    """A value computed over all the units of one translated document that a check of one of
+    its pairs or rulings reads (how often the document addresses the reader as tú). A long
+    document is checked in stretches, each kept in the cache apart from the others
+    (``check.in_pieces``): declared, so that the runner puts its document's facts in the
+    cache key of each stretch, which is reused only while they are the same. A check of a
+    pair or a ruling reads the other units of its document through a document fact and no
+    other way. Values must be JSON; computed once per document and context."""
+    name = f"{function.__module__}.{function.__name__}"
+
+    @functools.wraps(function)
+    def fact(document: list[Ruling], ctx: CheckContext) -> Any:
+        key = ("document fact", name, document[0].doc)
+        if key not in ctx.cache:
+            ctx.cache[key] = function(document, ctx)
+        return ctx.cache[key]
+
+    return DOCUMENT_FACTS.register(name)(fact)
 
 
 def explanations() -> dict[str, str]:

@@ -23,7 +23,7 @@ from ..lexicon import (
     regional_variants,
     without_translator_notes,
 )
-from ..registry import Problem, check, quoted
+from ..registry import Problem, check, document_fact, quoted
 
 ADDRESSING_YOU = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
 QUOTE_STYLES = {
@@ -39,12 +39,11 @@ HAN_CHAR = re.compile(HAN)
 LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")
 
 
-def _informal_uses(ctx: CheckContext, doc: list[Ruling]) -> int:
-    key = f"informal:{doc[0].doc}"
-    if key not in ctx.cache:
-        lang = doc[0].doc_lang or ""
-        ctx.cache[key] = sum(_informal_count(r.text, lang) for r in doc)
-    return ctx.cache[key]
+@document_fact
+def informal_uses(document: list[Ruling], ctx: CheckContext) -> int:
+    """How often the document addresses the reader as tú (STYLE001)."""
+    lang = document[0].doc_lang or ""
+    return sum(_informal_count(r.text, lang) for r in document)
 
 
 @lru_cache(maxsize=TEXTS_REMEMBERED)
@@ -124,7 +123,7 @@ def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Prob
     if not to_informal or not ADDRESSING_YOU.search(pair.source.text):
         return
     document = ctx.documents[pair.target.doc]
-    if not _informal_uses(ctx, document):
+    if not informal_uses(document, ctx):
         return
     for start, end, found in _formal_uses(pair.target.text, pair.lang):
         if not _addresses_reader(pair.target.text, start, pair.lang):
@@ -138,7 +137,7 @@ def mixed_form_of_address(pair: AlignedPair, ctx: CheckContext) -> Iterator[Prob
             {
                 "found": found,
                 "expected": to_informal[found.casefold()],
-                "informal_uses_in_document": _informal_uses(ctx, document),
+                "informal_uses_in_document": informal_uses(document, ctx),
             },
             source=pair.source,
             marks=[Mark.target(start, end)],
