@@ -23,6 +23,7 @@ from ..model import Alignment, Ruling, id_order
 from ..tables import CorpusDigests, paused_gc
 from ..thresholds import ALIGN, threshold
 from ..work import Cache, Job, execute, kind, no_cache
+from . import kept_scan
 from .card_rulings import SourcePool, align_card_document
 from .context import (
     AlignContext,
@@ -157,7 +158,8 @@ def align(
         return [(docs, [position[doc] for doc in docs]) for docs in groups]
 
     job = Job(ALIGN_DOCUMENT, [keys.get(doc) for doc in ordered], plan=plan)
-    [per_document] = execute([job], align_documents, cache=work, engine=engine, shared=shared)
+    with kept_scan.keeping(work, [source_lang, embedder]):
+        [per_document] = execute([job], align_documents, cache=work, engine=engine, shared=shared)
     rows = [row for rows_of_doc in per_document for row in rows_of_doc]
     world = _world(rulings, ctx.vectors, source_lang, thresholds)
     assign_families(world.ctx, rows, world.versions)

@@ -21,7 +21,9 @@ from typing import Protocol
 
 import numpy as np
 
+from . import kept_scan
 from .context import similarity_block
+from .kept_scan import Slot
 
 NEIGHBOURS = 4
 
@@ -148,30 +150,47 @@ class BlockScores:
         right: np.ndarray,
         pass_cells: int = PASS_CELLS,
         tile_cells: int = TILE_CELLS,
+        kept: Slot | None = None,
     ):
         self.left = np.ascontiguousarray(left, dtype=np.float32)
         self.right = np.ascontiguousarray(right, dtype=np.float32)
         self.shape = (len(self.left), len(self.right))
         self.pass_cells = pass_cells
         self.tile_cells = tile_cells
-        self._scan()
+        self._scan(kept)
 
-    def _scan(self) -> None:
+    def _scan(self, kept: Slot | None = None) -> None:
+        """The pass; with ``kept``, from the scan kept there when it can (``kept_scan``),
+        and keeping this one."""
         n, m = self.shape
         self.row_neighbourhood = np.zeros(n, dtype=np.float32)
         self.row_best = np.zeros(n, dtype=np.intp)
         self.column_neighbourhood = np.zeros(m, dtype=np.float32)
         self.column_best = np.zeros(m, dtype=np.intp)
+        self.scanned = "whole"
         if not n or not m:
             return
         keep_top = n >= NEIGHBOURS and sorted_selection()
+        keeping = kept is not None and keep_top and m >= NEIGHBOURS
+        if keeping:
+            keys = (kept_scan.vector_keys(self.left), kept_scan.vector_keys(self.right))
+            previous = kept.previous()
+            updated = self._update(previous, *keys) if previous is not None else None
+            if updated is not None:
+                kept.keep(kept_scan.Scan(*keys, updated[0].record(), updated[1].record()))
+                self.scanned = "updated"
+                return
+            row_tops = kept_scan.TopArrays.empty(n)
         column_top = np.full((m, NEIGHBOURS), -np.inf, dtype=np.float32)
+        column_at = np.full((m, NEIGHBOURS), -1, dtype=np.int64)  # where they are, if kept
         column_least = column_top[:, 0].copy()  # the lowest of each column's highest values
         column_max = np.full(m, -np.inf, dtype=np.float32)
         for start, stop in _blocks(n, m, self.pass_cells):
             block = similarity_block(self.left[start:stop], self.right)
             self.row_best[start:stop] = block.argmax(axis=1)
-            self.row_neighbourhood[start:stop] = _row_neighbourhood(block)
+            self.row_neighbourhood[start:stop], kth = _row_neighbourhood(block)
+            if keeping:
+                row_tops.put(np.arange(start, stop), kept_scan.tops_at_least(block, kth))
             # Columns change only where this block beats what they have: after the first
             # blocks, few do (a unit's nearest neighbours are few), and only they are read.
             highest = block.max(axis=0)
@@ -184,13 +203,87 @@ class BlockScores:
                 if len(changed):
                     candidates = np.concatenate([column_top[changed], block[:, changed].T], axis=1)
                     cut = candidates.shape[1] - NEIGHBOURS
-                    candidates.partition(cut, axis=1)
-                    column_top[changed] = candidates[:, cut:]
-                    column_least[changed] = candidates[:, cut:].min(axis=1)
+                    if keeping:
+                        rows = np.broadcast_to(np.arange(start, stop), (len(changed), stop - start))
+                        at = np.concatenate([column_at[changed], rows], axis=1)
+                        chosen = candidates.argpartition(cut, axis=1)[:, cut:]
+                        column_at[changed] = np.take_along_axis(at, chosen, axis=1)
+                        column_top[changed] = np.take_along_axis(candidates, chosen, axis=1)
+                    else:
+                        candidates.partition(cut, axis=1)
+                        column_top[changed] = candidates[:, cut:]
+                    column_least[changed] = column_top[changed].min(axis=1)
         if keep_top:
             self.column_neighbourhood = _decreasing_mean(column_top)
         else:
             self._column_pass()
+        if keeping:
+            column_tops = kept_scan.tops_listed(column_top, column_at)
+            kept.keep(kept_scan.Scan(*keys, row_tops.record(), column_tops.record()))
+
+    def _update(
+        self, previous: kept_scan.Scan, source_keys: bytes, target_keys: bytes
+    ) -> tuple[kept_scan.TopArrays, kept_scan.TopArrays] | None:
+        """The pass from a kept scan: the rows and columns of new units and those whose kept
+        tops do not tell their values for sure computed in full, the others' tops merged
+        with the new units' similarities (``kept_scan.merged``); the new tops of the rows
+        and the columns. None when the kept scan does not fit or most units are new."""
+        n, m = self.shape
+        old_rows = kept_scan.TopArrays.of(previous.rows)
+        old_columns = kept_scan.TopArrays.of(previous.columns)
+        n_old, m_old = len(previous.source_keys) // 16, len(previous.target_keys) // 16
+        if len(old_rows.floors) != n_old or len(old_columns.floors) != m_old:
+            return None
+        old_of_row = kept_scan.matched(previous.source_keys, source_keys)
+        old_of_column = kept_scan.matched(previous.target_keys, target_keys)
+        fresh_rows = np.flatnonzero(old_of_row < 0)
+        fresh_columns = np.flatnonzero(old_of_column < 0)
+        if len(fresh_rows) > kept_scan.MOST_NEW * n or len(fresh_columns) > kept_scan.MOST_NEW * m:
+            return None
+        new_of_old_row = _inverse(old_of_row, n_old)
+        new_of_old_column = _inverse(old_of_column, m_old)
+        with_fresh_columns = similarity_block(self.left, self.right[fresh_columns])
+        with_fresh_rows = similarity_block(self.left[fresh_rows], self.right)
+        rows = kept_scan.TopArrays.empty(n)
+        columns = kept_scan.TopArrays.empty(m)
+        kept_rows = np.flatnonzero(old_of_row >= 0)
+        tops, sure = kept_scan.merged(
+            old_rows,
+            old_of_row,
+            new_of_old_column,
+            fresh_columns,
+            with_fresh_columns[kept_rows],
+            NEIGHBOURS,
+        )
+        rows.put(kept_rows, tops)
+        self.row_neighbourhood[kept_rows[sure]] = _decreasing_mean(tops.values[sure, :NEIGHBOURS])
+        self.row_best[kept_rows[sure]] = tops.indices[sure, 0]
+        for chunk in _chunks(np.union1d(fresh_rows, kept_rows[~sure]), m, self.pass_cells):
+            block = similarity_block(self.left[chunk], self.right)
+            self.row_best[chunk] = block.argmax(axis=1)
+            self.row_neighbourhood[chunk], kth = _row_neighbourhood(block)
+            rows.put(chunk, kept_scan.tops_at_least(block, kth))
+        kept_columns = np.flatnonzero(old_of_column >= 0)
+        tops, sure = kept_scan.merged(
+            old_columns,
+            old_of_column,
+            new_of_old_row,
+            fresh_rows,
+            with_fresh_rows.T[kept_columns],
+            NEIGHBOURS,
+        )
+        columns.put(kept_columns, tops)
+        self.column_neighbourhood[kept_columns[sure]] = _decreasing_mean(
+            tops.values[sure, :NEIGHBOURS]
+        )
+        self.column_best[kept_columns[sure]] = tops.indices[sure, 0]
+        for chunk in _chunks(np.union1d(fresh_columns, kept_columns[~sure]), n, self.pass_cells):
+            block = similarity_block(self.right[chunk], self.left)  # the columns, as rows
+            self.column_best[chunk] = block.argmax(axis=1)
+            top = -np.partition(-block, NEIGHBOURS - 1, axis=1)[:, :NEIGHBOURS]
+            self.column_neighbourhood[chunk] = _decreasing_mean(top)
+            columns.put(chunk, kept_scan.tops_at_least(block, top.min(axis=1)))
+        return rows, columns
 
     def _column_pass(self) -> None:
         """Each column's neighbourhood from whole columns (rows of targets x sources)."""
@@ -252,15 +345,30 @@ class BlockScores:
         return self.row_best, self.column_best
 
 
-def _row_neighbourhood(block: np.ndarray) -> np.ndarray:
+def _row_neighbourhood(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``neighbourhood(block, axis=1)`` with two passes over the block fewer: the same
-    partition of the same values, the same mean of a view of the same layout."""
+    partition of the same values, the same mean of a view of the same layout; and each
+    row's k-th highest value."""
     k = min(NEIGHBOURS, block.shape[1])
     negated = np.negative(block)
     negated.partition(k - 1, axis=1)
     top = negated[:, :k]
     np.negative(top, out=top)
-    return top.mean(axis=1)
+    return top.mean(axis=1), top[:, k - 1].copy()
+
+
+def _inverse(old_of_new: np.ndarray, old_count: int) -> np.ndarray:
+    """For each old unit, its place among the new ones (-1: gone)."""
+    new_of_old = np.full(old_count, -1, dtype=np.int64)
+    kept = np.flatnonzero(old_of_new >= 0)
+    new_of_old[old_of_new[kept]] = kept
+    return new_of_old
+
+
+def _chunks(indices: np.ndarray, columns: int, cells: int) -> list[np.ndarray]:
+    """``indices`` in runs of about ``cells`` cells of ``columns`` columns each."""
+    size = max(2, cells // max(1, columns))
+    return [indices[start : start + size] for start in range(0, len(indices), size)]
 
 
 def _decreasing_mean(top: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..model import Alignment, Ruling
+from . import kept_scan
 from .calibration import calibrated
 from .context import AlignContext
 from .margin import BlockScores, MatrixScores, Scores
@@ -151,7 +152,8 @@ the same alignment)."""
 def document_scores(ctx: AlignContext, source: list[Ruling], target: list[Ruling]) -> Scores:
     if len(source) * len(target) <= FULL_MATRIX_CELLS:
         return MatrixScores(ctx.matrix(source, target))
-    return BlockScores(ctx.vectors_of(source), ctx.vectors_of(target))
+    kept = kept_scan.slot(source[0].doc, target[0].doc)
+    return BlockScores(ctx.vectors_of(source), ctx.vectors_of(target), kept=kept)
 
 
 MAX_JUMP = 30
