@@ -32,6 +32,7 @@ CODE = {
 }
 CODE["check-group"] = CODE["check-pair-keys"] = CODE["check"]
 CODE["ingest-set"] = CODE["ingest"]
+CODE["align-scan"] = CODE["align"]
 """The modules (files, or folders with everything in them) under ``pipelines/`` whose code
 computes each kind of unit."""
 
