@@ -99,3 +99,27 @@ def test_no_scan_is_kept_where_the_highest_values_are_not_left_in_order(vectors,
     slot = MemorySlot()
     BlockScores(*vectors, kept=slot)
     assert slot.data is None
+
+
+def test_a_document_of_ten_copies_is_updated_from_a_few_rows_and_columns(monkeypatch):
+    """Ten copies of one text: every row has ten equal highest similarities, more than a
+    row keeps (of equals, the first units are kept: ties cost nothing). One line edited
+    costs its row, its column and the rows and columns that listed it, not the pass."""
+    left, right, _, _ = realistic_pair(n=120, seed=5)
+    left, right = np.tile(left[:60], (10, 1)), np.tile(right[:60], (10, 1))
+    slot = MemorySlot()
+    BlockScores(left, right, pass_cells=9_000, kept=slot)
+    cells = []
+    block = margin.similarity_block
+
+    def counted(a, b):
+        cells.append(len(a) * len(b))
+        return block(a, b)
+
+    monkeypatch.setattr(margin, "similarity_block", counted)
+    edited = right.copy()
+    edited[333] = fresh_vector(4, right[333])
+    scores = BlockScores(left, edited, pass_cells=9_000, kept=slot)
+    assert scores.scanned == "updated"
+    assert sum(cells) < 0.1 * left.shape[0] * right.shape[0]
+    assert_whole_pass(scores, left, edited)

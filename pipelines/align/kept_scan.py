@@ -5,30 +5,35 @@ a whole row or column: each unit's neighbourhood (the mean of its NEIGHBOURS hig
 similarities) and its nearest unit. Ten copies of the Comprehensive Rules (40,000 units a
 side) take most of a minute, and one edited line changes almost none of it.
 
-So the pass keeps, for every row and column, the units whose similarity reaches its
-NEIGHBOURS-th highest (``Tops``: at most WIDTH of them, and a *floor* no unit left out is
-above), with the digest of every unit's vector (``Scan``, in the work store under the names
-of the two documents: ``KEPT_SCAN``). The next scan of the same two documents matches the
-units by their vectors' digests and computes only
+So the pass keeps, for every row and column, the start of its similarities in order (highest
+first, the first of equals first: ``Tops``, at most WIDTH of them), with the digest of every
+unit's vector (``Scan``, in the work store under the names of the two documents:
+``KEPT_SCAN``). The next scan of the same two documents matches the units by their vectors'
+digests and computes only
 
 - the rows and columns of units whose vectors are new (an edited line), in full;
-- those new units' similarities with every kept row and column, merged into its tops;
-- in full again, each kept row or column whose tops no longer tell its NEIGHBOURS highest
-  or its nearest unit for sure (it lost a unit it listed: the edited line was among its
-  nearest).
+- those new units' similarities with every kept row and column, merged into the start of
+  its order where they come before its last kept entry;
+- in full again, each kept row or column whose kept start became shorter than NEIGHBOURS
+  (units it listed are gone: the edited line was among its nearest).
 
-The numbers are a full pass's bit for bit: similarities are products that do not depend on
-the block they are computed in (``context.products``), a neighbourhood is the float32 sum
-of its values from the highest down (``margin.sorted_selection``: without it, no scan is
-kept) and a nearest unit is the first of equals. ``tests/test_kept_scan.py`` compares the
-two on edited documents. Kept only where the alignment runs in this process (the local
-engine): a Dask worker passes over the whole matrix.
+A kept start stays the start of its row's order when units are removed (the rest closes
+up) and new ones come (they are compared with its last kept entry), since the units kept
+keep their order (``matched``: a unit that moved is a new unit where it went); and ties
+cost nothing: of equal similarities the first units are kept. The numbers are a full
+pass's bit for bit: similarities are products that do not depend on the block they are
+computed in (``context.products``), a neighbourhood is the float32 sum of its values from
+the highest down (``margin.sorted_selection``: without it, no scan is kept) and a nearest
+unit is the first of equals. ``tests/test_kept_scan.py`` compares the two on edited
+documents. Kept only where the alignment runs in this process (the local engine): a Dask
+worker passes over the whole matrix.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -46,13 +51,12 @@ MOST_NEW = 0.25
 
 
 class Tops(msgspec.Struct):
-    """For each row (or column) of a scan: its highest similarities (float32, WIDTH a row,
-    highest first, -inf where empty), the columns they are in (int32, the first of equals
-    first, -1 where empty) and its floor (float32: no column left out is above it)."""
+    """For each row (or column) of a scan, the start of its similarities in order: the values
+    (float32, WIDTH a row, highest first and the first of equals first, -inf where empty)
+    and the columns they are in (int32, -1 where empty)."""
 
     values: bytes
     indices: bytes
-    floors: bytes
 
 
 class Scan(msgspec.Struct):
@@ -65,7 +69,7 @@ class Scan(msgspec.Struct):
     columns: Tops
 
 
-KEPT_SCAN = kind("align-scan", "long documents' scans kept", Scan, version="1", share=False)
+KEPT_SCAN = kind("align-scan", "long documents' scans kept", Scan, version="2", share=False)
 """The last similarity scan of a long document pair, keyed by the two documents' names (not
 their content: the next run of the pair starts from it whatever changed)."""
 
@@ -74,65 +78,77 @@ their content: the next run of the pair starts from it whatever changed)."""
 class TopArrays:
     values: np.ndarray
     indices: np.ndarray
-    floors: np.ndarray
 
     @classmethod
     def empty(cls, count: int) -> TopArrays:
         return cls(
             np.full((count, WIDTH), -np.inf, dtype=np.float32),
             np.full((count, WIDTH), -1, dtype=np.int32),
-            np.full(count, -np.inf, dtype=np.float32),
         )
 
     def put(self, at: np.ndarray, other: TopArrays) -> None:
-        self.values[at], self.indices[at], self.floors[at] = (
-            other.values,
-            other.indices,
-            other.floors,
-        )
+        self.values[at], self.indices[at] = other.values, other.indices
+
+    def lengths(self) -> np.ndarray:
+        return (self.indices >= 0).sum(axis=1)
 
     def record(self) -> Tops:
-        return Tops(self.values.tobytes(), self.indices.tobytes(), self.floors.tobytes())
+        return Tops(self.values.tobytes(), self.indices.tobytes())
 
     @classmethod
     def of(cls, tops: Tops) -> TopArrays:
         values = np.frombuffer(tops.values, dtype=np.float32).reshape(-1, WIDTH)
         indices = np.frombuffer(tops.indices, dtype=np.int32).reshape(-1, WIDTH)
-        return cls(values, indices, np.frombuffer(tops.floors, dtype=np.float32))
+        return cls(values, indices)
 
 
 def tops_at_least(block: np.ndarray, kth: np.ndarray, offset: int = 0) -> TopArrays:
-    """The tops of each row of ``block``: the columns (counted from ``offset``) at or above
-    the row's ``kth`` value, highest first and the first of equals first, at most WIDTH; the
-    floor is ``kth``, or the highest value that did not fit."""
+    """The start of each row's order: its values at or above the row's ``kth`` value (every
+    such value of the row being in ``block``), highest first and the first of equals
+    first, at most WIDTH. The columns are counted from ``offset``."""
     rows, columns = np.nonzero(block >= kth[:, None])
     values = block[rows, columns]
-    return _ranked(len(block), rows, columns + offset, values, kth)
-
-
-def tops_listed(values: np.ndarray, indices: np.ndarray) -> TopArrays:
-    """The tops of rows given their highest values and where they are (``margin``'s column
-    tops, NEIGHBOURS a column): the floor is the lowest of them."""
-    count, width = values.shape
-    rows = np.repeat(np.arange(count), width)
-    return _ranked(count, rows, indices.ravel(), values.ravel(), values.min(axis=1))
-
-
-def _ranked(
-    count: int, rows: np.ndarray, columns: np.ndarray, values: np.ndarray, floors: np.ndarray
-) -> TopArrays:
-    order = np.lexsort((columns, -values, rows))
-    rows, columns, values = rows[order], columns[order], values[order]
-    starts = np.searchsorted(rows, np.arange(count))
+    found = columns + offset
+    order = np.lexsort((found, -values, rows))
+    rows, found, values = rows[order], found[order], values[order]
+    starts = np.searchsorted(rows, np.arange(len(block)))
     rank = np.arange(len(rows)) - starts[rows]
-    tops = TopArrays.empty(count)
-    tops.floors[:] = floors
+    tops = TopArrays.empty(len(block))
     kept = rank < WIDTH
     tops.values[rows[kept], rank[kept]] = values[kept]
-    tops.indices[rows[kept], rank[kept]] = columns[kept]
-    over = rank == WIDTH
-    tops.floors[rows[over]] = np.maximum(tops.floors[rows[over]], values[over])
+    tops.indices[rows[kept], rank[kept]] = found[kept]
     return tops
+
+
+def grow(tops: TopArrays, block: np.ndarray, highest: np.ndarray, start: int) -> None:
+    """The start of every column's order after the rows of ``block`` (rows ``start``...,
+    ``highest`` its columns' highest values), which come after every row kept: a value
+    enters above the column's last kept one only (of equals, the earlier row stays first);
+    while a column keeps fewer than WIDTH, the block's own WIDTH highest of it may enter.
+    After the first blocks, few columns change."""
+    changed = np.flatnonzero(highest > tops.values[:, -1])
+    if not len(changed):
+        return
+    part = block[:, changed]
+    least = tops.values[changed, -1]
+    enter = part > least[None, :]
+    filling = np.flatnonzero(np.isneginf(least))
+    if len(filling) and len(part) > WIDTH:
+        wth = -np.partition(-part[:, filling], WIDTH - 1, axis=0)[WIDTH - 1]
+        enter[:, filling] &= part[:, filling] >= wth[None, :]
+    rows, at = np.nonzero(enter)
+    held, slot = np.nonzero(tops.indices[changed] >= 0)
+    values = np.concatenate([tops.values[changed[held], slot], part[rows, at]])
+    at = np.concatenate([held, at])
+    rows = np.concatenate([tops.indices[changed[held], slot].astype(np.int64), rows + start])
+    order = np.lexsort((rows, -values, at))
+    at, values, rows = at[order], values[order], rows[order]
+    rank = np.arange(len(at)) - np.searchsorted(at, np.arange(len(changed)))[at]
+    fitting = rank < WIDTH
+    grown = TopArrays.empty(len(changed))
+    grown.values[at[fitting], rank[fitting]] = values[fitting]
+    grown.indices[at[fitting], rank[fitting]] = rows[fitting]
+    tops.put(changed, grown)
 
 
 def vector_keys(vectors: np.ndarray) -> bytes:
@@ -142,18 +158,21 @@ def vector_keys(vectors: np.ndarray) -> bytes:
 
 
 def matched(old_keys: bytes, new_keys: bytes) -> np.ndarray:
-    """For each new unit, the old unit with the same vector (the n-th of equal vectors with
-    the n-th), -1 for a new one."""
+    """For each new unit, the old unit with the same vector, -1 for a new one: in order, each
+    new unit takes the first old one with its vector after the last old unit taken (an
+    edited, inserted or removed line leaves the others matched with themselves; the
+    matching keeps the order, which the kept starts of the orders need)."""
     old_at: dict[bytes, list[int]] = defaultdict(list)
     for i in range(len(old_keys) // 16):
         old_at[old_keys[16 * i : 16 * i + 16]].append(i)
-    for places in old_at.values():
-        places.reverse()
     found = np.full(len(new_keys) // 16, -1, dtype=np.int64)
+    last = -1
     for i in range(len(found)):
         places = old_at.get(new_keys[16 * i : 16 * i + 16])
         if places:
-            found[i] = places.pop()
+            at = bisect_right(places, last)
+            if at < len(places):
+                found[i] = last = places[at]
     return found
 
 
@@ -165,11 +184,11 @@ def merged(
     fresh_values: np.ndarray,
     k: int,
 ) -> tuple[TopArrays, np.ndarray]:
-    """The tops of the rows kept (``old_of_new`` >= 0, in new order): their old tops, the
-    columns renumbered and those no longer there dropped, and the new columns' values
-    (``fresh_values``: kept rows x ``fresh_columns``) merged in; and which of them tell
-    the row's ``k`` highest values and its first best for sure (at least ``k`` listed at or
-    above the floor, and the best above it)."""
+    """The tops of the rows kept (``old_of_new`` >= 0, in new order): their old tops with
+    the columns renumbered and those no longer there dropped, and the new columns'
+    similarities (``fresh_values``: kept rows x ``fresh_columns``) that come before a row's
+    last kept entry merged in; and which rows still have at least ``k`` (the others are
+    computed again)."""
     rows = np.flatnonzero(old_of_new >= 0)
     values = old.values[old_of_new[rows]].copy()
     indices = old.indices[old_of_new[rows]].astype(np.int64)
@@ -177,25 +196,25 @@ def merged(
     indices[~gone] = new_of_old_columns[indices[~gone]]
     gone |= indices < 0
     values[gone], indices[gone] = -np.inf, -1
-    values = np.concatenate([values, fresh_values], axis=1)
-    indices = np.concatenate(
-        [indices, np.broadcast_to(fresh_columns, (len(rows), len(fresh_columns)))], axis=1
-    )
-    order = np.lexsort((np.where(indices < 0, np.iinfo(np.int64).max, indices), -values), axis=1)
+    last = np.maximum((~gone).sum(axis=1) - 1, 0)
+    order = np.lexsort((np.where(gone, np.iinfo(np.int64).max, indices), -values), axis=1)
     values = np.take_along_axis(values, order, axis=1)
     indices = np.take_along_axis(indices, order, axis=1)
-    floors = old.floors[old_of_new[rows]].copy()
-    if values.shape[1] > WIDTH:
-        floors = np.maximum(floors, values[:, WIDTH])
-    values, indices = values[:, :WIDTH], indices[:, :WIDTH]
-    listed = ((indices >= 0) & (values >= floors[:, None])).sum(axis=1)
-    sure = (listed >= k) & (values[:, 0] > floors)
+    bound_value = values[np.arange(len(rows)), last][:, None]
+    bound_index = indices[np.arange(len(rows)), last][:, None]
+    fresh = np.broadcast_to(fresh_columns, (len(rows), len(fresh_columns))).astype(np.int64)
+    before = (fresh_values > bound_value) | ((fresh_values == bound_value) & (fresh < bound_index))
+    before &= bound_index >= 0
+    values = np.concatenate([values, np.where(before, fresh_values, -np.inf)], axis=1)
+    indices = np.concatenate([indices, np.where(before, fresh, -1)], axis=1)
+    order = np.lexsort((np.where(indices < 0, np.iinfo(np.int64).max, indices), -values), axis=1)
+    values = np.take_along_axis(values, order, axis=1)[:, :WIDTH]
+    indices = np.take_along_axis(indices, order, axis=1)[:, :WIDTH]
     tops = TopArrays(
         np.ascontiguousarray(values, dtype=np.float32),
         np.ascontiguousarray(indices, dtype=np.int32),
-        floors.astype(np.float32),
     )
-    return tops, sure
+    return tops, tops.lengths() >= k
 
 
 class Keeper:

@@ -182,9 +182,11 @@ class BlockScores:
                 return
             row_tops = kept_scan.TopArrays.empty(n)
         column_top = np.full((m, NEIGHBOURS), -np.inf, dtype=np.float32)
-        column_at = np.full((m, NEIGHBOURS), -1, dtype=np.int64)  # where they are, if kept
         column_least = column_top[:, 0].copy()  # the lowest of each column's highest values
         column_max = np.full(m, -np.inf, dtype=np.float32)
+        if keeping:  # the start of each column's order instead of its highest values alone
+            columns = kept_scan.TopArrays.empty(m)
+            column_top = columns.values
         for start, stop in _blocks(n, m, self.pass_cells):
             block = similarity_block(self.left[start:stop], self.right)
             self.row_best[start:stop] = block.argmax(axis=1)
@@ -198,28 +200,22 @@ class BlockScores:
             if len(higher):
                 column_max[higher] = highest[higher]
                 self.column_best[higher] = block[:, higher].argmax(axis=0) + start
-            if keep_top:
+            if keeping:
+                kept_scan.grow(columns, block, highest, start)
+            elif keep_top:
                 changed = np.flatnonzero(highest > column_least)
                 if len(changed):
                     candidates = np.concatenate([column_top[changed], block[:, changed].T], axis=1)
                     cut = candidates.shape[1] - NEIGHBOURS
-                    if keeping:
-                        rows = np.broadcast_to(np.arange(start, stop), (len(changed), stop - start))
-                        at = np.concatenate([column_at[changed], rows], axis=1)
-                        chosen = candidates.argpartition(cut, axis=1)[:, cut:]
-                        column_at[changed] = np.take_along_axis(at, chosen, axis=1)
-                        column_top[changed] = np.take_along_axis(candidates, chosen, axis=1)
-                    else:
-                        candidates.partition(cut, axis=1)
-                        column_top[changed] = candidates[:, cut:]
-                    column_least[changed] = column_top[changed].min(axis=1)
+                    candidates.partition(cut, axis=1)
+                    column_top[changed] = candidates[:, cut:]
+                    column_least[changed] = candidates[:, cut:].min(axis=1)
         if keep_top:
-            self.column_neighbourhood = _decreasing_mean(column_top)
+            self.column_neighbourhood = _decreasing_mean(column_top[:, :NEIGHBOURS])
         else:
             self._column_pass()
         if keeping:
-            column_tops = kept_scan.tops_listed(column_top, column_at)
-            kept.keep(kept_scan.Scan(*keys, row_tops.record(), column_tops.record()))
+            kept.keep(kept_scan.Scan(*keys, row_tops.record(), columns.record()))
 
     def _update(
         self, previous: kept_scan.Scan, source_keys: bytes, target_keys: bytes
@@ -232,7 +228,7 @@ class BlockScores:
         old_rows = kept_scan.TopArrays.of(previous.rows)
         old_columns = kept_scan.TopArrays.of(previous.columns)
         n_old, m_old = len(previous.source_keys) // 16, len(previous.target_keys) // 16
-        if len(old_rows.floors) != n_old or len(old_columns.floors) != m_old:
+        if len(old_rows.values) != n_old or len(old_columns.values) != m_old:
             return None
         old_of_row = kept_scan.matched(previous.source_keys, source_keys)
         old_of_column = kept_scan.matched(previous.target_keys, target_keys)
