@@ -27,7 +27,17 @@ def script_profile(text: str) -> dict[str, int]:
     return {name: count for name, count in counts.items() if count}
 
 
+CJK = re.compile("[" + "".join(SCRIPTS[name].pattern[1:-1] for name in CJK_SCRIPTS) + "]")
+"""Any of the CJK scripts' characters (their classes in one)."""
+ASCII_LETTER = re.compile(r"[A-Za-z]")
+
+
 def weighted_letters(text: str) -> int:
-    profile = script_profile(text)
-    cjk = sum(profile.get(name, 0) for name in CJK_SCRIPTS)
-    return cjk * HAN_WEIGHT + sum(profile.values()) - cjk
+    """The letters of a text, a CJK character counting HAN_WEIGHT: the sum of
+    ``script_profile`` so weighted, in three passes over the text instead of five (one
+    for an ASCII text), since it runs on every unit of every document."""
+    if text.isascii():
+        return len(ASCII_LETTER.findall(text))
+    cjk = len(CJK.findall(text))
+    scripts = cjk + len(SCRIPTS["latin"].findall(text))
+    return cjk * HAN_WEIGHT + max(scripts, len(LETTER.findall(text))) - cjk
