@@ -13,6 +13,7 @@ from check_helpers import Run
 
 from pipelines import check
 from pipelines.check import CheckContext, in_pieces, run_checks
+from pipelines.check.registry import CHECKS
 from pipelines.model import Finding
 from pipelines.store import open_store
 from pipelines.vocabulary import Scope
@@ -111,3 +112,48 @@ def test_cutting_a_document_into_stretches_changes_no_finding(
     monkeypatch.setattr(check, "STRETCH_ITEMS", 3)
     assert findings(document(termbase, cards), tmp_path / "cut", Reuse()) == whole
     assert whole
+
+
+LONG = (
+    "If a creature you control would die, exile it instead and return it to the battlefield "
+    "at the beginning of the next end step.",
+    "Si una criatura que controlas fuera a morir, roba una carta.",
+)
+
+
+def similar_pairs(termbase, cards, changed: float | None = None) -> Run:
+    """22 pairs whose similarities spread around 0.8 (MEAN001's statistics), the last one
+    far from its source in meaning; ``changed``: the first pair's similarity instead."""
+    run = Run(termbase, cards)
+    for n, (source, target) in enumerate([*FILLER, *FILLER, ("Scry 1.", "Adivina 1."), LONG]):
+        run.pair(source, target, "es")
+        row = run.alignment[-1]
+        similarity = 0.2 if (source, target) == LONG else 0.7 + 0.01 * n
+        if n == 0 and changed is not None:
+            similarity = changed
+        run.alignment[-1] = replace(row, similarity=similarity)
+    return run
+
+
+def test_a_check_that_reads_the_corpus_statistics_runs_every_time_and_keeps_nothing_stale(
+    termbase, cards, short_stretches, tmp_path: Path
+):
+    """MEAN001 reads the median similarity of the language's pairs, which one edited pair
+    moves: it runs every time, and the stretches that did not change are reused."""
+    store = tmp_path / "store"
+    first = findings(similar_pairs(termbase, cards), store, Reuse())
+    assert [f.ruling_id for f in first if f.code == "MEAN001"] == ["es.txt:43"]
+    reuse = Reuse()
+    again = findings(similar_pairs(termbase, cards, changed=0.99), store, reuse)
+    assert again == findings(similar_pairs(termbase, cards, changed=0.99), tmp_path / "c", Reuse())
+    checked, total = reuse.counts["check"][1], sum(reuse.counts["check"])
+    # the pair and ruling stretches of the first pair and the document checks
+    assert (checked, total) == (3, 13)
+
+
+def test_a_kept_check_may_not_read_a_changing_corpus_fact(
+    termbase, cards, monkeypatch, tmp_path: Path
+):
+    monkeypatch.setitem(CHECKS["MEAN001"].meta, "every_run", False)
+    with pytest.raises(RuntimeError, match="changing corpus fact"):
+        findings(similar_pairs(termbase, cards), tmp_path / "store", Reuse())

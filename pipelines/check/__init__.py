@@ -31,11 +31,21 @@ from ..catalogue import CATALOGUE, Code, make_finding
 from ..engine import Engine
 from ..memo import digest
 from ..model import Alignment, Finding, Ruling
+from ..registry import Entry
 from ..tables import values_json
 from ..vocabulary import Scope
 from ..work import Cache, Job, execute, kind, no_cache
 from .context import AlignedPair, CheckContext
-from .registry import CORPUS_FACTS, DOCUMENT_FACTS, Group, PairKey, PairKeys, Problem, checks_of
+from .registry import (
+    CORPUS_FACTS,
+    DOCUMENT_FACTS,
+    KEPT_FINDINGS,
+    Group,
+    PairKey,
+    PairKeys,
+    Problem,
+    checks_of,
+)
 
 __all__ = ["AlignedPair", "CheckContext", "Problem", "run_checks", "selected"]
 
@@ -177,6 +187,7 @@ def run_checks(
     checks, own = checks_of(ctx), ctx.team_codes
     codes = [code for code in checks if selected(code, select, ignore, own.get(code))]
     runs: list[Run] = []
+    fresh_runs: list[Run] = []  # the checks that run every time (``every_run``)
     corpus_codes: list[str] = []
     group_codes: list[str] = []
     for scope in Scope:
@@ -187,8 +198,14 @@ def run_checks(
             group_codes.extend(scoped)
         elif scoped:
             keys = [document_of(item) for item in scope_items(ctx, scope)]
-            runs.extend((scope, scoped, keys[start], start, end) for start, end in doc_runs(keys))
-    runs = in_pieces(runs)
+            for every_run in (False, True):
+                chosen = tuple(c for c in scoped if _every_run(checks[c]) == every_run)
+                if chosen:
+                    (fresh_runs if every_run else runs).extend(
+                        (scope, chosen, keys[start], start, end) for start, end in doc_runs(keys)
+                    )
+    runs, fresh_runs = in_pieces(runs), in_pieces(fresh_runs)
+    kept_codes = [code for code in codes if not _every_run(checks[code])]
     facts = functools.cache(lambda: corpus_facts_digest(ctx))  # only if something is keyed
     shared = {
         "rulings": ctx.rulings,
@@ -222,13 +239,22 @@ def run_checks(
                 ],
             )
         )
-    keys = piece_keys(runs, codes, facts, reads, work)
+    keys = piece_keys(runs, kept_codes, facts, reads, work)
     del reads
+    fresh_pieces = list(dict.fromkeys(piece for _, _, piece, _, _ in fresh_runs))
     jobs.append(
         Job(
             CHECK_DOCUMENT,
             [keys.get(piece) for piece in pieces],
             plan=_document_plan(ctx, runs, pieces),
+            merge=_merged,
+        )
+    )
+    jobs.append(
+        Job(
+            None,
+            [None] * len(fresh_pieces),
+            plan=_document_plan(ctx, fresh_runs, fresh_pieces),
             merge=_merged,
         )
     )
@@ -240,13 +266,17 @@ def run_checks(
         for part in found:
             for code, findings in part.items():
                 by_code[code].extend(findings)
-    per_piece = dict(zip(pieces, results[-1], strict=True))
-    taken: dict[Piece, int] = defaultdict(int)
-    for _, scoped, piece, _, _ in runs:
-        found = per_piece[piece][taken[piece]]
-        taken[piece] += 1
-        for code in scoped:
-            by_code[code].extend(found.get(code, ()))
+    for these_runs, these_pieces, found in (
+        (runs, pieces, results[-2]),
+        (fresh_runs, fresh_pieces, results[-1]),
+    ):
+        per_piece = dict(zip(these_pieces, found, strict=True))
+        taken: dict[Piece, int] = defaultdict(int)
+        for _, scoped, piece, _, _ in these_runs:
+            part = per_piece[piece][taken[piece]]
+            taken[piece] += 1
+            for code in scoped:
+                by_code[code].extend(part.get(code, ()))
     return [finding for code in codes for finding in by_code[code]]
 
 
@@ -275,6 +305,11 @@ def in_pieces(runs: list[tuple[Scope, tuple[str, ...], str, int, int]]) -> list[
     return cut
 
 
+def _every_run(entry: Entry) -> bool:
+    """Whether a check runs every time, its findings never kept (``registry.check``)."""
+    return bool(entry.meta.get("every_run"))
+
+
 def _chunks(items: list[int], size: int) -> list[list[int]]:
     return [items[start : start + size] for start in range(0, len(items), size)]
 
@@ -284,9 +319,15 @@ _SCOPES = list(Scope)
 
 def _run_task(task: Task, ctx: CheckContext) -> list[Any]:
     """``check_task``; the slices of a document scope tagged with their place among a
-    document's runs (scope, then first item), for ``_merged``."""
-    found = check_task(task, ctx)
-    scope, _, bounds = task
+    document's runs (scope, then first item), for ``_merged``. Findings that are kept in the
+    cache are computed with changing corpus facts out of reach (``registry.corpus_fact``)."""
+    scope, codes, bounds = task
+    kept = scope != Scope.CORPUS and not any(_every_run(checks_of(ctx)[c]) for c in codes)
+    ctx.cache[KEPT_FINDINGS] = kept
+    try:
+        found = check_task(task, ctx)
+    finally:
+        ctx.cache[KEPT_FINDINGS] = False
     if scope in (Scope.CORPUS, Scope.GROUP):
         return found
     rank = _SCOPES.index(Scope(scope))
@@ -329,10 +370,12 @@ def groups_of(ctx: CheckContext, code: str) -> list[Group]:
 
 
 def corpus_facts_digest(ctx: CheckContext) -> str:
-    """The corpus facts (``registry.corpus_fact``) of this run, in one digest."""
+    """The corpus facts (``registry.corpus_fact``) of this run, in one digest: those that
+    change with any edit are left out (the checks that read them run every time)."""
     return digest(
         json.dumps(entry.target(ctx), sort_keys=True, default=sorted, ensure_ascii=False)
         for entry in CORPUS_FACTS
+        if not entry.meta.get("changing")
     )
 
 

@@ -26,6 +26,8 @@ RUN_CHECKS: Registry[Callable] = Registry("run's checks", package="pipelines.che
 entries like those of ``CHECKS``: ``@run_checks_from``."""
 CORPUS_FACTS: Registry[Callable] = Registry("corpus fact", package="pipelines.check.checks")
 DOCUMENT_FACTS: Registry[Callable] = Registry("document fact", package="pipelines.check.checks")
+KEPT_FINDINGS = ("computing findings to be kept",)
+"""``CheckContext.cache`` key: true while a task computes findings the cache keeps."""
 
 
 def quoted(items: Iterable[str]) -> str:
@@ -111,6 +113,7 @@ def check(
     scope: Scope | str = Scope.PAIR,
     groups: GroupsFunction | None = None,
     pair_keys: tuple[PairKey, ...] = (),
+    every_run: bool = False,
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Attach a check to its catalogue row; its docstring is the explanation ``rulings rules``
     prints.
@@ -119,7 +122,9 @@ def check(
     translated document, a ``document`` (its rulings), a ``group`` (one of the ``Group``
     records ``groups`` gathers from the context, in a fixed order) or the whole ``corpus``
     (the context). ``pair_keys`` are the keys ``groups`` reads of every pair: worked out
-    before it runs, from the cache for the documents that did not change.
+    before it runs, from the cache for the documents that did not change. ``every_run``:
+    the check's findings are never kept in the cache, it runs on every item every time (a
+    cheap check that reads a corpus fact that changes with any edit: ``corpus_fact``).
     """
     row = lookup(code)
     if row.stage != CHECK:
@@ -131,7 +136,9 @@ def check(
         raise ValueError(f"{code}: pair_keys= goes with groups=")
 
     def decorate(function: CheckFunction) -> CheckFunction:
-        return CHECKS.register(code, scope=scope, groups=groups, pair_keys=pair_keys)(function)
+        return CHECKS.register(
+            code, scope=scope, groups=groups, pair_keys=pair_keys, every_run=every_run
+        )(function)
 
     return decorate
 
@@ -157,21 +164,37 @@ def checks_of(ctx: CheckContext) -> dict[str, Entry]:
     return ctx.cache[key]
 
 
-def corpus_fact(function: Callable[[CheckContext], Any]) -> Callable[[CheckContext], Any]:
+def corpus_fact(
+    function: Callable[[CheckContext], Any] | None = None, *, changing: bool = False
+) -> Any:
     """A value computed once per run over the whole corpus that checks of one document read
     (the median length ratio of a language's pairs). Declared, so that the runner puts
     every fact in the cache key of every document's findings: a document's findings are
     reused only while the facts they may have read are the same. Values must be JSON or
-    sets (of JSON values)."""
+    sets (of JSON values).
+
+    A ``changing`` fact moves with almost any edit (the median similarity of a language's
+    pairs, to the last digit): in the keys, it would have every document checked again
+    after one line changed. It is left out of them, and only checks declared
+    ``every_run`` (never kept) may read it: read while findings to be kept are computed,
+    it raises."""
+    if function is None:
+        return functools.partial(corpus_fact, changing=changing)
     key = ("corpus fact", function.__module__, function.__name__)
+    name = f"{function.__module__}.{function.__name__}"
 
     @functools.wraps(function)
     def fact(ctx: CheckContext) -> Any:
+        if changing and ctx.cache.get(KEPT_FINDINGS):
+            raise RuntimeError(
+                f"the changing corpus fact {name} was read by a check whose findings are "
+                "kept: declare that check every_run=True"
+            )
         if key not in ctx.cache:
             ctx.cache[key] = function(ctx)
         return ctx.cache[key]
 
-    return CORPUS_FACTS.register(f"{function.__module__}.{function.__name__}")(fact)
+    return CORPUS_FACTS.register(name, changing=changing)(fact)
 
 
 def document_fact(

@@ -48,7 +48,7 @@ FALLBACK_THRESHOLD = threshold(
 )
 
 
-@corpus_fact
+@corpus_fact(changing=True)
 def _statistics(ctx: CheckContext) -> dict[str, tuple[float, float]]:
     """Median and scaled median absolute deviation of similarity, per language."""
     values = defaultdict(list)
@@ -64,7 +64,7 @@ def _statistics(ctx: CheckContext) -> dict[str, tuple[float, float]]:
     return stats
 
 
-@check("MEAN001", scope=Scope.PAIR)
+@check("MEAN001", scope=Scope.PAIR, every_run=True)
 def meaning_differs(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """The translation and its source are much less similar in meaning than aligned pairs
     of that language usually are (cross-lingual embedding similarity more than 3.5 robust
