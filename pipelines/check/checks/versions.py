@@ -88,7 +88,7 @@ def removed_from_current_release(pair: AlignedPair, ctx: CheckContext) -> Iterat
     )
 
 
-@check("OUT004", scope=Scope.PAIR)
+@check("OUT004", scope=Scope.PAIR, every_run=True)  # MEAN001 among its disagreements
 def probable_update(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     """A translation of an older release of the rules (by its own date line), read against
     a newer English release alone (the English it translated is not in the input), that
