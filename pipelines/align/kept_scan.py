@@ -102,13 +102,13 @@ class TopArrays:
         return cls(values, indices)
 
 
-def tops_at_least(block: np.ndarray, kth: np.ndarray, offset: int = 0) -> TopArrays:
+def tops_at_least(block: np.ndarray, kth: np.ndarray) -> TopArrays:
     """The start of each row's order: its values at or above the row's ``kth`` value (every
     such value of the row being in ``block``), highest first and the first of equals
-    first, at most WIDTH. The columns are counted from ``offset``."""
+    first, at most WIDTH."""
     rows, columns = np.nonzero(block >= kth[:, None])
     values = block[rows, columns]
-    found = columns + offset
+    found = columns
     order = np.lexsort((found, -values, rows))
     rows, found, values = rows[order], found[order], values[order]
     starts = np.searchsorted(rows, np.arange(len(block)))
@@ -217,25 +217,15 @@ def merged(
     return tops, tops.lengths() >= k
 
 
-class Keeper:
-    """The kept scans of a run: read and written through the run's work cache."""
-
-    def __init__(self, work: Cache, salt: list[str]) -> None:
-        self.work, self.salt = work, salt
-
-    def slot(self, source_doc: str, target_doc: str) -> Slot:
-        return Slot(self, self.work.key(KEPT_SCAN, [*self.salt, source_doc, target_doc]))
-
-
 @dataclass
 class Slot:
-    """Where one document pair's scan is kept."""
+    """Where one document pair's scan is kept: a key of the run's work cache."""
 
-    keeper: Keeper
+    work: Cache
     key: str
 
     def previous(self) -> Scan | None:
-        data = self.keeper.work.get_many(KEPT_SCAN, [self.key]).get(self.key)
+        data = self.work.get_many(KEPT_SCAN, [self.key]).get(self.key)
         if data is None:
             return None
         try:
@@ -244,10 +234,11 @@ class Slot:
             return None
 
     def keep(self, scan: Scan) -> None:
-        self.keeper.work.put_many(KEPT_SCAN, [(self.key, KEPT_SCAN.encode(scan))])
+        self.work.put_many(KEPT_SCAN, [(self.key, KEPT_SCAN.encode(scan))])
 
 
-_KEEPER: list[Keeper] = []
+_KEEPING: list[tuple[Cache, list[str]]] = []
+"""The work caches (and the salts of their keys) that keep scans meanwhile."""
 
 
 @contextlib.contextmanager
@@ -257,13 +248,16 @@ def keeping(work: Cache, salt: list[str]) -> Iterator[None]:
     if not work.keeps:
         yield
         return
-    _KEEPER.append(Keeper(work, salt))
+    _KEEPING.append((work, salt))
     try:
         yield
     finally:
-        _KEEPER.pop()
+        _KEEPING.pop()
 
 
 def slot(source_doc: str, target_doc: str) -> Slot | None:
     """Where the scan of a document pair is kept, if scans are kept in this process."""
-    return _KEEPER[-1].slot(source_doc, target_doc) if _KEEPER else None
+    if not _KEEPING:
+        return None
+    work, salt = _KEEPING[-1]
+    return Slot(work, work.key(KEPT_SCAN, [*salt, source_doc, target_doc]))

@@ -242,38 +242,28 @@ class BlockScores:
         with_fresh_rows = similarity_block(self.left[fresh_rows], self.right)
         rows = kept_scan.TopArrays.empty(n)
         columns = kept_scan.TopArrays.empty(m)
-        kept_rows = np.flatnonzero(old_of_row >= 0)
-        tops, sure = kept_scan.merged(
+        redo = _from_kept(
             old_rows,
             old_of_row,
             new_of_old_column,
             fresh_columns,
-            with_fresh_columns[kept_rows],
-            NEIGHBOURS,
+            with_fresh_columns,
+            (rows, self.row_neighbourhood, self.row_best),
         )
-        rows.put(kept_rows, tops)
-        self.row_neighbourhood[kept_rows[sure]] = _decreasing_mean(tops.values[sure, :NEIGHBOURS])
-        self.row_best[kept_rows[sure]] = tops.indices[sure, 0]
-        for chunk in _chunks(np.union1d(fresh_rows, kept_rows[~sure]), m, self.pass_cells):
+        for chunk in _chunks(redo, m, self.pass_cells):
             block = similarity_block(self.left[chunk], self.right)
             self.row_best[chunk] = block.argmax(axis=1)
             self.row_neighbourhood[chunk], kth = _row_neighbourhood(block)
             rows.put(chunk, kept_scan.tops_at_least(block, kth))
-        kept_columns = np.flatnonzero(old_of_column >= 0)
-        tops, sure = kept_scan.merged(
+        redo = _from_kept(
             old_columns,
             old_of_column,
             new_of_old_row,
             fresh_rows,
-            with_fresh_rows.T[kept_columns],
-            NEIGHBOURS,
+            with_fresh_rows.T,
+            (columns, self.column_neighbourhood, self.column_best),
         )
-        columns.put(kept_columns, tops)
-        self.column_neighbourhood[kept_columns[sure]] = _decreasing_mean(
-            tops.values[sure, :NEIGHBOURS]
-        )
-        self.column_best[kept_columns[sure]] = tops.indices[sure, 0]
-        for chunk in _chunks(np.union1d(fresh_columns, kept_columns[~sure]), n, self.pass_cells):
+        for chunk in _chunks(redo, n, self.pass_cells):
             block = similarity_block(self.right[chunk], self.left)  # the columns, as rows
             self.column_best[chunk] = block.argmax(axis=1)
             top = -np.partition(-block, NEIGHBOURS - 1, axis=1)[:, :NEIGHBOURS]
@@ -351,6 +341,29 @@ def _row_neighbourhood(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     top = negated[:, :k]
     np.negative(top, out=top)
     return top.mean(axis=1), top[:, k - 1].copy()
+
+
+def _from_kept(
+    old: kept_scan.TopArrays,
+    old_of_new: np.ndarray,
+    new_of_old_other: np.ndarray,
+    fresh_other: np.ndarray,
+    with_fresh_other: np.ndarray,
+    into: tuple[kept_scan.TopArrays, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """The rows (or columns) a kept scan still tells: their tops merged with the new units
+    of the other side (``with_fresh_other``: every unit of this side x those), and their
+    neighbourhoods and best units, put ``into`` (tops, neighbourhoods, best); the others
+    (new units, and kept ones whose start became too short), to be computed in full."""
+    tops_into, neighbourhood, best = into
+    kept = np.flatnonzero(old_of_new >= 0)
+    tops, sure = kept_scan.merged(
+        old, old_of_new, new_of_old_other, fresh_other, with_fresh_other[kept], NEIGHBOURS
+    )
+    tops_into.put(kept, tops)
+    neighbourhood[kept[sure]] = _decreasing_mean(tops.values[sure, :NEIGHBOURS])
+    best[kept[sure]] = tops.indices[sure, 0]
+    return np.union1d(np.flatnonzero(old_of_new < 0), kept[~sure])
 
 
 def _inverse(old_of_new: np.ndarray, old_count: int) -> np.ndarray:

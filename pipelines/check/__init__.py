@@ -298,11 +298,15 @@ def in_pieces(runs: list[tuple[Scope, tuple[str, ...], str, int, int]]) -> list[
         if scope not in STRETCHED or items[doc] <= LONG_DOCUMENT:
             cut.append((scope, codes, (doc, 0), start, end))
             continue
-        for first in range(start, end, STRETCH_ITEMS):
+        for first, last in stretches_of(start, end):
             stretches[doc] += 1
-            last = min(end, first + STRETCH_ITEMS)
             cut.append((scope, codes, (doc, stretches[doc]), first, last))
     return cut
+
+
+def stretches_of(start: int, end: int) -> list[tuple[int, int]]:
+    """Items ``start``..``end`` - 1 in stretches of STRETCH_ITEMS."""
+    return [(first, min(end, first + STRETCH_ITEMS)) for first in range(start, end, STRETCH_ITEMS)]
 
 
 def _every_run(entry: Entry) -> bool:
@@ -392,11 +396,11 @@ def hold_pair_keys(
     them out for the changed documents and stretches only."""
     names = tuple(sorted({key.name for key in wanted}))
     parts = [
-        (doc, first, min(len(pairs), first + STRETCH_ITEMS))
-        if len(pairs) > LONG_DOCUMENT
-        else (doc, 0, len(pairs))
+        (doc, first, last)
         for doc, pairs in _pairs_by_document(ctx).items()
-        for first in (range(0, len(pairs), STRETCH_ITEMS) if len(pairs) > LONG_DOCUMENT else [0])
+        for first, last in (
+            stretches_of(0, len(pairs)) if len(pairs) > LONG_DOCUMENT else [(0, len(pairs))]
+        )
     ]
     salt = ",".join(names)
     keys = [
