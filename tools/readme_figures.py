@@ -72,7 +72,7 @@ def rows() -> list[tuple[str, str, str, str]]:
         rules = judged["cr2022"]["overall"]
         found.append(
             (
-                "judged true, every finding on the 2022 Chinese rules (never tuned on)",
+                "judged true, the latest judged sample of the 2022 Chinese rules (never tuned on)",
                 f"{rules['true']}/{rules['judged']} ({_pct(rules['precision'])}), "
                 f"{rules['false']} false",
                 _when(judged["cr2022"]),
