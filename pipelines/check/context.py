@@ -23,7 +23,14 @@ from ..thresholds import Threshold
 from ..vocabulary import TRANSLATION_METHODS, DocKind, Method
 from .lexicon import translator_notes
 from .names import Names, name_spans
-from .references import Citation, fitting_additions, miscited, rule_titles, rule_topics
+from .references import (
+    Citation,
+    RuleTopics,
+    fitting_additions,
+    miscited,
+    rule_titles,
+    rule_topics,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,7 +296,7 @@ class CheckContext:
         return rule_titles(self.rulings, as_written=True)
 
     @cached_property
-    def rule_topics(self) -> dict[str, dict[str, frozenset[str]]]:
+    def rule_topics(self) -> dict[str, RuleTopics]:
         return rule_topics(self.rulings, self.source_lang)
 
     def miscitations(self, pair: AlignedPair) -> list[tuple[Citation, Citation]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -98,7 +99,7 @@ def miscited(
     titles: dict[str, str],
     source_lang: str,
     lang: str,
-    topics: dict[str, frozenset[str]] | None = None,
+    topics: Mapping[str, frozenset[str]] | None = None,
 ) -> list[tuple[Citation, Citation]]:
     """(source citation, translation citation) pairs where the source's number is wrong:
     the title it quotes is the title of the rule the translation cites, or (``topics``: each
@@ -129,7 +130,11 @@ def miscited(
 
 
 def fitting_additions(
-    source: Ruling, target: Ruling, source_lang: str, lang: str, topics: dict[str, frozenset[str]]
+    source: Ruling,
+    target: Ruling,
+    source_lang: str,
+    lang: str,
+    topics: Mapping[str, frozenset[str]],
 ) -> list[Citation]:
     """The rules a translation cites that its source does not, where the addition is a
     correct cross reference: the cited rule exists in the source's rules and is about what
@@ -155,7 +160,7 @@ def fitting_additions(
 
 
 def _about_the_sentence(
-    text: str, ours: Citation, theirs: list[Citation], topics: dict[str, frozenset[str]]
+    text: str, ours: Citation, theirs: list[Citation], topics: Mapping[str, frozenset[str]]
 ) -> Citation | None:
     """The one translation citation, of the same kind as the source's (a section or a dotted
     rule), whose rule is about what the citation is about while the source's rule is not:
@@ -216,7 +221,7 @@ def _stem(word: str) -> str:
     return word
 
 
-def rule_topics(rulings: list[Ruling], source_lang: str) -> dict[str, dict[str, frozenset[str]]]:
+def rule_topics(rulings: list[Ruling], source_lang: str) -> dict[str, RuleTopics]:
     """Per source-language rules document, rule number -> the words of what the rule is about:
     its own title or first words (``TOPIC_TEXT_WORDS``), and its section's title."""
     texts: dict[str, dict[str, str]] = defaultdict(dict)
@@ -224,10 +229,30 @@ def rule_topics(rulings: list[Ruling], source_lang: str) -> dict[str, dict[str, 
         if ruling.section and ruling.lang == source_lang and ruling.kind in ("rule", "heading"):
             head = " ".join(ruling.text.split()[:TOPIC_TEXT_WORDS])
             texts[ruling.doc].setdefault(ruling.section, head)
-    topics: dict[str, dict[str, frozenset[str]]] = {}
-    for doc, by_number in texts.items():
-        topics[doc] = {
-            number: topic_words(f"{text} {by_number.get(number.split('.')[0], '')}")
-            for number, text in by_number.items()
-        }
-    return topics
+    return {doc: RuleTopics(by_number) for doc, by_number in texts.items()}
+
+
+class RuleTopics(Mapping[str, frozenset[str]]):
+    """One rules document's rule number -> topic words, each worked out when first asked
+    for: a run asks for the few numbers translations cite, of thousands of rules."""
+
+    def __init__(self, heads: dict[str, str]) -> None:
+        self._heads = heads
+        self._words: dict[str, frozenset[str]] = {}
+
+    def __getitem__(self, number: str) -> frozenset[str]:
+        found = self._words.get(number)
+        if found is None:
+            head = self._heads[number]
+            section = self._heads.get(number.split(".")[0], "")
+            found = self._words[number] = topic_words(f"{head} {section}")
+        return found
+
+    def __contains__(self, number: object) -> bool:
+        return number in self._heads
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._heads)
+
+    def __len__(self) -> int:
+        return len(self._heads)

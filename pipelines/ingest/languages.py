@@ -295,22 +295,41 @@ def _document_language(
     title = members[0].doc_title
     if title and title in title_langs:
         return title_langs[title]
-    weight: Counter[str] = Counter()
-    for item in members:
-        if item.lang:
-            weight[item.lang] += weighted_letters(item.text)
+    langs = sorted({item.lang for item in members if item.lang})
     if title and _title_is_telling(title):
         title_lang = identifier.identify(title).lang
-        if title_lang in weight:
+        if title_lang in langs:
             return title_lang
-    if not weight:
-        return None
-    translated = [lang for lang in sorted(weight) if lang != source_lang]
+    if len(langs) <= 1:
+        return langs[0] if langs else None
+    translated = [lang for lang in langs if lang != source_lang]
+    weight = _letters_by_language(members, langs, translated)
     if translated:
         best = max(translated, key=weight.__getitem__)
         if weight[best] >= TRANSLATED_SHARE * sum(weight.values()):
             return best
     return max(sorted(weight), key=weight.__getitem__)
+
+
+def _letters_by_language(
+    members: list[Ruling], langs: list[str], translated: list[str]
+) -> Counter[str]:
+    """The members' letters per language; with one translated language, counted last and
+    only until it holds ``TRANSLATED_SHARE`` of them (then it is the document's language,
+    whatever the rest: in a long translation, a few of its units decide)."""
+    last = translated[0] if len(translated) == 1 else None
+    weight: Counter[str] = Counter(dict.fromkeys(langs, 0))
+    for item in members:
+        if item.lang and item.lang != last:
+            weight[item.lang] += weighted_letters(item.text)
+    if last is not None:
+        others = sum(weight.values())
+        for item in members:
+            if item.lang == last:
+                weight[last] += weighted_letters(item.text)
+                if weight[last] >= TRANSLATED_SHARE * (weight[last] + others):
+                    break
+    return weight
 
 
 def _title_is_telling(title: str) -> bool:

@@ -73,11 +73,9 @@ def meaning_differs(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
     short sentences score low for any embedder; nor is a card's text line whose source has
     reminder text the translation leaves out (the similarity measures the reminder)."""
     similarity = pair.alignment.similarity
-    if similarity is None or len(pair.source_text.split()) < ctx.threshold(MIN_WORDS):
+    if similarity is None:
         return
-    if pair.source_text != pair.source.text:
-        return
-    stats = _statistics(ctx).get(pair.lang)
+    stats = _statistics(ctx).get(pair.lang)  # first: it clears nearly every pair, cheaply
     if stats:
         median, spread = stats
         z = (similarity - median) / spread
@@ -87,6 +85,10 @@ def meaning_differs(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
         return
     else:
         median, z = None, None
+    if len(pair.source_text.split()) < ctx.threshold(MIN_WORDS):
+        return
+    if pair.source_text != pair.source.text:
+        return
     yield Problem(
         pair.target,
         f"The translation is unusually far in meaning from its source (similarity "

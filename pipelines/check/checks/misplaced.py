@@ -208,14 +208,25 @@ def _twin(ctx: CheckContext, target: Ruling, other: Ruling) -> Ruling | None:
     return next(
         (
             unit
-            for unit in ctx.documents[target.doc]
+            for unit in _units_by_text(ctx).get((target.doc, target.text), ())
             if unit.id != target.id
-            and unit.text == target.text
             and (pair := ctx.pairs_by_target.get(unit.id)) is not None
             and pair.source.id == other.id
         ),
         None,
     )
+
+
+def _units_by_text(ctx: CheckContext) -> dict[tuple[str, str], list[Ruling]]:
+    """(document, text) -> the document's units with that text, in order (once per run)."""
+    key = "units by document and text"
+    if key not in ctx.cache:
+        found: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
+        for doc, units in ctx.documents.items():
+            for unit in units:
+                found[(doc, unit.text)].append(unit)
+        ctx.cache[key] = found
+    return ctx.cache[key]
 
 
 def _content(ruling: Ruling) -> str:

@@ -155,7 +155,8 @@ class _PartReader:
         self.open_heading = None
         if heading is None or (heading.section and not at_end):
             return
-        self.units.remove(heading)
+        at = next(i for i in reversed(range(len(self.units))) if self.units[i] is heading)
+        del self.units[at]  # found by identity from the end: ``remove`` compares every field
         self.problems.append(
             make_finding(
                 "PARSE005",
