@@ -96,6 +96,8 @@ from common import (
 )
 
 STAGES = ("ingest", "align", "check", "report")
+ONE_PROCESS = ("run",)
+"""``rulings run``: every stage in one process, as the nightly job runs them."""
 PARTS = ("check", "long", "million", "dask", "allprintings", "reader")
 DASK_WARNINGS = {
     "high memory use": re.compile(r"memory use is high|% memory usage|exceeded \d+% memory"),
@@ -180,32 +182,41 @@ def rss_bytes(pid: int) -> int:
         return 0
 
 
-def run_stages(inputs: list[Path], out: Path, limit_bytes: int, *, fresh: bool = True) -> dict:
+def run_stages(
+    inputs: list[Path],
+    out: Path,
+    limit_bytes: int,
+    *,
+    fresh: bool = True,
+    stages: tuple[str, ...] = STAGES,
+) -> dict:
     """Every stage in turn, each a fresh ``rulings`` process, an empty cache in ``out`` (with
-    ``fresh`` False, the cache and output folder an earlier run left there)."""
+    ``fresh`` False, the cache and output folder an earlier run left there); ``stages``
+    ``ONE_PROCESS`` runs them all in one."""
     cache, run = out / "cache", out / "run"
     if fresh:
         for folder in (cache, run):
             shutil.rmtree(folder, ignore_errors=True)
     cache.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "RULINGS_CACHE_DIR": str(cache)}
-    stages: dict[str, dict] = {}
-    for stage in STAGES:
-        command = [str(RULINGS), stage, *(map(str, inputs) if stage == "ingest" else ())]
+    results: dict[str, dict] = {}
+    for stage in stages:
+        command = [str(RULINGS), stage, *(map(str, inputs) if stage in ("ingest", "run") else ())]
         command += ["--out", str(run)] + (["--engine", "local"] if stage != "report" else [])
-        command += ["--fail-on", "never"] if stage in ("check", "report") else []
+        command += ["--fail-on", "never"] if stage in ("check", "report", "run") else []
         print(f"  {stage} ...", flush=True)
-        stages[stage] = result = run_limited(command, env, limit_bytes)
+        results[stage] = result = run_limited(command, env, limit_bytes)
         over = " (over the limit: stopped)" if result["over_limit"] else ""
         print(f"  {stage}: {result['wall_seconds']} s, peak {result['peak_rss_mb']:,} MB{over}")
         if result["exit_code"] != 0:
             break
     return {
-        "stages": stages,
-        "completed": all(s["exit_code"] == 0 for s in stages.values()) and len(stages) == 4,
-        "wall_seconds": round(sum(s["wall_seconds"] for s in stages.values()), 2),
-        "cpu_seconds": round(sum(s["cpu_seconds"] for s in stages.values()), 2),
-        "peak_rss_mb": max(s["peak_rss_mb"] for s in stages.values()),
+        "stages": results,
+        "completed": all(s["exit_code"] == 0 for s in results.values())
+        and len(results) == len(stages),
+        "wall_seconds": round(sum(s["wall_seconds"] for s in results.values()), 2),
+        "cpu_seconds": round(sum(s["cpu_seconds"] for s in results.values()), 2),
+        "peak_rss_mb": max(s["peak_rss_mb"] for s in results.values()),
         "units": count_lines(run / "corpus.jsonl"),
         "units_by_lang": count_lines(run / "corpus.jsonl", "lang"),
         "aligned_rows": count_lines(run / "alignment.jsonl"),
@@ -214,7 +225,12 @@ def run_stages(inputs: list[Path], out: Path, limit_bytes: int, *, fresh: bool =
 
 
 def edited_rerun(
-    inputs: list[Path], folder: Path, limit_bytes: int, edit, first: dict | None = None
+    inputs: list[Path],
+    folder: Path,
+    limit_bytes: int,
+    edit,
+    first: dict | None = None,
+    stages: tuple[str, ...] = STAGES,
 ) -> dict:
     """After ``run_stages`` into ``folder``: ``edit`` changes one document of the input, the
     stages run again with that run's cache into its output folder (the nightly case), then
@@ -223,7 +239,7 @@ def edited_rerun(
     edited run is compared with it instead, times only: no second cold run."""
     change = edit(inputs[0])
     print(f"  edited: {change}", flush=True)
-    edited = run_stages(inputs, folder, limit_bytes, fresh=False)
+    edited = run_stages(inputs, folder, limit_bytes, fresh=False, stages=stages)
     if first is not None:
         return {
             "change": change,
@@ -232,7 +248,7 @@ def edited_rerun(
             "share_of_cold_wall": round(edited["wall_seconds"] / first["wall_seconds"], 4),
             "share_of_cold_cpu": round(edited["cpu_seconds"] / first["cpu_seconds"], 4),
         }
-    cold = run_stages(inputs, folder / "cold-edited", limit_bytes)
+    cold = run_stages(inputs, folder / "cold-edited", limit_bytes, stages=stages)
     ours, theirs = folder / "run", folder / "cold-edited" / "run"
     files = sorted(path.name for path in theirs.iterdir() if path.is_file())
     differing = [name for name in files if digest(ours / name) != digest(theirs / name)]
@@ -363,8 +379,18 @@ def part_long(folder: Path, copies: list[int], limit: int) -> dict:
         made = long_rules(here / "input", count)
         cold = run_stages([here / "input"], here, limit)
         edit = edited_rerun([here / "input"], here, limit, edit_long) if cold["completed"] else {}
-        runs[str(count)] = {"input": made, **cold, "edit": edit}
-        shutil.rmtree(here / "cache", ignore_errors=True)
+        print("  the same in one process (rulings run), on the input as edited", flush=True)
+        whole = here / "one-process"
+        one = run_stages([here / "input"], whole, limit, stages=ONE_PROCESS)
+        one_edit = (
+            edited_rerun([here / "input"], whole, limit, edit_long, stages=ONE_PROCESS)
+            if one["completed"]
+            else {}
+        )
+        runs[str(count)] = {"input": made, **cold, "edit": edit, "one_process": one}
+        runs[str(count)]["one_process"]["edit"] = one_edit
+        for folder_used in (here, whole):
+            shutil.rmtree(folder_used / "cache", ignore_errors=True)
     return {"runs": runs}
 
 
@@ -636,8 +662,7 @@ def md_stages(run: dict, head: str, per_unit: str = "") -> list[str]:
             f"{d['sampled_peak_mb']:,}",
             "stopped over the limit" if d["over_limit"] else f"exit {d['exit_code']}",
         ]
-        for stage in STAGES
-        if (d := run.get("stages", {}).get(stage))
+        for stage, d in run.get("stages", {}).items()
     ]
     return [
         f"{head}Units {run.get('units') or '–'} ({units}); aligned rows "
@@ -669,7 +694,22 @@ def md_long(record: dict) -> list[str]:
             )
             per_unit = f"; per unit {wall}x the wall and {cpu}x the CPU seconds of one copy"
         out += md_stages(run, "", per_unit) + md_edit(run.get("edit"))
+        if one := run.get("one_process"):
+            out += [
+                "",
+                *md_stages(
+                    one,
+                    "The same in one process (`rulings run`, the nightly job: no stage reads "
+                    "the tables back), cold on the input as edited above: ",
+                ),
+                *md_edit(one.get("edit")),
+            ]
     return out
+
+
+def _again(edit: dict) -> str:
+    one = tuple(edit["edited"].get("stages", {})) == ONE_PROCESS
+    return "`rulings run` again" if one else "the stages again"
 
 
 def md_edit(edit: dict | None) -> list[str]:
@@ -681,7 +721,7 @@ def md_edit(edit: dict | None) -> list[str]:
             "",
             *md_stages(
                 edit["edited"],
-                f"One document edited ({edit['change']}), the stages again with the cache: "
+                f"One document edited ({edit['change']}), {_again(edit)} with the cache: "
                 f"{edit['share_of_cold_wall']:.1%} of the wall and "
                 f"{edit['share_of_cold_cpu']:.1%} of the CPU time of {edit['compared_with']}. ",
             ),
@@ -695,7 +735,7 @@ def md_edit(edit: dict | None) -> list[str]:
         "",
         *md_stages(
             edit["edited"],
-            f"One document edited ({edit['change']}), the stages again with the cache: "
+            f"One document edited ({edit['change']}), {_again(edit)} with the cache: "
             f"{edit['share_of_cold_wall']:.1%} of the wall and {edit['share_of_cold_cpu']:.1%} "
             f"of the CPU time of a cold run on the edited input ({cold['wall_seconds']:,.1f} s, "
             f"{cold['cpu_seconds']:,.1f} s CPU, peak {cold['peak_rss_mb']:,} MB); {same} of "
