@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ...catalogue import make_finding
 from ..source import SourceFile
-from . import Output, reader
+from . import Output, at_most, reader
 from ._common import looks_like_title, non_blank, normalize, ruling
 from ._rule_numbers import SUMMARY_ITEM, heading_number
 
@@ -24,7 +24,7 @@ def detect(doc: SourceFile) -> float:
     return 0.95 * items / (len(lines) - 1) if items else 0.0
 
 
-@reader(FORMAT, detect=detect, priority=30)
+@reader(FORMAT, detect=detect, priority=30, ceiling=at_most(0.95))
 def read_cr_summary(doc: SourceFile) -> Iterator[Output]:
     """Heading ``708. Title``, optional sub-heading lines, then one rule per ``- 708.N`` item.
 

@@ -18,7 +18,7 @@ from ...model import Ruling
 from ...text import dates
 from ...vocabulary import DocKind
 from ..source import SourceFile
-from . import Output, reader
+from . import Output, at_most, reader
 from ._common import (
     Block,
     add_carried,
@@ -59,7 +59,7 @@ class _Part:
     blocks: list[Block] = field(default_factory=list)
 
 
-@reader(FORMAT, detect=detect, priority=40)
+@reader(FORMAT, detect=detect, priority=40, ceiling=at_most(0.95))
 def read_cr_text(doc: SourceFile) -> Iterator[Output]:
     """Numbered rules and sub-rules, their examples and ``*`` rulings, headings, glossary.
 

@@ -83,7 +83,7 @@ def _headword_for(line: str, pair: tuple[str, str]) -> str:
     return pair[0]
 
 
-@reader(FORMAT, detect=detect, priority=60)
+@reader(FORMAT, detect=detect, priority=60, ceiling=0.97)
 def read_glossary(doc: SourceFile) -> Iterator[Output]:
     """One ``glossary`` unit per definition line (or per term of a term-list row)."""
     lines = non_blank(doc.lines)

@@ -59,7 +59,7 @@ def detect(doc: SourceFile) -> float:
     return 0.6 if keys >= 2 else 0.0
 
 
-@reader(FORMAT, detect=detect, priority=20)
+@reader(FORMAT, detect=detect, priority=20, ceiling=0.95)
 def read_mtgjson(doc: SourceFile) -> Iterator[Output]:
     """MTGJSON set files ({"meta", "data": set}) and AllPrintings ({"meta", "data": {code: set}}).
 

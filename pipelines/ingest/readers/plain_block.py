@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ...catalogue import make_finding
 from ...text import dates
 from ..source import SourceFile
-from . import Output, reader
+from . import Output, at_most, reader
 from ._common import blocks, ruling
 from ._plain import split_title
 
@@ -28,7 +28,7 @@ def detect(doc: SourceFile) -> float:
     return 0.9 * min(date_lines, paragraphs) / max(date_lines, paragraphs, 1)
 
 
-@reader(FORMAT, detect=detect, priority=10)
+@reader(FORMAT, detect=detect, priority=10, ceiling=at_most(0.9))
 def read_plain_block(doc: SourceFile) -> Iterator[Output]:
     """Title line, then date line, blank line, paragraph; the date applies to what follows.
 

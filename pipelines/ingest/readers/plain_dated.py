@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ...catalogue import make_finding
 from ...text import dates
 from ..source import SourceFile
-from . import Output, reader
+from . import Output, at_most, reader
 from ._common import blocks, ruling
 from ._plain import split_title, text_lines_after_title
 
@@ -29,7 +29,7 @@ def detect(doc: SourceFile) -> float:
     return 0.9 * dated / len(lines) if dated else 0.0
 
 
-@reader(FORMAT, detect=detect, priority=20)
+@reader(FORMAT, detect=detect, priority=20, ceiling=at_most(0.9))
 def read_plain_dated(doc: SourceFile) -> Iterator[Output]:
     """Title line, then one ruling per line that starts with a date.
 

@@ -38,7 +38,7 @@ def paragraphs(block: Block) -> list[Block]:
     return [block]
 
 
-@reader(FORMAT, detect=detect)
+@reader(FORMAT, detect=detect, ceiling=0.05)
 def read_plain_paragraphs(doc: SourceFile) -> Iterator[Output]:
     """Title line, then one ruling per paragraph (lines up to a blank line, or each line of a
     block whose lines all end a sentence or are all titles), with no dates."""

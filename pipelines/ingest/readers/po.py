@@ -45,7 +45,7 @@ def detect(doc: SourceFile) -> float:
     return 0.98 if share >= MIN_SHARE else 0.0
 
 
-@reader(FORMAT, detect=detect, priority=80)
+@reader(FORMAT, detect=detect, priority=80, ceiling=0.98)
 def read_po(doc: SourceFile) -> Iterator[Output]:
     """One source row per entry and one target row per translated form."""
     try:

@@ -43,7 +43,7 @@ def detect(doc: SourceFile) -> float:
     return 0.0
 
 
-@reader(FORMAT, detect=detect, priority=20)
+@reader(FORMAT, detect=detect, priority=20, ceiling=0.95)
 def read_scryfall(doc: SourceFile) -> Iterator[Output]:
     """Scryfall bulk files: a JSON array of ruling objects, or of card objects.
 
