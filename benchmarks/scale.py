@@ -379,19 +379,23 @@ def part_long(folder: Path, copies: list[int], limit: int) -> dict:
         made = long_rules(here / "input", count)
         cold = run_stages([here / "input"], here, limit)
         edit = edited_rerun([here / "input"], here, limit, edit_long) if cold["completed"] else {}
-        print("  the same in one process (rulings run), on the input as edited", flush=True)
-        whole = here / "one-process"
-        one = run_stages([here / "input"], whole, limit, stages=ONE_PROCESS)
-        one_edit = (
-            edited_rerun([here / "input"], whole, limit, edit_long, stages=ONE_PROCESS)
-            if one["completed"]
-            else {}
-        )
+        one = one_process([here / "input"], here, limit, edit_long)
         runs[str(count)] = {"input": made, **cold, "edit": edit, "one_process": one}
-        runs[str(count)]["one_process"]["edit"] = one_edit
-        for folder_used in (here, whole):
+        for folder_used in (here, here / "one-process"):
             shutil.rmtree(folder_used / "cache", ignore_errors=True)
     return {"runs": runs}
+
+
+def one_process(inputs: list[Path], folder: Path, limit: int, edit) -> dict:
+    """After a part's stages: ``rulings run`` (every stage in one process, the nightly job)
+    cold on the input as it is, then ``edit`` and the edited rerun against a cold run on the
+    edited input (``edited_rerun``), in ``folder/one-process``."""
+    print("  the same in one process (rulings run), on the input as edited", flush=True)
+    whole = folder / "one-process"
+    one = run_stages(inputs, whole, limit, stages=ONE_PROCESS)
+    if one["completed"]:
+        one["edit"] = edited_rerun(inputs, whole, limit, edit, stages=ONE_PROCESS)
+    return one
 
 
 def part_million(folder: Path, rulings: int, limit: int) -> dict:
@@ -473,7 +477,8 @@ def part_allprintings(folder: Path, size_mb: int, variants: int, limit: int) -> 
     edit = (
         edited_rerun([folder / "input"], folder, limit, edit_printings) if cold["completed"] else {}
     )
-    return {"input": made, **cold, "edit": edit}
+    one = one_process([folder / "input"], folder, limit, edit_printings) if edit else {}
+    return {"input": made, **cold, "edit": edit, "one_process": one}
 
 
 def part_check(folder: Path, repeats: int, limit: int) -> dict:
@@ -662,7 +667,8 @@ def md_stages(run: dict, head: str, per_unit: str = "") -> list[str]:
             f"{d['sampled_peak_mb']:,}",
             "stopped over the limit" if d["over_limit"] else f"exit {d['exit_code']}",
         ]
-        for stage, d in run.get("stages", {}).items()
+        for stage in (*STAGES, *ONE_PROCESS)
+        if (d := run.get("stages", {}).get(stage))
     ]
     return [
         f"{head}Units {run.get('units') or '–'} ({units}); aligned rows "
@@ -693,18 +699,20 @@ def md_long(record: dict) -> list[str]:
                 for k in ("wall", "cpu")
             )
             per_unit = f"; per unit {wall}x the wall and {cpu}x the CPU seconds of one copy"
-        out += md_stages(run, "", per_unit) + md_edit(run.get("edit"))
-        if one := run.get("one_process"):
-            out += [
-                "",
-                *md_stages(
-                    one,
-                    "The same in one process (`rulings run`, the nightly job: no stage reads "
-                    "the tables back), cold on the input as edited above: ",
-                ),
-                *md_edit(one.get("edit")),
-            ]
+        out += md_stages(run, "", per_unit) + md_edit(run.get("edit")) + md_one_process(run)
     return out
+
+
+def md_one_process(record: dict) -> list[str]:
+    """The part's runs in one process (``one_process``), when they were measured."""
+    one = record.get("one_process")
+    if not one:
+        return []
+    head = (
+        "The same in one process (`rulings run`, the nightly job: no stage reads the tables "
+        "back), cold on the input as edited above: "
+    )
+    return ["", *md_stages(one, head), *md_edit(one.get("edit"))]
 
 
 def _again(edit: dict) -> str:
@@ -753,7 +761,7 @@ def md_run(record: dict) -> list[str]:
         else f"Input: {record.get('input')}.\n\n"
     )
     note = f"{record['note']}\n\n" if record.get("note") else ""
-    return md_stages(record, note + head) + md_edit(record.get("edit"))
+    return md_stages(record, note + head) + md_edit(record.get("edit")) + md_one_process(record)
 
 
 def md_dask(record: dict) -> list[str]:
