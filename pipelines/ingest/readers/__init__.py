@@ -14,9 +14,10 @@ for the card-name index.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import cache
 
 from ...model import CardName, Finding, Ruling
-from ...registry import Registry
+from ...registry import Entry, Registry
 from ..source import SourceFile
 
 Output = Ruling | Finding | CardName
@@ -47,21 +48,24 @@ def choose(doc: SourceFile) -> str | None:
     then name), or None. Readers are asked from the highest ceiling down, and no further
     once the best found beats what any reader left could score."""
     best = None
-    for ceiling, priority, name, detect in _by_ceiling():
-        if best is not None and (ceiling, priority, name) < best:
+    for entry in _by_ceiling():
+        priority = entry.meta["priority"]
+        if best is not None and (entry.meta["ceiling"], priority, entry.name) < best:
             break
-        score = detect(doc)
-        if score > 0:
-            best = max(best or (score, priority, name), (score, priority, name))
+        score = entry.meta["detect"](doc)
+        if score > 0 and (best is None or (score, priority, entry.name) > best):
+            best = (score, priority, entry.name)
     return best[2] if best else None
 
 
-def _by_ceiling() -> list[tuple[float, int, str, Callable[[SourceFile], float]]]:
-    return sorted(
-        (
-            (entry.meta["ceiling"], entry.meta["priority"], entry.name, entry.meta["detect"])
-            for entry in READERS
-        ),
-        key=lambda reader: reader[:3],
-        reverse=True,
+@cache
+def _by_ceiling() -> tuple[Entry[ReadFunction], ...]:
+    """The readers from the highest (ceiling, priority, name) down, sorted once per process
+    (``choose`` runs on every file)."""
+    return tuple(
+        sorted(
+            READERS,
+            key=lambda entry: (entry.meta["ceiling"], entry.meta["priority"], entry.name),
+            reverse=True,
+        )
     )
