@@ -7,6 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -57,6 +58,26 @@ def test_two_runs_writing_at_once_lose_nothing(tmp_path: Path) -> None:
     assert len(found) == 4000 and foreign == 0
     with sqlite3.connect(tmp_path / store.DATABASE) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_a_store_opened_while_another_run_writes_the_new_database_waits_for_it(
+    tmp_path: Path,
+) -> None:
+    """SQLite refuses the switch to WAL at once, without its busy wait, while another
+    connection writes a database still in its first journal mode: two runs starting on an
+    empty cache folder lost a batch this way (CI, stop 46)."""
+    other = sqlite3.connect(
+        tmp_path / store.DATABASE, isolation_level=None, check_same_thread=False
+    )
+    other.execute("BEGIN IMMEDIATE")  # a write under way, before the switch to WAL
+    other.execute("CREATE TABLE starting (x)")
+    release = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    release.start()
+    kept = Store(tmp_path)
+    kept.put_many(KIND, VERSION, [("k", b"value")])
+    release.join()
+    other.close()
+    assert Store(tmp_path).get_many(KIND, VERSION, ["k"]) == ({"k": b"value"}, 0)
 
 
 def test_the_least_recently_used_go_first_when_over_the_limit(tmp_path: Path) -> None:
