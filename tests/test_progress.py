@@ -88,11 +88,18 @@ def test_the_heartbeat_thread_prints_while_a_stage_runs(capsys, monkeypatch):
 
     monkeypatch.setattr(console, "ANNOUNCE_AFTER", 0.05)
     reporter = console.Reporter(terminal=False, level=console.NORMAL, every=0.1, beat=0.02)
+    progress = "rulings: check: running the checks, "
+    printed = ""
     with reporter, reporter.stage("check"):
-        time.sleep(0.35)  # the start line after 0.05 s, a progress line 0.1 s later
-    lines = capsys.readouterr().err.splitlines()
+        # the start line after 0.05 s, a progress line 0.1 s later: waited for, not timed,
+        # so that a loaded machine only makes the test slower
+        deadline = time.monotonic() + 30
+        while progress not in printed and time.monotonic() < deadline:
+            time.sleep(0.05)
+            printed += capsys.readouterr().err
+    lines = (printed + capsys.readouterr().err).splitlines()
     assert lines[0] == "rulings: check: running the checks"
-    assert any(line.startswith("rulings: check: running the checks, ") for line in lines[1:-1])
+    assert any(line.startswith(progress) for line in lines[1:-1])
     assert lines[-1].startswith("rulings: check: done in ")
 
 
