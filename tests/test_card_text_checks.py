@@ -489,6 +489,31 @@ def test_old_printings_of_enchant_and_mill_are_old_wording(
     assert [f.evidence["expected"] for f in cards.on("TERM003", target)] == [[suggestion]]
 
 
+def test_a_word_old_for_two_concepts_is_reported_for_the_one_the_english_names(cards):
+    """ "jugarse" is old wording for casting a spell and for activating an ability; where
+    the English says "can't be activated" it is reported once, for activating (Trickbind,
+    TSP; Faith's Fetters, RAV), and where it says "can't be cast", once, for casting."""
+    activated = cards.line(
+        "Enchanted permanent can't attack or block, and its activated abilities can't be "
+        "activated unless they're mana abilities.",
+        "Las habilidades activadas del permanente encantado no pueden jugarse a menos que "
+        "sean habilidades de maná. Si el permanente encantado es una criatura, no puede "
+        "atacar ni bloquear.",
+        "es",
+        "faith-s-fetters",
+        "Grilletes de fe",
+    )
+    cast = cards.line(
+        "Spells with the chosen name can't be cast.",
+        "Los hechizos con ese nombre no pueden jugarse.",
+        "es",
+        "voidstone-gargoyle",
+        "Gárgola de piedra del vacío",
+    )
+    assert [f.evidence["concept"] for f in cards.on("TERM003", activated)] == ["activate-verb"]
+    assert [f.evidence["concept"] for f in cards.on("TERM003", cast)] == ["cast"]
+
+
 def test_the_current_wording_of_enchant_is_not_old(cards):
     for english, translated in [
         ("Enchanted creature has flying.", "所结附的生物具有飞行异能。"),

@@ -516,7 +516,31 @@ def _old_wording(
         ):
             continue
         found[hit.concept].append(hit)
+    if source_text is not None:
+        _keep_the_named_sense(found, source_counts)
     return dict(found)
+
+
+def _keep_the_named_sense(found: dict[str, list[TermHit]], source_counts: Counter[str]) -> None:
+    """A word that is old wording for several concepts ("jugarse": old for casting a spell
+    and for activating an ability) is reported for the ones the source names, when it
+    names any: "can't be activated" is not also a spell to cast (tuning set TSP,
+    Trickbind)."""
+    senses: dict[tuple[int, int], set[str]] = defaultdict(set)
+    for concept, hits in found.items():
+        for hit in hits:
+            senses[hit.start, hit.end].add(concept)
+    for concept in list(found):
+        kept = [
+            hit
+            for hit in found[concept]
+            if source_counts[concept]
+            or not any(source_counts[other] for other in senses[hit.start, hit.end])
+        ]
+        if kept:
+            found[concept] = kept
+        else:
+            del found[concept]
 
 
 @check("TERM004", scope=Scope.RULING)
