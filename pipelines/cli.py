@@ -836,6 +836,10 @@ def cache_info(cache_dir: Path | None) -> int:
     )
     digests = read_checked(cache_root(cache_dir) / DIGESTS_FILE)
     click.echo(f"Input file digests kept for the next run: {len(digests or []):,}")
+    from .align.embed import usem3_kept
+
+    models = usem3_kept.size(cache_root(cache_dir))
+    click.echo(f"Embedding model kept ready to read: {models / 2**20:,.1f} MB")
     return EXIT_OK
 
 
@@ -870,12 +874,16 @@ def cache_prune(cache_dir: Path | None, limit: str | None) -> int:
 )
 def cache_clear(cache_dir: Path | None, kinds: tuple[str, ...]) -> int:
     """Remove every entry of the work cache (or of the given kinds); without kinds, also the
-    input files' digests kept for the next run (the next run reads every input again)."""
+    input files' digests kept for the next run (the next run reads every input again) and
+    the embedding model kept ready to read (the next run reads it from its package)."""
     kept = _store(cache_dir)
     removed = kept.clear(kinds)
     click.echo(f"Removed {removed:,} entries from {kept.path}")
     if not kinds:
+        from .align.embed import usem3_kept
+
         (cache_root(cache_dir) / DIGESTS_FILE).unlink(missing_ok=True)
+        usem3_kept.clear(cache_root(cache_dir))
     return EXIT_OK
 
 

