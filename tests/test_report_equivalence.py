@@ -306,8 +306,9 @@ def test_tmx_is_what_translate_toolkit_units_give(tmp_path: Path, source_lang: s
 
 
 @pytest.mark.slow
-def test_the_command_line_and_the_writers_do_not_import_pandas():
-    """pandas takes half a second to import; only ``pipelines.load`` needs it."""
+def test_the_command_line_and_the_writers_do_not_import_pandas_or_xlsxwriter():
+    """pandas takes half a second to import; only ``pipelines.load`` needs it. XlsxWriter
+    takes 0.1 s; only writing the workbook needs it (each stage command pays its imports)."""
     import subprocess
     import sys
 
@@ -317,6 +318,7 @@ def test_the_command_line_and_the_writers_do_not_import_pandas():
         "WRITERS.names()\n"
         "import pipelines.api\n"
         "assert 'pandas' not in sys.modules, 'pandas imported'\n"
+        "assert 'xlsxwriter' not in sys.modules, 'xlsxwriter imported'\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -326,7 +328,8 @@ def test_workbook_sheet_writes_what_xlsxwriter_writes(tmp_path: Path):
     """The writer's short paths for cells give the bytes XlsxWriter's own paths give."""
     import xlsxwriter
 
-    from pipelines.report.writers.xlsx import FIXED_DATE, TEXT_ONLY, Sheet
+    from pipelines.report.writers.xlsx import FIXED_DATE, TEXT_ONLY
+    from pipelines.report.xlsx_sheet import Sheet
 
     rows = [
         ["error", "", 12, "=SUM(A1)", "http://example.com", "12.5", " lead", "a\nb\x01", "<&>"],

@@ -3,22 +3,15 @@
 Written with XlsxWriter: measured against openpyxl on the same 20,000-row workbook it was
 2.8 times as fast (1.7 s against 4.6 s), used a third of the memory and, with its creation
 date fixed, wrote the same bytes on every run, which openpyxl does not: it stamps the time
-of saving into the file (benchmarks/results/xlsx_writers.md).
+of saving into the file (benchmarks/results/xlsx_writers.md). XlsxWriter is imported when
+a workbook is written, so that the other stages' commands do not pay for it; its cells'
+short paths are ``report/xlsx_sheet.py``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-
-import xlsxwriter
-from xlsxwriter.utility import xl_rowcol_to_cell_fast
-from xlsxwriter.worksheet import (
-    CellBlankTuple,
-    CellNumberTuple,
-    CellStringTuple,
-    Worksheet,
-)
 
 from ...tables import RunTables
 from .. import writer
@@ -43,6 +36,10 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
     first, findings that belong to no language last), frozen header, autofilter, wrapped
     text, severity colours; and, when the English changed, an ``updates`` sheet with the
     update list."""
+    import xlsxwriter  # here: it takes 0.1 s to import, and only this writer needs it
+
+    from ..xlsx_sheet import Sheet
+
     path = out / "findings.xlsx"
     workbook = xlsxwriter.Workbook(str(path), TEXT_ONLY)
     workbook.set_properties({"title": "rulings findings", "created": FIXED_DATE})
@@ -71,6 +68,8 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
 
 def _updates_sheet(workbook, run: RunTables, header, cell) -> None:
     """The update list (see ``report/updates.py``), when the English changed."""
+    from ..xlsx_sheet import Sheet
+
     rows = update_rows(run)
     if not rows:
         return
@@ -82,55 +81,3 @@ def _updates_sheet(workbook, run: RunTables, header, cell) -> None:
         sheet.write_values(index, row.cells(), cell)
     sheet.freeze_panes(1, 0)
     sheet.autofilter(0, 0, len(rows), len(UPDATE_COLUMNS) - 1)
-
-
-class Sheet(Worksheet):
-    """XlsxWriter's worksheet with shorter paths for the cells this workbook has: text,
-    whole numbers and blanks, each with a format. The same calls and the same XML as the
-    general ones (``tests/test_report_equivalence.py`` compares the bytes), without the
-    dispatch on every type and option per cell, which took most of the writer's time on a
-    large run. Anything else takes XlsxWriter's own way."""
-
-    def write_values(self, row: int, values: list, cell_format) -> int:
-        """``write_row(row, 0, values, cell_format)``: stops at the first cell that is
-        not written whole (a string cut to Excel's limit), as ``write_row`` does."""
-        if (
-            self.write_handlers
-            or self.strings_to_formulas
-            or self.strings_to_urls
-            or self.strings_to_numbers
-            or self.constant_memory
-        ):
-            return self.write_row(row, 0, values, cell_format)
-        for col, value in enumerate(values):
-            kind = value.__class__
-            if kind is str:
-                if value == "":
-                    error = self._write_blank(row, col, value, cell_format)
-                else:
-                    error = self._write_string(row, col, value, cell_format)
-            elif kind is int:
-                error = self._write_number(row, col, value, cell_format)
-            else:
-                error = self._write(row, col, value, cell_format)
-            if error:
-                return error
-        return 0
-
-    def _write_cell(self, row: int, col: int, cell) -> None:
-        kind = cell.__class__
-        cell_format = cell.format
-        if cell_format is None or self.constant_memory or kind not in _SHORT_CELLS:
-            super()._write_cell(row, col, cell)
-            return
-        reference = xl_rowcol_to_cell_fast(row, col)
-        index = cell_format._get_xf_index()
-        if kind is CellStringTuple:
-            self.fh.write(f'<c r="{reference}" s="{index}" t="s"><v>{cell.string}</v></c>')
-        elif kind is CellNumberTuple:
-            self.fh.write(f'<c r="{reference}" s="{index}"><v>{cell.number:.16G}</v></c>')
-        else:
-            self.fh.write(f'<c r="{reference}" s="{index}"/>')
-
-
-_SHORT_CELLS = (CellStringTuple, CellNumberTuple, CellBlankTuple)
