@@ -312,7 +312,9 @@ def _prepare(connection: sqlite3.Connection) -> None:
     """Put the database in WAL mode and make its table. SQLite answers "database is locked"
     at once, without waiting, when two processes switch a new database to WAL together
     (measured: 8 of 300 three-process starts), so the switch is tried again until it holds
-    or ``BUSY_SECONDS`` pass; the table is made in a write transaction, which waits its turn."""
+    or ``BUSY_SECONDS`` pass; the table, when it is not there yet, is made in a write
+    transaction, which waits its turn (a store opened on a database that has it never
+    waits)."""
     deadline = time.monotonic() + BUSY_SECONDS
     pause = 0.005
     while True:
@@ -325,12 +327,14 @@ def _prepare(connection: sqlite3.Connection) -> None:
             time.sleep(pause)
             pause = min(pause * 2, 0.5)
     connection.execute("PRAGMA synchronous=NORMAL")
-    connection.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")
+    made = "SELECT count(*) FROM sqlite_master WHERE name IN ('entries', 'entries_used')"
+    if connection.execute(made).fetchone()[0] != 2:  # a reader never waits for a writer
+        connection.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")
 
 
 def _busy(error: sqlite3.OperationalError) -> bool:
     """Whether the database was locked by another connection (SQLITE_BUSY or _LOCKED)."""
-    return getattr(error, "sqlite_errorcode", 0) & 0xFF in (
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in (
         sqlite3.SQLITE_BUSY,
         sqlite3.SQLITE_LOCKED,
     )

@@ -257,6 +257,7 @@ def test_a_kept_model_gives_the_packages_bits_without_the_package_reading_it(tmp
     monkeypatch.setattr(NumpyBackend, "__init__", not_the_package)
     kept = UniversalSentenceEncoder(threads=1, cache_dir=tmp_path)
     assert kept.encode(KEPT_TEXTS).tobytes() == expected.tobytes()
+    assert kept._model._backend.sp is kept._model._sp  # the forward pass remembers too
     package_tokenizer = alone._model._sp._tokenizer
     for text in KEPT_TEXTS:
         assert kept._model._sp._tokenizer.encode(text) == package_tokenizer.encode(text)

