@@ -262,3 +262,22 @@ def test_file_digests_are_kept_for_the_next_run_and_forgotten_when_a_file_change
     monkeypatch.setattr(files, "_DIGESTS", {})
     with files.digests_kept(cache):
         assert files.file_digest(inputs[1]) == first[1]
+
+
+def test_units_sharing_a_stored_result_each_read_it(tmp_path):
+    """Two units of a job with the same key (the same content) both take the stored
+    result, and a unit without a key is computed."""
+    from pipelines.work import Job, execute
+
+    work = _cache(tmp_path, Reuse())
+    one, two = work.key(NAMES, ["a.txt", "1"]), work.key(NAMES, ["b.txt", "2"])
+    work.put_many(NAMES, [(one, NAMES.encode(_names("a"))), (two, NAMES.encode(_names("b")))])
+
+    def nothing_computed(task):
+        raise AssertionError(f"computed {task}")
+
+    job = Job(NAMES, [one, two, one, None], items=["x", "y", "z", "w"])
+    [results] = execute([job], lambda task: [[] for _ in task], cache=work)
+    assert results == [_names("a"), _names("b"), _names("a"), []]
+    [again] = execute([Job(NAMES, [one, one, two])], nothing_computed, cache=work)
+    assert again == [_names("a"), _names("a"), _names("b")]

@@ -158,6 +158,7 @@ def align(
         return [(docs, [position[doc] for doc in docs]) for docs in groups]
 
     job = Job(ALIGN_DOCUMENT, [keys.get(doc) for doc in ordered], plan=plan)
+    _world(rulings, ctx.vectors, source_lang, thresholds, ctx)  # this process's tasks read it
     with kept_scan.keeping(work, [source_lang, embedder]):
         [per_document] = execute([job], align_documents, cache=work, engine=engine, shared=shared)
     rows = [row for rows_of_doc in per_document for row in rows_of_doc]
@@ -189,13 +190,18 @@ def _world(
     vectors: np.ndarray,
     source_lang: str,
     thresholds: Mapping[str, float] | None = None,
+    ctx: AlignContext | None = None,
 ) -> _World:
+    """The world of these rulings and vectors in this process. ``ctx``: the context the
+    vectors were computed in, taken as the world's own (a context indexes every ruling: at a
+    million units a second one was 300 MB); a worker process makes its own."""
     thresholds = dict(thresholds or {})
     key = (id(rulings), id(vectors), tuple(sorted(thresholds.items())))
     if key not in _WORLDS:
         _WORLDS.clear()
-        ctx = AlignContext(rulings, _no_encoder, source_lang, thresholds)
-        ctx.vectors = vectors
+        if ctx is None:
+            ctx = AlignContext(rulings, _no_encoder, source_lang, thresholds)
+            ctx.vectors = vectors
         english_cards = [r for r in rulings if ctx.is_source(r) and not is_rules_unit(r)]
         own_by_card: dict[str, list[Ruling]] = defaultdict(list)
         for item in english_cards:

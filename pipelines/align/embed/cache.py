@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import mmap
 import os
 import re
 import secrets
@@ -44,6 +45,9 @@ log = logging.getLogger(__name__)
 
 MAX_SHARDS = 16
 LARGE_CACHE_BYTES = 2 * 1024**3
+RELEASED_ROWS = 1 << 16
+"""A lookup copies this many vectors out of a mapped shard, then gives the shard's pages
+back (``_release_pages``): the copy and the mapping are never both whole in memory."""
 STALE_TEMP_SECONDS = 3600
 """Temporary files older than this belong to a writer that died; ``prune`` removes them."""
 
@@ -117,11 +121,16 @@ class EmbeddingCache:
         digest = blake2b(name.encode("utf-8"), digest_size=4).hexdigest()
         return self.directory / f"{slug}-{digest}"
 
-    def get(self, name: str, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    def get(
+        self, name: str, texts: Sequence[str], *, every_row: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Which texts are cached, and their vectors.
 
         Returns ``(hits, vectors)``: a bool mask over ``texts`` and a float32 matrix with one
         row per hit, in the order of the texts (shape ``(0, 0)`` when the cache is empty).
+        ``every_row``: one row per text instead, the rows of the texts not cached left zero,
+        for the caller to fill in place (at a million units a second matrix of every vector
+        was 750 MB more at the stage's peak).
         """
         keys = text_keys(texts)
         index = self._index(name)
@@ -133,11 +142,17 @@ class EmbeddingCache:
         hits = (index.high[position] == keys[:, 0]) & (index.low[position] == keys[:, 1])
         found = position[hits]
         shard, row = index.shard[found], index.row[found]
-        vectors = np.empty((len(found), index.dim), dtype=np.float32)
+        rows = len(keys) if every_row else len(found)
+        vectors = np.zeros((rows, index.dim), dtype=np.float32)
+        place = np.flatnonzero(hits) if every_row else np.arange(len(found))
         for number in np.unique(shard):
             slots = np.flatnonzero(shard == number)
             slots = slots[np.argsort(row[slots], kind="stable")]
-            vectors[slots] = index.vectors[number][row[slots]]
+            source = index.vectors[number]
+            for start in range(0, len(slots), RELEASED_ROWS):
+                part = slots[start : start + RELEASED_ROWS]
+                vectors[place[part]] = source[row[part]]
+                _release_pages(source)
         return hits, vectors
 
     def put(self, name: str, texts: Sequence[str], vectors: np.ndarray) -> None:
@@ -325,6 +340,19 @@ def _load_shard(folder: Path, stem: str) -> tuple[np.ndarray, np.ndarray] | None
         and len(vectors) == len(keys)
     )
     return (keys, vectors) if valid else None
+
+
+def _release_pages(vectors: np.ndarray) -> None:
+    """Let the kernel take back the pages of a mapped shard this process has read (the file
+    stays in the page cache, and a later read maps them again). Without this, a lookup that
+    reads every vector keeps the whole shard in the process's resident memory beside the
+    copy it returned, for as long as the shard stays mapped: 750 MB at a million units
+    (``benchmarks/results/work_layer.md``)."""
+    mapped = getattr(vectors, "_mmap", None)  # np.memmap's own mapping
+    if mapped is None or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        mapped.madvise(mmap.MADV_DONTNEED)
 
 
 def _build_index(folder: Path, stems: tuple[str, ...], load_shard) -> _Index | None:

@@ -79,7 +79,7 @@ def embed_texts(
     distinct = list(row_of)
 
     if cache is not None and distinct:
-        hits, found = cache.get(embedder.name, distinct)
+        hits, found = cache.get(embedder.name, distinct, every_row=True)  # filled in place
     else:
         hits, found = np.zeros(len(distinct), dtype=bool), np.empty((0, 0), dtype=np.float32)
     missing = sorted(np.flatnonzero(~hits).tolist(), key=distinct.__getitem__)
@@ -100,15 +100,13 @@ def embed_texts(
             f"the cache holds {found.shape[1]}-dimension vectors for {embedder.name!r} but it "
             f"gives {computed.shape[1]}; clear the cache ({cache!r})"
         )
-    if missing or not len(found):
-        dim = found.shape[1] if len(found) else computed.shape[1] if missing else embedder.dim
-        vectors = np.empty((len(distinct), dim), dtype=np.float32)
-        if len(found):
-            vectors[hits] = found
-        if missing:
-            vectors[missing] = computed
-    else:
+    if len(found):
         vectors = found
+    else:
+        dim = computed.shape[1] if missing else embedder.dim
+        vectors = np.empty((len(distinct), dim), dtype=np.float32)
+    if missing:
+        vectors[missing] = computed
     result = vectors if len(distinct) == len(texts) else vectors[rows]
     with _stats_lock:
         _last_stats = EmbedStats(

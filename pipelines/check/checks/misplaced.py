@@ -208,7 +208,7 @@ def _twin(ctx: CheckContext, target: Ruling, other: Ruling) -> Ruling | None:
     return next(
         (
             unit
-            for unit in _units_by_text(ctx).get((target.doc, target.text), ())
+            for unit in _units_with_text(ctx, target.doc).get(target.text, ())
             if unit.id != target.id
             and (pair := ctx.pairs_by_target.get(unit.id)) is not None
             and pair.source.id == other.id
@@ -217,16 +217,18 @@ def _twin(ctx: CheckContext, target: Ruling, other: Ruling) -> Ruling | None:
     )
 
 
-def _units_by_text(ctx: CheckContext) -> dict[tuple[str, str], list[Ruling]]:
-    """(document, text) -> the document's units with that text, in order (once per run)."""
-    key = "units by document and text"
-    if key not in ctx.cache:
-        found: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
-        for doc, units in ctx.documents.items():
-            for unit in units:
-                found[(doc, unit.text)].append(unit)
-        ctx.cache[key] = found
-    return ctx.cache[key]
+def _units_with_text(ctx: CheckContext, doc: str) -> dict[str, list[Ruling]]:
+    """A document's units by text, in order. Only the document being checked is indexed (a
+    document's checks run together): an index of every document's units, built once per
+    run, held a million entries for the one document an edited run checks again."""
+    key = "units by text, of one document"
+    indexed = ctx.cache.get(key)
+    if indexed is None or indexed[0] != doc:
+        found: dict[str, list[Ruling]] = defaultdict(list)
+        for unit in ctx.documents.get(doc, ()):
+            found[unit.text].append(unit)
+        indexed = ctx.cache[key] = (doc, found)
+    return indexed[1]
 
 
 def _content(ruling: Ruling) -> str:
