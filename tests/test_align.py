@@ -124,6 +124,25 @@ def seed_alignment(encode):
     return align(ingest([CORPUS]).rulings, encode)
 
 
+def test_an_input_with_no_translation_aligns_nothing_and_embeds_nothing():
+    """An English-only input (a whole AllPrintings file of Oracle rulings) has no row to
+    make: the stage neither embeds its texts nor builds the pool of English rulings."""
+    text = (
+        "Epochrasite\n\n"
+        "10/1/2007: If Epochrasite dies, its last ability triggers and it is exiled with "
+        "three time counters on it.\n"
+        "10/1/2007: When the last time counter is removed, you cast it without paying its "
+        "mana cost.\n"
+    )
+    rulings = ingest_sources([SourceFile.from_text("epochrasite.txt", text)]).rulings
+    assert {r.lang for r in rulings} == {"en"} and len(rulings) >= 2
+
+    def no_embedding(texts):
+        raise AssertionError(f"embedded {len(texts)} texts")
+
+    assert align(rulings, no_embedding) == []
+
+
 @pytest.mark.model
 def test_english_left_in_a_translation_is_never_a_source(seed_alignment):
     """The English rulings of the Chinese 古辉石 file are untranslated text, not sources:

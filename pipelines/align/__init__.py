@@ -136,6 +136,8 @@ def align(
     so it is found with the document and kept with it. ``digests`` are those of the rulings'
     lines in corpus.jsonl, when the run has them; ``thresholds`` the run's named thresholds
     that differ from their defaults."""
+    if not any(is_translation_document(item) for item in rulings):
+        return []  # nothing translated: no row to make, no text to embed
     thresholds = dict(thresholds or {})
     ctx = AlignContext(rulings, encode, source_lang, thresholds)
     engine = engine or LocalEngine()
