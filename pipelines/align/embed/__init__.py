@@ -35,6 +35,8 @@ class Embedder(ABC):
     name: str
     spec: str | None = None
     """The spec it was built from (so that another process can build the same one)."""
+    cache_dir: Path | None = None
+    """The cache folder it keeps its model ready to read in, if it does (``takes_cache``)."""
 
     @property
     @abstractmethod
@@ -83,13 +85,18 @@ def build_embedder(
     else:
         embedder = entry.target(**options)
     embedder.spec = spec.strip()
+    embedder.cache_dir = options.get("cache_dir")
     return embedder
 
 
 @functools.cache
-def shared_embedder(spec: str, threads: int) -> Embedder:
-    """One embedder per process and spec (workers of a distributed engine reuse it)."""
-    return build_embedder(spec, threads)
+def shared_embedder(spec: str, threads: int, cache_dir: str | None = None) -> Embedder:
+    """One embedder per process and spec (workers of a distributed engine reuse it).
+    ``cache_dir``: the run's cache folder, used where this process sees it (a worker of a
+    cluster on this machine keeps and reads the model's ready copy as the run does; a worker
+    on another machine, without the folder, has the package read the model)."""
+    folder = Path(cache_dir) if cache_dir is not None and Path(cache_dir).is_dir() else None
+    return build_embedder(spec, threads, folder)
 
 
 process_cache(shared_embedder.cache_clear)

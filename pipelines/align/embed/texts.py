@@ -136,23 +136,27 @@ def _encode_on(
     spec = getattr(embedder, "spec", None)
     if spec is None:
         raise ValueError(f"embedder {embedder.name!r} has no spec to rebuild it on workers")
-    encoded = np.concatenate(
-        engine.map(
-            encode_chunk,
-            parts,
-            shared={"spec": spec, "batch_size": batch_size, "threads": engine.threads_per_worker},
-        )
-    )
+    cache_dir = getattr(embedder, "cache_dir", None)
+    shared = {
+        "spec": spec,
+        "batch_size": batch_size,
+        "threads": engine.threads_per_worker,
+        "cache_dir": str(cache_dir) if cache_dir is not None else None,
+    }
+    encoded = np.concatenate(engine.map(encode_chunk, parts, shared=shared))
     if cache is not None:
         cache.put(embedder.name, texts, encoded)
     return encoded
 
 
-def encode_chunk(texts: list[str], spec: str, batch_size: int, threads: int) -> np.ndarray:
-    """A worker's share: the texts in batches, with an embedder built once per process."""
+def encode_chunk(
+    texts: list[str], spec: str, batch_size: int, threads: int, cache_dir: str | None = None
+) -> np.ndarray:
+    """A worker's share: the texts in batches, with an embedder built once per process
+    (reading the model's ready copy in ``cache_dir`` where the worker sees that folder)."""
     from . import shared_embedder
 
-    embedder = shared_embedder(spec, threads)
+    embedder = shared_embedder(spec, threads, cache_dir)
     return np.concatenate(
         [
             embedder.encode(texts[start : start + batch_size])
