@@ -146,3 +146,38 @@ def test_the_index_ingest_hands_to_the_checks_is_that_of_the_card_names_it_wrote
     written = read_records(tmp_path / CARD_NAMES, CardName)
     assert any(entry.source == "card index" for entry in written)
     assert ingested.index.to_json() == CardIndex.build(written).to_json()
+
+
+SLIVERS = {
+    "en/frenzy-sliver.txt": (
+        "Frenzy Sliver",
+        "Frenzy 1 means that whenever a Sliver attacks and isn't blocked, it gets +1/+0 "
+        "until end of turn.",
+    ),
+    "en/frenetic-sliver.txt": (
+        "Frenetic Sliver",
+        "If a Sliver's {0} ability resolves while that Sliver is no longer on the "
+        "battlefield, the coin is still flipped, but nothing else happens.",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        ("如果某裂片妖的{0}异能结算时，该裂片妖已不在战场上，则仍要掷硬币。", "Frenetic Sliver"),
+        ("狂乱1是指每当某个裂片妖攻击且未受阻挡时，它得+1/+0直到回合结束。", "Frenzy Sliver"),
+    ],
+)  # fmt: skip
+def test_a_title_two_cards_share_is_the_card_whose_english_shares_its_symbols(
+    tmp_path: Path, text: str, card: str
+):
+    """狂热裂片妖 is the Chinese name of both Frenzy Sliver and Frenetic Sliver: the document
+    is about the one whose English rulings in the input have its symbols and numbers."""
+    for name, (title, ruling) in {**SLIVERS, "zh/sliver.txt": ("狂热裂片妖", text)}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"{title}\n\n{ruling}\n", encoding="utf-8")
+    result = ingest([tmp_path / "en", tmp_path / "zh"])
+    found = cards_by_file(result)
+    assert found["frenzy-sliver.txt"] == {"Frenzy Sliver"}
+    assert found["sliver.txt"] == {card}

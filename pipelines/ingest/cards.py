@@ -58,14 +58,16 @@ def identify_cards(
         _set_card(members, card, retitle=how == "oracle_id")
         findings.extend(_title_problems(members, card, how, index))
     unknown: list[list[Ruling]] = []
+    english = EnglishByCard(rulings)
     for members in unresolved:
         first = members[0]
         if first.doc_kind == DocKind.OTHER:
             continue  # reported once as a document that is not checked (DOC002)
         named = sorted({c for c, _ in index.lookup(first.doc_title or "")})
-        card = _by_source_text(members, named, rulings) if len(named) > 1 else None
+        card = _by_source_text(members, named, english) if len(named) > 1 else None
         if card is not None:
             _set_card(members, card)
+            english.identified(members)
             findings.extend(_title_problems(members, card, "title+text", index))
         elif first.doc_kind != DocKind.SOURCE:
             unknown.append(members)
@@ -126,7 +128,42 @@ def unknown_cards(unknown: list[list[Ruling]], index: CardIndex) -> list[Finding
     ]
 
 
-def _by_source_text(members: list[Ruling], named: list[str], rulings: list[Ruling]) -> str | None:
+class EnglishByCard:
+    """The rulings of the English (source) documents by card, in corpus order, indexed on
+    first use. Looking them up in the whole corpus for each ambiguous title was quadratic:
+    27 s of a million-unit run, 174 titles."""
+
+    def __init__(self, rulings: list[Ruling]) -> None:
+        self._rulings = rulings
+        self._by_card: dict[str, list[Ruling]] | None = None
+        self._position: dict[int, int] = {}
+
+    def texts(self, card: str) -> str:
+        """The card's English rulings' text, joined by spaces."""
+        return " ".join(r.text for r in self._index().get(card, ()))
+
+    def identified(self, members: list[Ruling]) -> None:
+        """A document's card was set after the index was built: an English one joins its
+        card's rulings, where the corpus order puts it."""
+        if self._by_card is None or members[0].doc_kind != DocKind.SOURCE:
+            return
+        if not self._position:
+            self._position = {id(r): n for n, r in enumerate(self._rulings)}
+        for card in {m.card for m in members}:
+            found = self._by_card.setdefault(card, [])
+            found.extend(m for m in members if m.card == card)
+            found.sort(key=lambda r: self._position[id(r)])
+
+    def _index(self) -> dict[str, list[Ruling]]:
+        if self._by_card is None:
+            self._by_card = defaultdict(list)
+            for r in self._rulings:
+                if r.card and r.doc_kind == DocKind.SOURCE:
+                    self._by_card[r.card].append(r)
+        return self._by_card
+
+
+def _by_source_text(members: list[Ruling], named: list[str], english: EnglishByCard) -> str | None:
     """Which of the cards a title names (two cards with one Chinese name: 狂热裂片妖 is
     Frenzy Sliver and Frenetic Sliver) the document is about: the one whose English
     documents in the input share most of its symbols and numbers ({0}; frenzy 1, +1/+0),
@@ -136,10 +173,8 @@ def _by_source_text(members: list[Ruling], named: list[str], rulings: list[Rulin
         return None
     scores = {}
     for card in named:
-        english = " ".join(
-            r.text for r in rulings if r.card == card and r.doc_kind == DocKind.SOURCE
-        )
-        scores[card] = len(mine & _marks(english)) if english else 0
+        texts = english.texts(card)
+        scores[card] = len(mine & _marks(texts)) if texts else 0
     ranked = sorted(scores.items(), key=lambda item: -item[1])
     if ranked[0][1] == 0 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
         return None
