@@ -122,6 +122,20 @@ def test_a_run_past_the_limit_evicts_at_its_end(tmp_path: Path) -> None:
     assert kept.size() <= 5000
 
 
+def test_the_size_is_summed_from_an_index_not_from_every_row(tmp_path: Path) -> None:
+    """A run reads the size at each stage's end: a scan of a 2 GB store's rows took 0.3-0.7
+    s, its index 0.02 s. A store made before the index has it once opened again."""
+    with sqlite3.connect(tmp_path / store.DATABASE) as db:
+        db.executescript(store.SCHEMA.replace("CREATE INDEX IF NOT EXISTS entries_size", "--"))
+    kept = Store(tmp_path)
+    kept.put_many(KIND, VERSION, payloads("a", 3, 1000))
+    with sqlite3.connect(tmp_path / store.DATABASE) as db:
+        plan = db.execute("EXPLAIN QUERY PLAN SELECT coalesce(sum(size), 0) FROM entries")
+        assert "COVERING INDEX entries_size" in plan.fetchone()[-1]
+        stored = db.execute("SELECT sum(length(entry)) FROM entries").fetchone()[0]
+    assert kept.size() == stored > 3000
+
+
 def test_prune_removes_the_entries_of_other_versions(tmp_path: Path) -> None:
     kept = Store(tmp_path)
     kept.put_many(KIND, "v0", payloads("a", 5))
