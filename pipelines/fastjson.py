@@ -109,6 +109,56 @@ def text(value: Any, *, sort_keys: bool = False) -> str:
     return dumps(value, sort_keys=sort_keys).decode("utf-8")
 
 
+def indented(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True)``, the same text.
+
+    With ``indent`` the standard library encodes in pure Python, a generator per container:
+    the run manifest of a million-unit run (112,000 input files' digests) took 5.7 s
+    profiled. Here each scalar goes through ``json``'s C encoder and each container is
+    joined once. A mapping with a key that is not a string goes through ``json`` whole (it
+    turns such keys into strings before sorting them)."""
+    if isinstance(value, dict) and not all(isinstance(key, str) for key in value):
+        return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True)
+    parts: list[str] = []
+    _indented(value, "\n", parts)
+    return "".join(parts)
+
+
+_scalar = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _indented(value: Any, newline: str, parts: list[str]) -> None:
+    if isinstance(value, dict) and value:
+        if not all(isinstance(key, str) for key in value):
+            parts.append(
+                json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True).replace(
+                    "\n", newline
+                )
+            )
+            return
+        inner = newline + " "
+        opening = "{" + inner
+        for key in sorted(value):
+            parts.append(opening + _scalar(key) + ": ")
+            _indented(value[key], inner, parts)
+            opening = "," + inner
+        parts.append(newline + "}")
+    elif isinstance(value, list | tuple) and value:
+        inner = newline + " "
+        opening = "[" + inner
+        for item in value:
+            parts.append(opening)
+            _indented(item, inner, parts)
+            opening = "," + inner
+        parts.append(newline + "]")
+    elif isinstance(value, dict):
+        parts.append("{}")
+    elif isinstance(value, list | tuple):
+        parts.append("[]")
+    else:
+        parts.append(_scalar(value))
+
+
 def loads(text: str | bytes) -> Any:
     """The value of a JSON text, as ``json.loads`` reads it (and its errors)."""
     try:

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from . import __version__, fastjson
 from .files import file_digest, write_text_atomic
 from .ingest.source import RUN_MANIFEST, SourceFile, discover
 from .memo import code_digest
@@ -85,9 +85,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 def record(out: Path, key: dict[str, Any], report_files: dict[str, Any] | None = None) -> None:
     recorded = {**key, REPORTS: report_files} if report_files else key
-    write_text_atomic(
-        out / MANIFEST, json.dumps(recorded, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    )
+    write_text_atomic(out / MANIFEST, fastjson.indented(recorded) + "\n")
 
 
 def _file_digest(path: Path) -> str:

@@ -164,3 +164,35 @@ def test_any_json_value_is_written_and_read_as_json_does(value):
     assert fastjson.dumps(value) == expected
     assert fastjson.dumps(value, sort_keys=True) == standard_sorted(value)
     assert json.dumps(fastjson.loads(expected)) == json.dumps(json.loads(expected))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(st.text(), inner, max_size=4)
+            | st.dictionaries(st.integers(), inner, max_size=3)
+        ),
+        max_leaves=16,
+    )
+)
+def test_indented_text_is_what_json_indents(value):
+    """The run manifest's format: ``indent=1``, sorted keys, text as it is."""
+    assert fastjson.indented(value) == as_manifest(value)
+
+
+def test_a_run_manifest_is_indented_as_json_indents_it():
+    manifest = {
+        "code": "f5ec08fa7953c2cb28aa8bffcd1e21b6",
+        "inputs": {f"zh/{n:05d}_卡牌.txt": f"{n:032x}" for n in range(300, 0, -1)},
+        "options": {"langs": "es,zh", "threshold": 0.62, "empty": {}, "none": []},
+        "reports": {"csv": ["a" * 32, "b" * 32]},
+        "version": "0.9.0",
+    }
+    assert fastjson.indented(manifest) == as_manifest(manifest)
+
+
+def as_manifest(value) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True)
