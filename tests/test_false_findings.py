@@ -573,6 +573,11 @@ def test_num001_still_reports_a_missing_or_replaced_number(run):
             "一些灵气具有“角色”副类别。",
             "zh",
         ),
+        (  # the verb's feminine participle: an ability is feminine (Stony Silence, ISD)
+            "Activated abilities of artifacts can't be activated.",
+            "Las habilidades activadas de los artefactos no pueden ser activadas.",
+            "es",
+        ),
     ],
 )
 def test_term002_paraphrases_are_not_missing_terms(run, source, target, lang):
