@@ -573,6 +573,35 @@ def test_an_old_printing_of_mill_translates_its_own_line(cards):
     assert [f.evidence["translates"] for f in cards.on("MEAN002", swapped)] == [other.id]
 
 
+@pytest.mark.parametrize(
+    ("translated", "lang", "use"),
+    [
+        (
+            "La Araña Penumbra puede bloquear como si tuviera la habilidad de volar.",
+            "es",
+            "alcance",
+        ),
+        ("罔两蜘蛛能视同具有飞行异能地进行阻挡。", "zh", "延势"),
+    ],
+)
+def test_the_old_printing_of_reach_is_old_wording_of_its_own_line(cards, translated, lang, use):
+    """Penumbra Spider (TSP) printed "can block as though it had flying", now Reach: its
+    "flying" (volar, 飞行) reads like Stormcloud Djinn's "can block only creatures with
+    flying", yet the line is its own, in old wording (TERM003), not another card's."""
+    other = _line(
+        "stormcloud-djinn.txt:2",
+        "Stormcloud Djinn can block only creatures with flying.",
+        "en",
+        "stormcloud-djinn",
+    )
+    cards.rulings.append(other)
+    target = cards.line("Reach", translated, lang, "penumbra-spider", "Araña Penumbra")
+    row = cards.alignment[-1]
+    row.similarity, row.better_source, row.better_similarity = 0.33, other.id, 0.66
+    assert cards.on("MEAN002", target) == []
+    assert [f.evidence["expected"] for f in cards.on("TERM003", target)] == [[use]]
+
+
 def test_a_printed_reminder_that_gives_fewer_sentences_leaves_out_the_later_ones(cards):
     """Treats to Share (ELD): the printed Adventure reminder without the Food reminder the
     Oracle text appends; a reminder that gives as many sentences is compared whole."""
