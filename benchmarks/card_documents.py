@@ -276,9 +276,16 @@ def injection_markdown(r: dict) -> str:
     return page(
         "Defect injection into real card documents (MTGJSON PLC + FUT)",
         "Produced by `python benchmarks/card_documents.py "
-        f"--seed {r['seed']} --per-kind {r['per_kind']}` (gold list, missed defects and examples "
-        "in `inject_cards.json`). One defect per document, on one card line; English documents "
-        "untouched. A defect is caught when its line gets a finding of the expected category.",
+        f"--seed {r['seed']} --per-kind {r['per_kind']}"
+        + (f" --select {r['select']}" if r.get("select") else "")
+        + "` (gold list, missed defects and examples in `inject_cards.json`). One defect per "
+        "document, on one card line; English documents untouched. A defect is caught when its "
+        "line gets a finding of the expected category"
+        + (
+            f"; only the codes `--select {r['select']}` names ran."
+            if r.get("select")
+            else "; the checks that run by default ran."
+        ),
         r["machine"],
         "## Recall per kind",
         (recall, list(next(iter(recall.values()), {})), "defect"),
@@ -306,6 +313,11 @@ def main(argv: list[str] | None = None) -> int:
         "('shipped' for the shipped one)",
     )
     cli.add_argument("--name", help="results/{card_documents,inject_cards}-NAME")
+    cli.add_argument(
+        "--select",
+        help="rulings run --select: the codes, prefixes or categories to run (default: the "
+        "default ones; e.g. 'meaning' to measure a check that is off by default)",
+    )
     args = cli.parse_args(argv)
     shared = shared_or_exit()
     out, langs = args.out, args.langs.split(",")
@@ -323,7 +335,10 @@ def main(argv: list[str] | None = None) -> int:
         if overlap := sorted(set(index_sets) & set(args.sets.split(","))):
             cli.error(f"the index must not hold the measured sets: {', '.join(overlap)}")
         extra = ["--card-names", card_names_of(index_sets, out / "card-names.tsv")]
+    if args.select:
+        extra += ["--select", args.select]
     both = {"sets": args.sets, "skipped": skipped, "index_sets": args.index_sets}
+    both |= {"select": args.select} if args.select else {}
     documents = both | {"langs": args.langs, "pairing": {}}
     injected = both | {"seed": args.seed, "per_kind": args.per_kind, "languages": {}}
     for lang in langs:

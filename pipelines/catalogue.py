@@ -609,6 +609,39 @@ TABLE: tuple[Code, ...] = (
         ),
     ),
     _code(
+        "MEAN003",
+        C.MEANING,
+        "error",
+        CHECK,
+        """A card's text line reads more like another
+        card's line than like its own: a line pasted from another card, or swapped with
+        another line of its card.""",
+        covers=(
+            "MEAN001",
+            "EXTRA001",
+            "TERM001",
+            "TERM002",
+            "NUM001",
+            "PH001",
+            "PH002",
+            "TRUNC002",
+            "CARD004",
+            "DATE001",
+            "DATE006",
+        ),
+        default=False,
+        note=(
+            "Off by default: on the printed card text of sets it was not tuned on, the "
+            "likeness alone was misled by an old printing's wording or by another card's "
+            "keyword line (Serra Angel's vigilance read as Wall of Bone's defender, Druid's "
+            "Deliverance's first sentence as Fog) in every case a reviewer judged: 0 true, "
+            "1 debatable, 12 false in eight rounds (as MEAN002, before it was split off; "
+            "benchmarks/results/precision.md). A line injected from another card is found "
+            "24 and 25 times in 25 (benchmarks/results/inject_cards.md). Select it to "
+            "review the card lines that read like other cards' lines."
+        ),
+    ),
+    _code(
         "OUT001",
         C.OUTDATED,
         "warning",

@@ -528,7 +528,7 @@ def test_an_old_printing_of_mill_translates_its_own_line(cards):
     """Splinterfright (ISD): the printed "pon las primeras dos cartas de tu biblioteca en tu
     cementerio" reads more like Sultai Ascendancy's "look at the top two cards of your
     library. Put any number of them into your graveyard…" than like "mill two cards", yet it
-    is the old wording of its own line (MEAN002 weighs "mill" as said)."""
+    is the old wording of its own line (MEAN003 weighs "mill" as said)."""
     other = _line(
         "sultai-ascendancy.txt:1",
         "At the beginning of your upkeep, look at the top two cards of your library. Put any "
@@ -548,7 +548,7 @@ def test_an_old_printing_of_mill_translates_its_own_line(cards):
     )
     row = cards.alignment[-1]
     row.similarity, row.better_source, row.better_similarity = 0.53, other.id, 0.69
-    assert cards.on("MEAN002", target) == []
+    assert cards.on("MEAN003", target) == []
     dream_twist = cards.line(  # "mills": a form the glossary's "Mill" does not list
         "Target player mills three cards.",
         "El jugador objetivo pone las primeras tres cartas de su biblioteca en su cementerio.",
@@ -558,7 +558,7 @@ def test_an_old_printing_of_mill_translates_its_own_line(cards):
     )
     row = cards.alignment[-1]
     row.similarity, row.better_source, row.better_similarity = 0.5, other.id, 0.7
-    assert cards.on("MEAN002", dream_twist) == []
+    assert cards.on("MEAN003", dream_twist) == []
     swapped = cards.line(
         "Draw a card.",
         "Al comienzo de tu mantenimiento, mira las dos primeras cartas de tu biblioteca. Pon "
@@ -570,7 +570,8 @@ def test_an_old_printing_of_mill_translates_its_own_line(cards):
     )
     row = cards.alignment[-1]
     row.similarity, row.better_source, row.better_similarity = 0.2, other.id, 0.9
-    assert [f.evidence["translates"] for f in cards.on("MEAN002", swapped)] == [other.id]
+    assert [f.evidence["translates"] for f in cards.on("MEAN003", swapped)] == [other.id]
+    assert cards.on("MEAN002", swapped) == []  # a card line found by likeness alone
 
 
 @pytest.mark.parametrize(
@@ -598,7 +599,7 @@ def test_the_old_printing_of_reach_is_old_wording_of_its_own_line(cards, transla
     target = cards.line("Reach", translated, lang, "penumbra-spider", "Araña Penumbra")
     row = cards.alignment[-1]
     row.similarity, row.better_source, row.better_similarity = 0.33, other.id, 0.66
-    assert cards.on("MEAN002", target) == []
+    assert cards.on("MEAN003", target) == []
     assert [f.evidence["expected"] for f in cards.on("TERM003", target)] == [[use]]
 
 

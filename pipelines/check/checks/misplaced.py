@@ -19,25 +19,53 @@ from .terminology import replaced_phrases
 def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
     """The translation matches another English unit clearly better than its own (cross-
     lingual similarity at least 0.12 higher, and high in itself): it was swapped with
-    another ruling of the card, pasted from another card, or a CAT file's segments were
-    misaligned. The evidence names the unit it translates, with both similarities. A
-    translation paired with nothing that is very close to another unit is reported too, and
-    so is one that only matches a text of another single card (a line pasted from the other
-    card: not a ruling many cards share), or that repeats a translation of its document,
-    and so is a pair of low similarity that shares no game term, symbol or number.
-    Similarity alone is not trusted where the texts say otherwise: when the game terms,
-    symbols and numbers of the translation agree with its own source at least as well as
-    with the other unit (Flash / 闪现 with its reminder text, Mana / 法术力), it stays; a
-    card's reminder text, which explains a keyword alike on every card, does not count as
-    agreement. A unit that repeats another unit of its document says so. A card's line
-    that names another card of the folder (its document's title) where its English names
-    its own card, and does not name its own, is that card's line, whatever the similarity
-    says (Vantress Paladin's adamant line with Ardenvale Paladin's name and colour)."""
+    another ruling, or a CAT file's segments were misaligned. The evidence names the unit
+    it translates, with both similarities. A translation paired with nothing that is very
+    close to another unit is reported too, and so is one that repeats a translation of its
+    document, and so is a pair of low similarity that shares no game term, symbol or
+    number. Similarity alone is not trusted where the texts say otherwise: when the game
+    terms, symbols and numbers of the translation agree with its own source at least as
+    well as with the other unit (Flash / 闪现 with its reminder text, Mana / 法术力), it
+    stays; a card's reminder text, which explains a keyword alike on every card, does not
+    count as agreement. A unit that repeats another unit of its document says so. A card's
+    line that names another card of the folder (its document's title) where its English
+    names its own card, and does not name its own, is that card's line, whatever the
+    similarity says (Vantress Paladin's adamant line with Ardenvale Paladin's name and
+    colour). A card's line that only reads more like another card's line is MEAN003's
+    (off by default)."""
+    yield from (problem for problem, by_likeness in _misplaced(ctx) if not by_likeness)
+
+
+@check("MEAN003", scope=Scope.CORPUS)
+def card_line_like_another(ctx: CheckContext) -> Iterator[Problem]:
+    """A card's text line reads more like another card's line than like its own (cross-
+    lingual similarity at least 0.12 higher, and its game terms, symbols and numbers agree
+    no better with its own): a line pasted from another card, or swapped with another line
+    of its card; and a card's line paired with nothing that matches another card's line
+    very closely. Off by default: on real printed card text the similarity is often
+    misled by an old printing's wording or by a keyword line of another card (Serra
+    Angel's vigilance read as Wall of Bone's defender), where the line is its own. The
+    same finding on rules text, CAT files and rulings is MEAN002's."""
+    yield from (problem for problem, by_likeness in _misplaced(ctx) if by_likeness)
+
+
+def _misplaced(ctx: CheckContext) -> list[tuple[Problem, bool]]:
+    """Every unit that translates another unit, each with whether it is a card's line
+    found by likeness alone (MEAN003) rather than by what MEAN002 reports; worked out once
+    for both codes."""
+    key = "misplaced units"
+    if key not in ctx.cache:
+        ctx.cache[key] = list(_misplaced_units(ctx))
+    return ctx.cache[key]
+
+
+def _misplaced_units(ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:
     titles = _Titles(ctx)
     for row in ctx.alignment:
         if row.target_id and not row.better_source:
             found = list(_unrelated(ctx, row))
-            yield from found or _names_another_card(ctx, row, titles)
+            for problem in found or _names_another_card(ctx, row, titles):
+                yield problem, False
             continue
         if not row.target_id:
             continue
@@ -50,7 +78,8 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
             and not _repeats_another_unit(ctx, target, other)
             and _agreement_with_own(ctx, target, own) >= _agreement(ctx, target, other)
         ):
-            yield from _names_another_card(ctx, row, titles)
+            for problem in _names_another_card(ctx, row, titles):
+                yield problem, False
             continue
         where = other.card or other.section or other.doc
         place = f"{where}: " if where and where != target.card else ""
@@ -70,7 +99,7 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
                     else "a unit of its own."
                 )
             )
-        yield Problem(
+        problem = Problem(
             target,
             message,
             {
@@ -82,6 +111,7 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
             },
             source=own,
         )
+        yield problem, twin is None and is_card_text(target)
 
 
 class _Titles:
