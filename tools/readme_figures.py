@@ -106,10 +106,20 @@ def rows() -> list[tuple[str, str, str, str]]:
             for lang in cards["languages"].values()
             for kind in lang["recall"].values()
         ]
+        figure = f"every kind {_pct(min(recalls))} or more"
+        if meaning := _load("inject_cards-meaning"):
+            pasted = [
+                lang["recall"]["swap-other-card"]["recall"]
+                for lang in meaning["languages"].values()
+            ]
+            figure += (
+                f" (a line pasted from another card: {_pct(min(pasted))} or more with "
+                "MEAN003, which is off by default)"
+            )
         found.append(
             (
                 "defects injected into card documents of new sets (es, zh)",
-                f"every kind {_pct(min(recalls))} or more",
+                figure,
                 _when(cards),
                 "inject_cards.md",
             )
