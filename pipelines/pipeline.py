@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import manifest, outputs, stages, tables
+from . import heap, manifest, outputs, stages, tables
 from .cachedir import cache_root
 from .engine import build_engine
 from .files import digests_kept
@@ -110,7 +110,7 @@ def run(
     )
     work = Reuse()
     try:
-        with outputs.staged(out, OUTPUT_FILES) as staging:
+        with outputs.staged(out, OUTPUT_FILES) as staging, heap.stages_in_one_process():
             try:
                 with on_stage("ingest"):
                     ingested = stages.ingest_stage(
@@ -118,6 +118,7 @@ def run(
                     )
             except stages.NoRulingsError:
                 raise stages.NoRulingsError(nothing_read(inputs, staging)) from None
+            heap.stage_done()
             if on_ingested:
                 on_ingested(ingested)
             # each stage is handed what the one before it produced (the same records it
@@ -132,6 +133,7 @@ def run(
                     rulings=ingested.rulings,
                     digests=ingested.digests,
                 )
+            heap.stage_done()
             with on_stage("check"):
                 checked = stages.check_stage(
                     staging,
@@ -142,6 +144,7 @@ def run(
                     ingested=ingested,
                     alignment=alignment,
                 )
+            heap.stage_done()
             produced = tables.RunTables(
                 ingested.rulings,
                 alignment,

@@ -53,3 +53,35 @@ def test_give_back_returns_the_pages_of_freed_blocks_among_live_ones():
     before, after = map(float, done.stdout.split())
     # 160 MB allocated, 140 MB of it freed between live blocks
     assert before - after > 100, (before, after)
+
+
+def test_a_run_keeps_what_each_stage_leaves_out_of_the_collectors_walks(tmp_path: Path):
+    """``rulings run`` collects the youngest generation less often while its stages run, and
+    moves what each stage hands the next to the permanent generation (``gc.freeze``); once
+    the run ends, the collector is as it was (the Python API's later collections)."""
+    import gc
+
+    from pipelines import heap, pipeline
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "epochrasite.txt").write_text(
+        "Epochrasite\n\n"
+        "10/1/2007: If Epochrasite dies, its last ability triggers and it is exiled with "
+        "three time counters on it.\n",
+        encoding="utf-8",
+    )
+    before, seen = gc.get_threshold(), {}
+
+    def after_ingest(ingested) -> None:
+        seen.update(threshold=gc.get_threshold()[0], frozen=gc.get_freeze_count())
+
+    result = pipeline.run(
+        [folder],
+        tmp_path / "out",
+        Settings(cache_dir=tmp_path / "cache", engine="local"),
+        on_ingested=after_ingest,
+    )
+    assert result.ingested.rulings
+    assert seen["threshold"] >= heap.YOUNG_OBJECTS and seen["frozen"] > 0
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
