@@ -55,6 +55,23 @@ def _code(code: str, category: Category, severity: str, stage: str, text: str, *
     )
 
 
+MISPLACED_COVERS = (
+    "MEAN001",
+    "EXTRA001",
+    "TERM001",
+    "TERM002",
+    "NUM001",
+    "PH001",
+    "PH002",
+    "TRUNC002",
+    "CARD004",
+    "DATE001",
+    "DATE006",
+)
+"""What a translation of another unit (MEAN002, MEAN003) makes redundant on its unit: the
+terms, numbers and symbols of the wrong source are missing as a matter of course."""
+
+
 TABLE: tuple[Code, ...] = (
     # --- ingest: files, formats, lines ---------------------------------------------------
     _code(
@@ -594,19 +611,7 @@ TABLE: tuple[Code, ...] = (
         CHECK,
         """The translation matches another English unit clearly better than its own: a
         swapped, pasted or misaligned translation.""",
-        covers=(
-            "MEAN001",
-            "EXTRA001",
-            "TERM001",
-            "TERM002",
-            "NUM001",
-            "PH001",
-            "PH002",
-            "TRUNC002",
-            "CARD004",
-            "DATE001",
-            "DATE006",
-        ),
+        covers=MISPLACED_COVERS,
     ),
     _code(
         "MEAN003",
@@ -616,19 +621,7 @@ TABLE: tuple[Code, ...] = (
         """A card's text line reads more like another
         card's line than like its own: a line pasted from another card, or swapped with
         another line of its card.""",
-        covers=(
-            "MEAN001",
-            "EXTRA001",
-            "TERM001",
-            "TERM002",
-            "NUM001",
-            "PH001",
-            "PH002",
-            "TRUNC002",
-            "CARD004",
-            "DATE001",
-            "DATE006",
-        ),
+        covers=MISPLACED_COVERS,
         default=False,
         note=(
             "Off by default: on the printed card text of sets it was not tuned on, the "
