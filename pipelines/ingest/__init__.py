@@ -14,7 +14,7 @@ from ..engine import Engine
 from ..engine.local import LocalEngine
 from ..model import CardName, Finding, Ruling
 from ..tables import CorpusDigests, paused_gc
-from ..vocabulary import DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
+from ..vocabulary import CAT_FORMATS, DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
 from ..work import Cache, Job, execute, kind, no_cache
 from . import sets
 from .cards import identified_names, identify_cards
@@ -49,7 +49,7 @@ class IngestResult:
     digests: CorpusDigests | None = None
     """The digests of the rulings' lines in corpus.jsonl, once the stage has written it."""
     inputs: list[dict] = field(default_factory=list)
-    """The bilingual CAT files read (``ANNOTATED_FORMATS``): ``file`` (their id), ``path``
+    """The bilingual CAT files read (``CAT_FORMATS``): ``file`` (their id), ``path``
     (where they were read), ``format`` and ``digest`` (of their bytes), for the report that
     writes each of them back annotated."""
 
@@ -109,7 +109,7 @@ def ingest_sources(
     files = [doc for doc in sources if doc.not_read != NOT_READ_FOLDER]
     for doc, read in zip(files, read_files(files, engine, work), strict=True):
         result.files += 1
-        if read.format in ANNOTATED_FORMATS and read.rulings:
+        if read.format in CAT_FORMATS and read.rulings:
             result.inputs.append(_input_row(doc, read.format))
         result.rulings.extend(read.rulings)
         result.findings.extend(read.findings)
@@ -121,7 +121,6 @@ def ingest_sources(
     return result
 
 
-ANNOTATED_FORMATS = ("xliff", "po", "tmx")
 """The formats whose files come back annotated with their findings (findings-xliff/)."""
 
 

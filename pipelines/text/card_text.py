@@ -8,6 +8,7 @@ from functools import cache
 
 from ..model import Ruling
 from ..resources import read_tsv
+from ..vocabulary import CAT_FORMATS
 
 RULES_FORMATS = frozenset({"cr-text", "cr-summary"})
 REMINDER_TEXT = re.compile(r"\s*[(（][^()（）]*[)）]")
@@ -27,6 +28,13 @@ def is_card_text(ruling: Ruling) -> bool:
         and ruling.section is None
         and (ruling.card is not None or ruling.format in UNDATED_FORMATS)
     )
+
+
+def is_card_document_line(ruling: Ruling) -> bool:
+    """A line of a card document's text (``is_card_text``), not a segment of a translator's
+    bilingual file that holds one (``CAT_FORMATS``): printed card text runs lines together
+    and drops reminder text, a CAT file pairs its segments itself."""
+    return is_card_text(ruling) and ruling.format not in CAT_FORMATS
 
 
 def is_reminder_line(ruling: Ruling) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from ...text.card_text import is_reminder_line
+from ...text.card_text import is_card_document_line, is_reminder_line
 from ...vocabulary import DocKind, Method, Release, Scope
 from ..context import CheckContext
 from ..registry import Problem, check, corpus_fact
@@ -17,7 +17,30 @@ UNKNOWN_SHOWN = 5
 def missing_translation(ctx: CheckContext) -> Iterator[Problem]:
     """An English ruling (or rule) that the translated document should have and does not:
     it is one of the card's current English rulings, or it lies inside the stretch of rules
-    the translation covers, and nothing in the translation matches it."""
+    the translation covers, and nothing in the translation matches it. A line of a card's
+    text is MISS002's (off by default)."""
+    yield from (problem for problem, card_line in _missing(ctx) if not card_line)
+
+
+@check("MISS002", scope=Scope.CORPUS)
+def missing_card_line(ctx: CheckContext) -> Iterator[Problem]:
+    """A line of a card's English text that nothing in the translated card text matches.
+    Off by default: printed cards run lines together (two keywords on one line, a sliver's
+    two granted abilities in one sentence) in ways the pairing does not always see, and
+    then the line is there, inside another."""
+    yield from (problem for problem, card_line in _missing(ctx) if card_line)
+
+
+def _missing(ctx: CheckContext) -> list[tuple[Problem, bool]]:
+    """Every English unit with no translation, each with whether it is a line of a card's
+    text (MISS002) rather than a ruling or a rule (MISS001); worked out once for both."""
+    key = "missing units"
+    if key not in ctx.cache:
+        ctx.cache[key] = list(_missing_units(ctx))
+    return ctx.cache[key]
+
+
+def _missing_units(ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:
     merged = {line.id for lines in ctx.merged_sources.values() for line in lines}
     for row in ctx.alignment:
         if row.method != Method.NO_TRANSLATION or row.source_id is None:
@@ -26,7 +49,7 @@ def missing_translation(ctx: CheckContext) -> Iterator[Problem]:
             continue
         source = ctx.by_id[row.source_id]
         new = f", new in the {source.doc_version} release," if row.release == Release.NEW else ""
-        yield Problem(
+        problem = Problem(
             source,
             f"No {row.lang} translation of this {source.kind}"
             + (f" ({source.section})" if source.section else "")
@@ -35,6 +58,7 @@ def missing_translation(ctx: CheckContext) -> Iterator[Problem]:
             source=source,
             lang=row.lang,
         )
+        yield problem, is_card_document_line(source)
 
 
 @check("EXTRA001", scope=Scope.CORPUS)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from functools import cached_property
 
 from ...model import Ruling
+from ...text.card_text import is_card_document_line
 from ...text.tokens import token_counts
 from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Scope, is_unspaced
 from ..context import REMINDER_TEXT, CheckContext, is_card_text
@@ -111,7 +112,7 @@ def _misplaced_units(ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:
             },
             source=own,
         )
-        yield problem, twin is None and is_card_text(target)
+        yield problem, twin is None and is_card_document_line(target)
 
 
 class _Titles:
