@@ -8,12 +8,12 @@ the bundled model."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from pipelines.catalogue import CATALOGUE
 from pipelines.cli import main
 
 pytestmark = pytest.mark.model
@@ -144,7 +144,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for lang, (title, lines) in translations.items():
             _write(root, lang, slug, title, lines)
     out = tmp_path_factory.mktemp("printed-run")
-    result = CliRunner().invoke(main, ["run", str(root), "--out", str(out), "--fail-on", "never"])
+    every = ",".join(sorted({str(row.category) for row in CATALOGUE.values()}))  # opt-in too
+    result = CliRunner().invoke(
+        main, ["run", str(root), "--out", str(out), "--fail-on", "never", "--select", every]
+    )
     assert result.exit_code == 0, result.output
     return out
 
@@ -163,7 +166,7 @@ def _findings(run: Path, code: str, file_part: str) -> list[dict]:
 
 @pytest.mark.parametrize("slug", ["narcomoeba", "sehts-tiger"])
 def test_a_paragraph_that_says_two_lines_leaves_neither_missing(run, slug):
-    assert _findings(run, "MISS001", slug) == []
+    assert _findings(run, "MISS002", slug) == _findings(run, "MISS001", slug) == []
     merged = [
         r for r in _rows(run, "alignment.jsonl")
         if r["method"] == "merged" and slug in r["target_id"]
@@ -171,26 +174,20 @@ def test_a_paragraph_that_says_two_lines_leaves_neither_missing(run, slug):
     assert len(merged) == 1 and merged[0]["source_id"] == f"en/{slug}.txt:3"
 
 
-def test_a_line_really_left_out_is_still_missing_when_its_check_is_selected(run, tmp_path):
-    """A card line with no translation is MISS002, off by default (printed cards run lines
-    together more often than they leave one out): selected, it reports Riftsweeper's."""
+def test_a_line_really_left_out_is_still_missing(run):
+    """A card line with no translation is MISS002 (off by default: printed cards run lines
+    together more often than they leave one out; this run selects every code)."""
     assert _findings(run, "MISS001", "riftsweeper") == []
-    assert _findings(run, "MISS002", "riftsweeper") == []
-    out = shutil.copytree(run, tmp_path / "out")
-    result = CliRunner().invoke(
-        main, ["check", "--out", str(out), "--select", "MISS002", "--fail-on", "never"]
-    )
-    assert result.exit_code == 0, result.output
-    missing = _findings(out, "MISS002", "riftsweeper")
+    missing = _findings(run, "MISS002", "riftsweeper")
     assert [f["ruling_id"] for f in missing] == ["en/riftsweeper.txt:5"]
 
 
 def test_a_printed_colour_sentence_is_no_extra_translation(run):
-    assert _findings(run, "EXTRA001", "ancestral-vision") == []
+    assert _findings(run, "EXTRA003", "ancestral-vision") == []
 
 
 def test_a_printing_that_splits_a_line_is_no_extra_translation(run):
-    assert _findings(run, "EXTRA001", "aether-membrane") == []
+    assert _findings(run, "EXTRA003", "aether-membrane") == []
     split = [
         r for r in _rows(run, "alignment.jsonl")
         if r["method"] == "merged" and r["target_id"] == "zh/aether-membrane.txt:3"
@@ -218,13 +215,16 @@ def test_a_line_of_keywords_printed_a_keyword_a_line(tmp_path_factory):
         ],
     )
     out = tmp_path_factory.mktemp("keywords-run")
-    result = CliRunner().invoke(main, ["run", str(root), "--out", str(out), "--fail-on", "never"])
+    every = ",".join(sorted({str(row.category) for row in CATALOGUE.values()}))  # opt-in too
+    result = CliRunner().invoke(
+        main, ["run", str(root), "--out", str(out), "--fail-on", "never", "--select", every]
+    )
     assert result.exit_code == 0, result.output
     rows = {r["target_id"]: r for r in _rows(out, "alignment.jsonl") if r["target_id"]}
     assert rows["zh/thornweald-archer.txt:3"]["source_id"] == "en/thornweald-archer.txt:3"
     assert rows["zh/thornweald-archer.txt:5"]["method"] == "merged"
     codes = {f["code"] for f in _rows(out, "findings.jsonl")}
-    assert not codes & {"EXTRA001", "MISS001", "EXTRA002"}
+    assert not codes & {"EXTRA001", "EXTRA003", "MISS001", "MISS002", "EXTRA002"}
 
 
 def test_keyword_lines_printed_as_one_listing_paragraph(tmp_path_factory):
@@ -266,7 +266,10 @@ def test_keyword_lines_printed_as_one_listing_paragraph(tmp_path_factory):
         "每当你抓每回合中你的第二张牌时，在精怪破坏者上放置一个+1/+1指示物。",
     ])  # fmt: skip
     out = tmp_path_factory.mktemp("listing-run")
-    result = CliRunner().invoke(main, ["run", str(root), "--out", str(out), "--fail-on", "never"])
+    every = ",".join(sorted({str(row.category) for row in CATALOGUE.values()}))  # opt-in too
+    result = CliRunner().invoke(
+        main, ["run", str(root), "--out", str(out), "--fail-on", "never", "--select", every]
+    )
     assert result.exit_code == 0, result.output
     says: dict[str, set[str]] = {}
     for r in _rows(out, "alignment.jsonl"):
@@ -281,4 +284,5 @@ def test_keyword_lines_printed_as_one_listing_paragraph(tmp_path_factory):
         assert says[target] == {f"en/{card}:3", f"en/{card}:5"}, target
     assert says["zh/faerie-vandal.txt:3"] == {"en/faerie-vandal.txt:3"}
     codes = {f["code"] for f in _rows(out, "findings.jsonl")}
-    assert not codes & {"MISS001", "EXTRA001", "INCON001", "INCON002", "MEAN002"}
+    assert not codes & {"MISS001", "MISS002", "EXTRA001", "EXTRA003", "INCON001", "INCON002"}
+    assert not codes & {"MEAN002", "MEAN003"}

@@ -66,8 +66,31 @@ def translation_without_source(ctx: CheckContext) -> Iterator[Problem]:
     """A translated ruling that matches none of the English rulings its document is aligned
     with: a ruling the English does not have (removed, or added by the translator), or one
     translated so freely that it cannot be matched. Documents with no English source in the
-    input at all are reported once instead (EXTRA002). A card's text line that is only
+    input at all are reported once instead (EXTRA002). A line of a card's translated text
+    is EXTRA003's (off by default)."""
+    yield from (problem for problem, card_line in _unmatched(ctx) if not card_line)
+
+
+@check("EXTRA003", scope=Scope.CORPUS)
+def card_line_without_source(ctx: CheckContext) -> Iterator[Problem]:
+    """A line of a card's translated text that matches no line of its English text. Off by
+    default: printed cards split a line in two, run lines together or add a sentence Oracle
+    text no longer has, in ways the pairing does not always see. A line that is only
     reminder text is none: printed cards add reminder lines as space allows."""
+    yield from (problem for problem, card_line in _unmatched(ctx) if card_line)
+
+
+def _unmatched(ctx: CheckContext) -> list[tuple[Problem, bool]]:
+    """Every translated unit its document's English does not match, each with whether it
+    is a line of a card's text (EXTRA003) rather than a ruling, a rule or a CAT file's
+    segment (EXTRA001); worked out once for both."""
+    key = "unmatched units"
+    if key not in ctx.cache:
+        ctx.cache[key] = list(_unmatched_units(ctx))
+    return ctx.cache[key]
+
+
+def _unmatched_units(ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:
     sourced_docs = _documents_with_sources(ctx)
     for row in ctx.alignment:
         if row.method != Method.NO_SOURCE or row.target_id is None:
@@ -75,11 +98,12 @@ def translation_without_source(ctx: CheckContext) -> Iterator[Problem]:
         target = ctx.by_id[row.target_id]
         if target.doc not in sourced_docs or is_reminder_line(target):
             continue
-        yield Problem(
+        problem = Problem(
             target,
             "No English ruling in the input matches this translation.",
             {"group": row.group},
         )
+        yield problem, is_card_document_line(target)
 
 
 @check("EXTRA002", scope=Scope.CORPUS)
