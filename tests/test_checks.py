@@ -94,6 +94,62 @@ def test_term001_a_repeated_noun_is_not_a_swap(run):
     ]
 
 
+def test_term001_a_coordination_that_says_the_noun_once_is_not_a_swap(run):
+    """Trickbind (TSP): "la habilidad activada o disparada" says both abilities, as
+    "activated or triggered ability" does; the later "habilidades activadas" are the
+    activated ones. A triggered ability translated as activated is still reported."""
+    trickbind = (
+        "Counter target activated or triggered ability. If a permanent's ability is "
+        "countered this way, activated abilities of that permanent can't be activated this "
+        "turn."
+    )
+    coordinated = run.pair(
+        trickbind,
+        "Contrarresta la habilidad activada o disparada objetivo. Si la habilidad de un "
+        "permanente es contrarrestada de esta manera, las habilidades activadas de ese "
+        "permanente no pueden jugarse este turno.",
+        "es",
+    )
+    swapped = run.pair(
+        trickbind,
+        "Contrarresta la habilidad activada objetivo. Si la habilidad de un permanente es "
+        "contrarrestada de esta manera, las habilidades activadas de ese permanente no "
+        "pueden jugarse este turno.",
+        "es",
+    )
+    assert codes_on(run, "TERM001", coordinated) == []
+    assert [f.evidence["concept"] for f in codes_on(run, "TERM001", swapped)] == [
+        "triggered-ability"
+    ]
+
+
+def test_term001_a_form_inside_the_cards_own_name_is_the_names(run):
+    """A new set's card no card data names yet, whose printed Chinese name holds 墓地 (as
+    墓地翻拣怪, Grave Scrabbler, did in the tuning runs whose card index lacked FUT): where
+    the document's title names the card, its 墓地 is the name's, not "graveyard" in the
+    forbidden form. The same 墓地 for the graveyard itself is still reported."""
+    english = (
+        "When Gravewatch Gargoyle enters the battlefield, you may return target creature "
+        "card from a graveyard to its owner's hand."
+    )
+    named = run.pair(
+        english,
+        "当墓地守望石像鬼进场时，你可以将目标生物牌从坟墓场移回其拥有者手上。",
+        "zh",
+        card="Gravewatch Gargoyle",
+    )
+    wrong = run.pair(
+        english,
+        "当墓地守望石像鬼进场时，你可以将目标生物牌从墓地移回其拥有者手上。",
+        "zh",
+        card="Gravewatch Gargoyle",
+    )
+    for unit in (named, wrong):
+        unit.doc_title = "墓地守望石像鬼"  # a card document's title: the printed name
+    assert codes_on(run, "TERM001", named) == []
+    assert [f.evidence["found"] for f in codes_on(run, "TERM001", wrong)] == [["墓地"]]
+
+
 def test_term002_missing_term_and_a_term_inside_a_longer_one(run):
     dropped = run.pair(
         "Put that card into its owner's graveyard.", "将该牌置入其拥有者的墓穴。", "zh"

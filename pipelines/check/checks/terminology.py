@@ -14,7 +14,7 @@ from ...resources import read_tsv
 from ...termbase import USABLE, TermHit
 from ...thresholds import CHECK, threshold
 from ...vocabulary import Role, Scope, is_unspaced
-from ..context import AlignedPair, CheckContext
+from ..context import AlignedPair, CheckContext, is_card_text
 from ..lengths import length_share
 from ..lexicon import without_translator_notes
 from ..registry import Problem, check, quoted
@@ -94,13 +94,21 @@ def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]
     first has not swapped anything. Nor has a rules example that names the concept rightly
     as often as the source does: examples name cards, and a translated card name may hold
     a forbidden form (墓地 inside 墓地鼠群, Graf Rats, beside 坟墓场 for the one "graveyard"
-    of the source).
+    of the source). Nor is a form inside the card's own name where the document's title names
+    it (墓地 in 墓地翻拣怪, Grave Scrabbler, a card no card data names yet).
     """
     key = ("wrong_spans", pair.source_text, pair.target.text, pair.lang)
     found = ctx.memo.get(key)
     if found is None:
         found = ctx.memo[key] = _wrong_spans(ctx, pair.source_text, pair.target.text, pair.lang)
-    return found
+    titled = _own_title_spans(pair.target)
+    if not titled or not found:
+        return found
+    kept = {
+        concept: [h for h in hits if not any(a <= h.start and h.end <= b for a, b in titled)]
+        for concept, hits in found.items()
+    }
+    return {concept: hits for concept, hits in kept.items() if hits}
 
 
 def _wrong_spans(
@@ -129,6 +137,8 @@ def _wrong_spans(
             hit.concept
         ]:
             continue
+        if other and _said_in_coordination(ctx, hit.concept, text, lang):
+            continue  # "la habilidad activada o disparada" for "activated or triggered ability"
         wrong[hit.concept].append(hit)
     return dict(wrong)
 
@@ -162,6 +172,14 @@ def forbidden_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
             marks=[Mark.target(h.start, h.end) for h in hits]
             + _source_marks(ctx, pair, concept, Role.TERM),
         )
+
+
+def _own_title_spans(unit: Ruling) -> list[tuple[int, int]]:
+    """Where a unit's text names its document's title (a card document: the card's name)."""
+    title = (unit.doc_title or "").strip()
+    if len(title) < 2 or not is_card_text(unit):
+        return []
+    return [(m.start(), m.end()) for m in re.finditer(re.escape(title), unit.text)]
 
 
 def _usable_forms(ctx: CheckContext, concept: str, lang: str) -> re.Pattern[str] | None:
@@ -224,6 +242,17 @@ GAP_CHARS = 20
 STOP = re.compile(r"[。；;，,：:]")
 """Punctuation that ends the phrase a coordination stands in."""
 """How far apart the two halves of a Chinese compound term may stand in a coordination."""
+
+
+def _said_in_coordination(ctx: CheckContext, concept: str, text: str, lang: str) -> bool:
+    """Whether a text names the concept in a coordination that says the shared half of its
+    term once (``_coordinated``)."""
+    return any(
+        _coordinated(form, text, lang)
+        for status in USABLE
+        for term in ctx.termbase.terms(concept, lang, status)
+        for form in term.forms
+    )
 
 
 def _coordinated(form: str, text: str, lang: str) -> bool:
@@ -290,12 +319,7 @@ def missing_term(pair: AlignedPair, ctx: CheckContext) -> Iterator[Problem]:
         forms = _usable_forms(ctx, concept, pair.lang)
         if forms is not None and forms.search(pair.target.text):
             continue
-        if any(
-            _coordinated(form, pair.target.text, pair.lang)
-            for status in USABLE
-            for term in ctx.termbase.terms(concept, pair.lang, status)
-            for form in term.forms
-        ):
+        if _said_in_coordination(ctx, concept, pair.target.text, pair.lang):
             continue
         expected = _expected(ctx, concept, pair.lang)
         if not expected:
