@@ -69,6 +69,17 @@ def rows() -> list[tuple[str, str, str, str]]:
                 judged["es-documents"]["record"].replace(".json", ".md"),
             )
         )
+        if together := _latest("new-sets"):
+            overall = together["overall"]
+            found.append(
+                (
+                    "judged true, the latest fresh sample of the four card runs together (62)",
+                    f"{overall['true']}/{overall['judged']} ({_pct(overall['precision'])}), "
+                    f"{overall['false']} false",
+                    _when(together),
+                    together["record"].replace(".json", ".md"),
+                )
+            )
         rules = judged["cr2022"]["overall"]
         found.append(
             (
