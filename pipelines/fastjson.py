@@ -117,8 +117,6 @@ def indented(value: Any) -> str:
     profiled. Here each scalar goes through ``json``'s C encoder and each container is
     joined once. A mapping with a key that is not a string goes through ``json`` whole (it
     turns such keys into strings before sorting them)."""
-    if isinstance(value, dict) and not all(isinstance(key, str) for key in value):
-        return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True)
     parts: list[str] = []
     _indented(value, "\n", parts)
     return "".join(parts)

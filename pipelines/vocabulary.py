@@ -192,4 +192,5 @@ BILINGUAL_SOURCE_SUFFIX = "/source"
 """What a bilingual file's source row adds to its unit's id (the target row is the unit's id)."""
 CAT_FORMATS = frozenset({"xliff", "po", "tmx"})
 """The bilingual files of translators' tools: their units are the tool's segments, paired in
-the file, whatever text they hold (a card's line or a ruling)."""
+the file, whatever text they hold (a card's line or a ruling); each file comes back annotated
+with its findings (findings-xliff/)."""

@@ -149,6 +149,18 @@ def run_checks_from(function: Callable[[CheckContext], list[Entry]]) -> Callable
     return RUN_CHECKS.register(f"{function.__module__}.{function.__name__}")(function)
 
 
+def split_pass(
+    ctx: CheckContext, name: str, found: Callable[[], Iterable[tuple[Problem, bool]]]
+) -> list[tuple[Problem, bool]]:
+    """The problems of a pass two codes share, each with which of the two it is (the code
+    off by default takes the ``True`` ones: MEAN003, MISS002, EXTRA003), worked out once
+    per context for both."""
+    key = ("split pass", name)
+    if key not in ctx.cache:
+        ctx.cache[key] = list(found())
+    return ctx.cache[key]
+
+
 def checks_of(ctx: CheckContext) -> dict[str, Entry]:
     """Every check of this run by code: the registered ones, then those its context brings.
     Worked out once per context."""

@@ -121,9 +121,6 @@ def ingest_sources(
     return result
 
 
-"""The formats whose files come back annotated with their findings (findings-xliff/)."""
-
-
 def _input_row(doc: SourceFile, fmt: str) -> dict:
     """A bilingual input's row in the inputs table: where it is, and where its units are."""
     try:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from ...text.card_text import is_card_document_line, is_reminder_line
 from ...vocabulary import DocKind, Method, Release, Scope
 from ..context import CheckContext
-from ..registry import Problem, check, corpus_fact
+from ..registry import Problem, check, corpus_fact, split_pass
 
 UNKNOWN_SHOWN = 5
 
@@ -34,10 +34,7 @@ def missing_card_line(ctx: CheckContext) -> Iterator[Problem]:
 def _missing(ctx: CheckContext) -> list[tuple[Problem, bool]]:
     """Every English unit with no translation, each with whether it is a line of a card's
     text (MISS002) rather than a ruling or a rule (MISS001); worked out once for both."""
-    key = "missing units"
-    if key not in ctx.cache:
-        ctx.cache[key] = list(_missing_units(ctx))
-    return ctx.cache[key]
+    return split_pass(ctx, "missing units", lambda: _missing_units(ctx))
 
 
 def _missing_units(ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:
@@ -84,10 +81,7 @@ def _unmatched(ctx: CheckContext) -> list[tuple[Problem, bool]]:
     """Every translated unit its document's English does not match, each with whether it
     is a line of a card's text (EXTRA003) rather than a ruling, a rule or a CAT file's
     segment (EXTRA001); worked out once for both."""
-    key = "unmatched units"
-    if key not in ctx.cache:
-        ctx.cache[key] = list(_unmatched_units(ctx))
-    return ctx.cache[key]
+    return split_pass(ctx, "unmatched units", lambda: _unmatched_units(ctx))
 
 
 def _unmatched_units(ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:

@@ -12,7 +12,7 @@ from ...text.tokens import token_counts
 from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Scope, is_unspaced
 from ..context import REMINDER_TEXT, CheckContext, is_card_text
 from ..lexicon import numbers, stated_values
-from ..registry import Problem, check
+from ..registry import Problem, check, split_pass
 from .terminology import replaced_phrases
 
 
@@ -54,10 +54,7 @@ def _misplaced(ctx: CheckContext) -> list[tuple[Problem, bool]]:
     """Every unit that translates another unit, each with whether it is a card's line
     found by likeness alone (MEAN003) rather than by what MEAN002 reports; worked out once
     for both codes."""
-    key = "misplaced units"
-    if key not in ctx.cache:
-        ctx.cache[key] = list(_misplaced_units(ctx))
-    return ctx.cache[key]
+    return split_pass(ctx, "misplaced units", lambda: _misplaced_units(ctx))
 
 
 def _misplaced_units(ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:
