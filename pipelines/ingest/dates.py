@@ -23,12 +23,18 @@ def assign_dates(rulings: list[Ruling]) -> list[Finding]:
                 parsed[item.date_raw] = found[0] if found else search(item.date_raw)
     corpus_order = infer_order([d for d in parsed.values() if d]) or DAY_FIRST
     findings: list[Finding] = []
+    # each date read once, as one string: a million rulings held a million strings of a
+    # few thousand dates
+    iso: dict[tuple[str, str], str | None] = {}
     for members in by_doc.values():
         matches = [parsed[item.date_raw] for item in members]
         order = infer_order([m for m in matches if m])
         findings.extend(_order_problems(members, matches, order, corpus_order))
         for item, match in zip(members, matches, strict=True):
-            item.date = match.iso(order or corpus_order) if match else None
+            key = (item.date_raw, order or corpus_order)
+            if key not in iso:
+                iso[key] = match.iso(key[1]) if match else None
+            item.date = iso[key]
             if item.date is None:
                 findings.append(
                     make_finding(

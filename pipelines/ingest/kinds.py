@@ -27,6 +27,8 @@ from .foreign import ForeignLanguages
 
 GLOSSARY_SHARE = 0.6
 """A document is a glossary when at least this share of its units are glossary entries."""
+KIND_TEXT = {kind: str(kind) for kind in DocKind}
+"""Each kind's text once (``str`` of an enum member makes a new string: one per ruling)."""
 FILE_DATE = re.compile(r"(?<!\d)(20\d{2})[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]\d|3[01])(?!\d)")
 
 
@@ -52,8 +54,9 @@ def assign_documents(
                 for item in members:
                     item.doc_lang = item.lang = foreign
         version = document_version(members)
+        kind_text = KIND_TEXT[kind]
         for item in members:
-            item.doc_kind = str(kind)
+            item.doc_kind = kind_text
             item.doc_version = version
         if kind == DocKind.GLOSSARY:
             findings.append(_glossary_finding(members))

@@ -36,7 +36,7 @@ def read_file(doc: SourceFile) -> FileResult:
     try:
         return _read_file(doc)
     finally:
-        doc.forget_bytes()
+        doc.forget_contents()
 
 
 def not_read(doc: SourceFile) -> Finding:

@@ -1,0 +1,60 @@
+"""What ingest leaves in memory: a file's contents are dropped once it is read (the run holds
+every source to the end), and values every ruling repeats are one object."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipelines.ingest import ingest_sources
+from pipelines.ingest.source import SourceFile, discover
+
+CONTENTS = ("_whole", "head", "text", "lines")
+
+SPANISH = """Suspender (Reglas)
+2007-02-01: Cuando se retira el último contador de tiempo, se dispara la habilidad.
+2007-02-01: La habilidad disparada de suspender usa la pila.
+"""
+ENGLISH = """Suspend (Rulings)
+2007-02-01: When the last time counter is removed, the ability triggers.
+2007-02-01: The triggered ability of suspend uses the stack.
+"""
+
+
+def test_a_read_file_keeps_none_of_its_contents_and_reads_them_again(tmp_path: Path):
+    (tmp_path / "es.txt").write_text(SPANISH, "utf-8")
+    (tmp_path / "en.txt").write_text(ENGLISH, "utf-8")
+    (tmp_path / "latin.txt").write_bytes("2007-02-01: Año de la habilidad.\n".encode("latin-1"))
+    sources = list(discover([tmp_path]))
+
+    result = ingest_sources(sources, identifier="langdetect")
+
+    assert len(sources) == 3 and result.rulings
+    for doc in sources:
+        assert not set(CONTENTS) & doc.__dict__.keys(), doc.rel
+    [spanish] = [doc for doc in sources if doc.rel == "es.txt"]
+    assert spanish.text == SPANISH and spanish.lines[1].startswith("2007-02-01: Cuando")
+    not_utf8 = [f for f in result.findings if f.code == "PARSE002"]
+    assert [f.file for f in not_utf8] == ["latin.txt"]  # once, though its text was decoded again
+
+
+def test_a_document_made_in_memory_keeps_its_bytes(tmp_path: Path):
+    data = b'{"data": {}}'
+    doc = SourceFile.from_bytes(tmp_path / "AllPrintings.json", "AllPrintings.json#X", data)
+    assert doc.head == data
+    doc.forget_contents()
+    assert doc.open_binary().read() == data  # its path holds other bytes: never read from it
+
+
+def test_rulings_share_their_date_and_document_kind(tmp_path: Path):
+    (tmp_path / "es.txt").write_text(SPANISH, "utf-8")
+    (tmp_path / "en.txt").write_text(ENGLISH, "utf-8")
+
+    result = ingest_sources(discover([tmp_path]), identifier="langdetect")
+
+    dated = [r for r in result.rulings if r.date]
+    assert len(dated) == 4 and len({r.date for r in dated}) == 1
+    assert len({id(r.date) for r in dated}) == 1
+    kinds = {r.doc_kind: set() for r in result.rulings}
+    for ruling in result.rulings:
+        kinds[ruling.doc_kind].add(id(ruling.doc_kind))
+    assert kinds and all(len(ids) == 1 for ids in kinds.values())
