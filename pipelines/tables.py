@@ -5,12 +5,16 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, TypeVar
+
+import msgspec
 
 from . import fastjson
 from .files import write_atomic
@@ -78,14 +82,89 @@ def write_jsonl(
     ``on_line`` is given each record with its line (``CorpusDigests.add``)."""
 
     def write(handle) -> None:
-        for record in records:
-            line = _line(record)
-            handle.write(line)
+        items = iter(records)
+        while chunk := list(itertools.islice(items, _CHUNK)):
+            lines = _lines_of(chunk)
+            handle.write(b"\n".join(lines))
             handle.write(b"\n")
             if on_line is not None:
-                on_line(record, line)
+                for record, line in zip(chunk, lines, strict=True):
+                    on_line(record, line)
 
     return write_atomic(path, write)
+
+
+_CHUNK = 4096
+"""Records encoded and written together."""
+_LINES = msgspec.json.Encoder()
+_PLAIN_ANNOTATIONS = frozenset({"str", "int", "bool", "None"})
+
+
+def _lines_of(records: list[Any]) -> list[bytes]:
+    """Each record's line, the bytes ``_line`` gives, a chunk encoded in one call (msgspec):
+    the corpus of a 100k run in 0.17 s against 0.68 s. msgspec writes a float under 1e-4
+    or from 1e16 up otherwise than Python (``0.000099``, ``1e16``), every other one alike
+    (tested on 600,000 of every magnitude and bit pattern); a chunk with such a float, or
+    with anything else but text, numbers, lists and dicts with text keys where a record
+    may hold more (``_open_fields``), goes through ``_line`` record by record, and so do
+    records that are not dicts or dataclasses with slots (msgspec writes a dataclass's
+    fields, ``_line`` its ``__dict__``)."""
+    kinds = set(map(type, records))
+    if not all(kind is dict or _slotted_record(kind) for kind in kinds) or any(
+        _unusual(value)
+        for kind in kinds
+        for values in _open_values(kind, [r for r in records if type(r) is kind])
+        for value in values
+    ):
+        return list(map(_line, records))
+    try:
+        data = _LINES.encode_lines(records)
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        return list(map(_line, records))
+    return data.split(b"\n")[:-1]
+
+
+def _open_values(kind: type, records: list[Any]) -> Iterator[Iterable[Any]]:
+    """The values of the records' fields that may hold more than text and whole numbers:
+    every value of a dict."""
+    if kind is dict:
+        yield (value for record in records for value in record.values())
+        return
+    for name in _open_fields(kind):
+        yield map(attrgetter(name), records)
+
+
+@cache
+def _slotted_record(kind: type) -> bool:
+    return hasattr(kind, "__dataclass_fields__") and _slotted(kind)
+
+
+@cache
+def _open_fields(record_type: type) -> tuple[str, ...]:
+    """The fields whose annotation allows more than text, whole numbers and None (a float,
+    a list, a dict, anything)."""
+    return tuple(
+        f.name
+        for f in fields(record_type)
+        if not isinstance(f.type, str)
+        or not {part.strip() for part in f.type.split("|")} <= _PLAIN_ANNOTATIONS
+    )
+
+
+def _unusual(value: Any) -> bool:
+    """Whether msgspec may write the value otherwise than ``json``: a float under 1e-4 or
+    from 1e16 up (0.0 aside), NaN, an infinity, a dict key that is not text, or a kind of
+    value other than text, numbers, booleans, None, lists, tuples and dicts."""
+    kind = type(value)
+    if kind is str or kind is int or value is None or kind is bool:
+        return False
+    if kind is float:
+        return value != 0 and not 1e-4 <= abs(value) < 1e16
+    if kind is list or kind is tuple:
+        return any(map(_unusual, value))
+    if kind is dict:
+        return any(type(key) is not str for key in value) or any(map(_unusual, value.values()))
+    return not isinstance(value, str | int)
 
 
 class CorpusDigests:
@@ -270,29 +349,53 @@ def _single_positions(record_type: type) -> tuple[tuple[int, ...], tuple[int, ..
 def _one_copy(value: Any, copies: dict[Any, Any]) -> Any:
     """``value`` with every string, list and dict in it replaced by the first equal one
     ``copies`` has seen (``SHARED_PARTS``). Inner values are made single first, so a
-    container is known by its kind and the identities of its items: no value is encoded or
-    compared twice. Other values (numbers, booleans, None) are kept as they are."""
+    container is known by its kind and the identities of its items. Other values (numbers,
+    booleans, None) are kept as they are.
+
+    A container is looked up first by a digest of its MessagePack bytes (kinds, key order
+    and the bits of every number in them: equal bytes, equal containers), so that one seen
+    before is found without a walk through it: most findings' evidence on an edited
+    million-unit run is one seen before, and the walks took 17 of its 362 s profiled."""
     kind = type(value)
     if kind is str:
         return copies.setdefault(value, value)
+    if (kind is list or kind is dict) and value:
+        try:
+            content = (_CONTENT, hashlib.blake2b(_PACK(value), digest_size=16).digest())
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+            return _walked(kind, value, copies)
+        found = copies.get(content)
+        if found is None:
+            found = copies[content] = _walked(kind, value, copies)
+        return found
+    return _walked(kind, value, copies) if kind is list or kind is dict else value
+
+
+_CONTENT = object()
+"""The mark of a content digest among ``copies``' keys."""
+_PACK = msgspec.msgpack.Encoder().encode
+
+
+def _walked(kind: type, value: Any, copies: dict[Any, Any]) -> Any:
+    """``_one_copy`` of a list or dict, its items made single first."""
     if kind is list:
         items = [_one_copy(item, copies) for item in value]
         return copies.setdefault((list, *map(_identity, items)), items)
-    if kind is dict:
-        entries = {
-            copies.setdefault(name, name): _one_copy(item, copies) for name, item in value.items()
-        }
-        key = (dict, *map(_identity, entries), *map(_identity, entries.values()))
-        return copies.setdefault(key, entries)
-    return value
+    entries = {
+        copies.setdefault(name, name): _one_copy(item, copies) for name, item in value.items()
+    }
+    key = (dict, *map(_identity, entries), *map(_identity, entries.values()))
+    return copies.setdefault(key, entries)
 
 
 def _identity(value: Any) -> Any:
     """What tells a value made single by ``_one_copy`` from others: its identity for the
     kinds it makes single, else its kind and value (1, 1.0 and True are equal in Python
-    but not the same JSON)."""
+    but not the same JSON; nor are 0.0 and -0.0, told apart by their text)."""
     kind = type(value)
-    return id(value) if kind is str or kind is list or kind is dict else (kind, value)
+    if kind is str or kind is list or kind is dict:
+        return id(value)
+    return (kind, repr(value)) if kind is float else (kind, value)
 
 
 @cache

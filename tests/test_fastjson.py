@@ -196,3 +196,60 @@ def test_a_run_manifest_is_indented_as_json_indents_it():
 
 def as_manifest(value) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True)
+
+
+# --- the stage tables, a chunk of records at a time (``tables._lines_of``) ------------------
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.sampled_from([1e-5, 9.9e-5, 1e16, 2.5e300, -0.0, 0.5, 1e-4])
+    | st.text()
+)
+EVIDENCE = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=10,
+)
+ROW_VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+        | st.dictionaries(st.integers(0, 3) | st.sampled_from([1e16, 0.5, True]), inner, max_size=2)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(EVIDENCE, max_size=4), ROW_VALUES, st.floats(), st.text())
+def test_a_chunk_of_records_is_written_as_each_alone(evidence, row, score, text):
+    from pipelines.model import Alignment, Finding
+    from pipelines.tables import _line, _lines_of
+
+    findings = [
+        Finding(
+            *("NUM001", "number", "warning", "es", "es/a.txt", n, None, None, None, None),
+            *(text, {"found": value}),
+        )
+        for n, value in enumerate(evidence)
+    ]
+    rows = [Alignment("en:1", "es:1", "es", score, "rule", score / 3), {"k": row, "t": text}]
+    for records in (findings, rows, findings + rows):
+        try:
+            expected = [_line(record) for record in records]
+        except (UnicodeEncodeError, ValueError):
+            continue
+        assert _lines_of(records) == expected
+
+
+def test_a_chunk_with_what_json_refuses_fails_as_each_alone():
+    from pipelines.tables import _lines_of
+
+    with pytest.raises(TypeError):
+        _lines_of([{"found": {1, 2}}])  # a set: json refuses it, msgspec would write a list
+    with pytest.raises(UnicodeEncodeError):
+        _lines_of([{"text": "a\ud800b"}])
