@@ -336,6 +336,7 @@ def test_workbook_sheet_writes_what_xlsxwriter_writes(tmp_path: Path):
         ["", 0, -3, 1.25, None, True, "x" * 40000, "after the cut", ""],
         ["😀" * 20000, "next"],
         [],
+        *([f"row {n}", n, "", "same text"] * (n % 3 + 1) for n in range(40)),
     ]
 
     def workbook(path: Path, fast: bool) -> bytes:

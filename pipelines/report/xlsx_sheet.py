@@ -3,7 +3,7 @@ XlsxWriter is imported only when a workbook is written)."""
 
 from __future__ import annotations
 
-from xlsxwriter.utility import xl_rowcol_to_cell_fast
+from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import (
     CellBlankTuple,
     CellNumberTuple,
@@ -17,7 +17,8 @@ class Sheet(Worksheet):
     whole numbers and blanks, each with a format. The same calls and the same XML as the
     general ones (``tests/test_report_equivalence.py`` compares the bytes), without the
     dispatch on every type and option per cell, which took most of the writer's time on a
-    large run. Anything else takes XlsxWriter's own way."""
+    large run: a row's cells are stored in one pass (its dimensions checked once), and
+    written as one piece of text. Anything else takes XlsxWriter's own way."""
 
     def write_values(self, row: int, values: list, cell_format) -> int:
         """``write_row(row, 0, values, cell_format)``: stops at the first cell that is
@@ -28,37 +29,77 @@ class Sheet(Worksheet):
             or self.strings_to_urls
             or self.strings_to_numbers
             or self.constant_memory
+            or cell_format is None
+            or not 0 <= row < self.xls_rowmax
+            or len(values) > self.xls_colmax
         ):
             return self.write_row(row, 0, values, cell_format)
+        cells = self.table[row]
+        index_of = self.str_table._get_shared_string_index
+        short = self.xls_strmax // 2
+        stored = -1  # the last column stored here, whose dimensions are not checked yet
+        error = 0
         for col, value in enumerate(values):
             kind = value.__class__
-            if kind is str:
-                if value == "":
-                    error = self._write_blank(row, col, value, cell_format)
+            if kind is str and len(value) <= short:
+                if value:
+                    cells[col] = CellStringTuple(index_of(value), cell_format)
                 else:
-                    error = self._write_string(row, col, value, cell_format)
+                    cells[col] = CellBlankTuple(cell_format)
+                stored = col
             elif kind is int:
-                error = self._write_number(row, col, value, cell_format)
+                cells[col] = CellNumberTuple(value, cell_format)
+                stored = col
             else:
                 error = self._write(row, col, value, cell_format)
-            if error:
-                return error
-        return 0
+                if error:
+                    break
+        if stored >= 0:
+            self._check_dimensions(row, 0)
+            self._check_dimensions(row, stored)
+        return error
 
-    def _write_cell(self, row: int, col: int, cell) -> None:
-        kind = cell.__class__
-        cell_format = cell.format
-        if cell_format is None or self.constant_memory or kind not in _SHORT_CELLS:
-            super()._write_cell(row, col, cell)
+    def _write_rows(self) -> None:
+        """XlsxWriter's ``_write_rows``, a row's cells of the short kinds written as one
+        piece of text."""
+        if self.constant_memory or self.comments:
+            super()._write_rows()
             return
-        reference = xl_rowcol_to_cell_fast(row, col)
-        index = cell_format._get_xf_index()
-        if kind is CellStringTuple:
-            self.fh.write(f'<c r="{reference}" s="{index}" t="s"><v>{cell.string}</v></c>')
-        elif kind is CellNumberTuple:
-            self.fh.write(f'<c r="{reference}" s="{index}"><v>{cell.number:.16G}</v></c>')
-        else:
-            self.fh.write(f'<c r="{reference}" s="{index}"/>')
+        self._calculate_spans()
+        first, last = self.dim_colmin, self.dim_colmax
+        names = {col: xl_col_to_name(col) for col in range(first, last + 1)}
+        write = self.fh.write
+        for row_num in range(self.dim_rowmin, self.dim_rowmax + 1):
+            cells = self.table[row_num]
+            if row_num not in self.row_info and not cells:
+                continue
+            span = self.row_spans.get(int(row_num / 16))
+            if not cells:
+                self._write_empty_row(row_num, span, self.row_info[row_num])
+                continue
+            self._write_row(row_num, span, self.row_info.get(row_num))
+            number = str(row_num + 1)
+            parts: list[str] = []
+            for col_num in range(first, last + 1):
+                cell = cells.get(col_num)
+                if cell is None:
+                    continue
+                kind = cell.__class__
+                cell_format = cell.format
+                if cell_format is None or kind not in _SHORT_CELLS:
+                    write("".join(parts))
+                    parts = []
+                    super()._write_cell(row_num, col_num, cell)
+                    continue
+                start = f'<c r="{names[col_num]}{number}" s="{cell_format._get_xf_index()}"'
+                if kind is CellStringTuple:
+                    parts.append(f'{start} t="s"><v>{cell.string}</v></c>')
+                elif kind is CellNumberTuple:
+                    parts.append(f"{start}><v>{cell.number:.16G}</v></c>")
+                else:
+                    parts.append(start + "/>")
+            write("".join(parts))
+            self._xml_end_tag("row")
 
 
 _SHORT_CELLS = (CellStringTuple, CellNumberTuple, CellBlankTuple)
