@@ -102,7 +102,8 @@ _PLAIN_ANNOTATIONS = frozenset({"str", "int", "bool", "None"})
 
 def _lines_of(records: list[Any]) -> list[bytes]:
     """Each record's line, the bytes ``_line`` gives, a chunk encoded in one call (msgspec):
-    the corpus of a 100k run in 0.17 s against 0.68 s. msgspec writes a float under 1e-4
+    the corpus table of a 100k run written in 0.51 s against 0.68 s, its line digests
+    included (the encoding alone: 0.17 s against 0.48 s). msgspec writes a float under 1e-4
     or from 1e16 up otherwise than Python (``0.000099``, ``1e16``), every other one alike
     (tested on 600,000 of every magnitude and bit pattern); a chunk with such a float, or
     with anything else but text, numbers, lists and dicts with text keys where a record

@@ -333,8 +333,6 @@ class _Found:
     """The absolute folder ``rel`` is relative to: its segments qualify a clashing name."""
     not_read: str = ""
     detail: str = ""
-    in_memory: bool = False
-    """Made from bytes in memory (``from_bytes``): its path is not where they come from."""
 
 
 def unique_ids(found: list[_Found]) -> list[str]:
