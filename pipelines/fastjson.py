@@ -64,7 +64,7 @@ _OPTIONS = {False: 0, True: orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACL
 ``json`` sorts them (a key with a lone surrogate, the one exception, is refused by orjson
 and so written by ``json``). It writes a dataclass's fields unsorted, so with sorted keys a
 dataclass goes through ``_fields`` as a dict."""
-SMALL_FLOAT = re.compile(rb"\de-\d")
+_SMALL_FLOAT = re.compile(rb"\de-\d")
 """orjson's exponent for a float under 1e-4; Python writes at least two digits (e-05)."""
 _DECODER = msgspec.json.Decoder()
 
@@ -79,7 +79,7 @@ def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
         data = orjson.dumps(value, default=_fields, option=_OPTIONS[sort_keys])
     except TypeError:  # orjson.JSONEncodeError included
         data = None
-    if data is None or (b"e-" in data and SMALL_FLOAT.search(data)) or b"0.0000" in data:
+    if data is None or (b"e-" in data and _SMALL_FLOAT.search(data)) or b"0.0000" in data:
         try:
             return _ENCODERS[sort_keys].encode(value).encode("utf-8")
         except UnicodeError:  # a lone surrogate: as json fails

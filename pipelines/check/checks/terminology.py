@@ -101,8 +101,10 @@ def wrong_spans(ctx: CheckContext, pair: AlignedPair) -> dict[str, list[TermHit]
     found = ctx.memo.get(key)
     if found is None:
         found = ctx.memo[key] = _wrong_spans(ctx, pair.source_text, pair.target.text, pair.lang)
+    if not found:
+        return found
     titled = _own_title_spans(pair.target)
-    if not titled or not found:
+    if not titled:
         return found
     kept = {
         concept: [h for h in hits if not any(a <= h.start and h.end <= b for a, b in titled)]
