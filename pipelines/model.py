@@ -217,6 +217,7 @@ REPEATED_COLUMNS: dict[type, frozenset[str]] = {
         {"code", "category", "severity", "lang", "file", "ruling_id", "source_id", "card"}
         | {"section"}
     ),
+    CardName: frozenset({"lang", "card", "source"}),
 }
 """The columns whose values repeat from row to row (a document's file, title and card on
 each of its units) or from table to table (a ruling's id in the alignment and the findings):

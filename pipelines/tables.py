@@ -467,10 +467,11 @@ class RunTables:
 
 
 def share(value: Any, copies: dict[Any, Any]) -> None:
-    """Records decoded from the cache (a record, or lists and dicts of them, changed in
-    place): each repeated column's string and each shared part made the equal one
-    ``copies`` has seen, as ``read_records`` reads a table, so that the rows of a million
-    units read back take the memory they took when computed."""
+    """Records decoded from the cache (a record, lists and dicts of them, or a record that
+    holds them: a file's reading; changed in place): each repeated column's string and each
+    shared part made the equal one ``copies`` has seen, as ``read_records`` reads a table,
+    so that the rows of a million units read back take the memory they took when computed.
+    A frozen record's fields are set as its own ``__init__`` sets them."""
     kind = type(value)
     if kind is list:
         for item in value:
@@ -483,19 +484,28 @@ def share(value: Any, copies: dict[Any, Any]) -> None:
     positions = _share_names(kind)
     if positions is None:
         return
-    repeated, parts = positions
+    repeated, parts, held = positions
     for name in repeated:
         if type(item := getattr(value, name)) is str:
-            setattr(value, name, copies.setdefault(item, item))
+            object.__setattr__(value, name, copies.setdefault(item, item))
     for name in parts:
-        setattr(value, name, _one_copy(getattr(value, name), copies))
+        object.__setattr__(value, name, _one_copy(getattr(value, name), copies))
+    for name in held:
+        share(getattr(value, name), copies)
 
 
 @cache
-def _share_names(record_type: type) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    if record_type not in REPEATED_COLUMNS and record_type not in SHARED_PARTS:
-        return None
-    return (
-        tuple(sorted(REPEATED_COLUMNS.get(record_type, ()))),
-        tuple(sorted(SHARED_PARTS.get(record_type, ()))),
-    )
+def _share_names(
+    record_type: type,
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
+    """The record type's repeated columns, shared parts and, for a record that only holds
+    others (a file's reading), every field; None for a value with nothing to share."""
+    if record_type in REPEATED_COLUMNS or record_type in SHARED_PARTS:
+        return (
+            tuple(sorted(REPEATED_COLUMNS.get(record_type, ()))),
+            tuple(sorted(SHARED_PARTS.get(record_type, ()))),
+            (),
+        )
+    if hasattr(record_type, "__dataclass_fields__"):
+        return (), (), column_names(record_type)
+    return None

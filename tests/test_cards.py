@@ -93,6 +93,29 @@ def test_index_is_built_once_and_cached(tmp_path):
     assert len(list((tmp_path / "cards").glob("*.json"))) == 2
 
 
+def test_the_index_read_back_is_the_index_built_holding_each_pair_once(tmp_path):
+    """Read back from the cache, the index is the one built (owners sorted, a name two cards
+    share included), with each (card, language) pair one object however many names it has."""
+    names = [
+        CardName("Epocrásito", "es", "Epochrasite", "test"),
+        CardName("Epochrasite", "en", "Epochrasite", "test"),
+        CardName("Cárcel", "es", "Pillory", "test"),
+        CardName("Cárcel", "es", "Oubliette", "test"),
+        CardName("Mazmorra", "es", "Oubliette", "test"),
+    ]
+    built = CardIndex.cached(names, tmp_path)
+    read = CardIndex.cached(names, tmp_path)
+    assert read is not built and read.by_key == built.by_key and read.names == built.names
+    assert read.lookup("cárcel") == {("Oubliette", "es"), ("Pillory", "es")}
+    assert read.by_key[name_key("Cárcel")] == (("Oubliette", "es"), ("Pillory", "es"))
+    pairs: dict[tuple[str, str], set[int]] = {}
+    for owners in read.by_key.values():
+        for pair in owners:
+            pairs.setdefault(pair, set()).add(id(pair))
+    assert len(pairs[("Oubliette", "es")]) == 1  # named by two keys, one object
+    assert all(len(objects) == 1 for objects in pairs.values())
+
+
 def test_a_damaged_index_file_is_rebuilt(tmp_path):
     names = [CardName("Epocrásito", "es", "Epochrasite", "test")]
     CardIndex.cached(names, tmp_path)

@@ -58,3 +58,37 @@ def test_rulings_share_their_date_and_document_kind(tmp_path: Path):
     for ruling in result.rulings:
         kinds[ruling.doc_kind].add(id(ruling.doc_kind))
     assert kinds and all(len(ids) == 1 for ids in kinds.values())
+
+
+def test_files_read_back_from_the_work_cache_share_what_their_rulings_repeat(tmp_path: Path):
+    """A file's reading is a record that holds records (``FileResult``): read back, its
+    rulings' repeated columns and equal parts are one object, as in a table read back."""
+    from pipelines.engine.local import LocalEngine
+    from pipelines.ingest import read_files
+    from pipelines.store import open_store
+    from pipelines.work import Cache, Reuse
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "es.txt").write_text(SPANISH, "utf-8")
+    (inputs / "es2.txt").write_text(SPANISH.replace("pila", "pila."), "utf-8")
+    store, reuse = tmp_path / "store", Reuse()
+
+    def read():
+        cache = Cache(open_store(store), (), reuse)
+        return read_files(list(discover([inputs])), LocalEngine(), cache)
+
+    computed = read()
+    again = read()
+
+    assert reuse.counts["ingest"] == [2, 2]  # read, then taken from the cache
+    assert again == computed
+    rulings = [r for result in again for r in result.rulings]
+    assert len(rulings) == 6
+    for column in ("format", "doc_title", "date_raw", "kind"):
+        values = [getattr(r, column) for r in rulings]
+        assert len({id(v) for v in values}) == len(set(values)), column
+    first, second = (result.rulings for result in again)
+    assert all(a.file is b.file for a in first for b in first)
+    assert first[0].file is not second[0].file
+    assert len({id(r.spans) for r in rulings}) == 1  # equal parts: one object

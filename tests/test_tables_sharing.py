@@ -139,3 +139,17 @@ def test_equal_in_python_is_not_enough_to_share():
     assert [exact(v) for v in shared] == [exact(v) for v in values]
     again = [_one_copy(_copy(value), copies) for value in values]
     assert all(a is b for a, b in zip(again, shared, strict=True))
+
+
+def test_card_names_read_back_share_their_language_and_card():
+    """A card name is a frozen record: its repeated columns are shared all the same."""
+    from pipelines.model import CardName
+
+    names = [
+        CardName(name, "".join(["e", "s"]), "".join(["Sh", "ock"]), "".join(["card", "s"]))
+        for name in ("Descarga", "Choque")
+    ]
+    assert names[0].lang is not names[1].lang and names[0].card is not names[1].card
+    share(names, {})
+    assert names[0].lang is names[1].lang and names[0].card is names[1].card
+    assert names[0].source is names[1].source and names[0].name == "Descarga"

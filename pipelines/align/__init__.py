@@ -164,11 +164,11 @@ def align(
     with kept_scan.keeping(work, [source_lang, embedder]):
         [per_document] = execute([job], align_documents, cache=work, engine=engine, shared=shared)
     rows = [row for rows_of_doc in per_document for row in rows_of_doc]
-    world = _world(rulings, ctx.vectors, source_lang, thresholds)
-    assign_families(world.ctx, rows, world.versions)
-    update_to_current(world.ctx, rows, Releases.build(world.ctx))
+    versions = _world(rulings, ctx.vectors, source_lang, thresholds, ctx).versions
+    _WORLDS.clear()  # the rest of the world is the documents' (the pool: 400 MB at 1M)
+    assign_families(ctx, rows, versions)
+    update_to_current(ctx, rows, Releases.build(ctx))
     rows = outdated_not_missing(rows)
-    _WORLDS.clear()
     return in_alignment_order(rows)
 
 

@@ -252,7 +252,8 @@ def assign_document_languages(
         if item.lang is None:
             found = identifier.identify(item.text)
             item.lang = found.lang
-            item.spans = [{"lang": lang, "start": s, "end": e} for lang, s, e in found.spans]
+            if found.spans or item.spans:  # else the reader's empty list (shared) stays
+                item.spans = [{"lang": lang, "start": s, "end": e} for lang, s, e in found.spans]
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
         by_doc[item.doc].append(item)
