@@ -329,7 +329,7 @@ def test_workbook_sheet_writes_what_xlsxwriter_writes(tmp_path: Path):
     import xlsxwriter
 
     from pipelines.report.writers.xlsx import FIXED_DATE, TEXT_ONLY
-    from pipelines.report.xlsx_sheet import Sheet
+    from pipelines.report.xlsx_sheet import Sheet, Workbook
 
     rows = [
         ["error", "", 12, "=SUM(A1)", "http://example.com", "12.5", " lead", "a\nb\x01", "<&>"],
@@ -337,10 +337,12 @@ def test_workbook_sheet_writes_what_xlsxwriter_writes(tmp_path: Path):
         ["😀" * 20000, "next"],
         [],
         *([f"row {n}", n, "", "same text"] * (n % 3 + 1) for n in range(40)),
+        ["trail\n", "\u3000wide", "tab\t", "_x0041_ and \x1f", "\ufffe\uffff", '"q" <r>', "<r>"],
+        ["a" * 2000 + "&", "\x0b", "\r", " ", "\n"],
     ]
 
     def workbook(path: Path, fast: bool) -> bytes:
-        book = xlsxwriter.Workbook(str(path), TEXT_ONLY)
+        book = (Workbook if fast else xlsxwriter.Workbook)(str(path), TEXT_ONLY)
         book.set_properties({"created": FIXED_DATE})
         cell = book.add_format({"text_wrap": True})
         shade = book.add_format({"bg_color": "#F8D7DA"})
@@ -358,6 +360,29 @@ def test_workbook_sheet_writes_what_xlsxwriter_writes(tmp_path: Path):
         return path.read_bytes()
 
     assert workbook(tmp_path / "fast.xlsx", True) == workbook(tmp_path / "slow.xlsx", False)
+
+
+def test_workbook_text_shaped_like_rich_string_markup_stays_text(tmp_path: Path):
+    """XlsxWriter writes a string shaped like its rich string markup (``<r>…</r>``) into the
+    shared strings as markup: corpus text of that shape stays text in findings.xlsx."""
+    import zipfile
+
+    import openpyxl
+
+    from pipelines.report.writers.xlsx import TEXT_ONLY
+    from pipelines.report.xlsx_sheet import Sheet, Workbook
+
+    hostile = ["<r><t>x</t></r><si><t>injected</t></si><r>y</r>", "<r>bad</r>", "<r></r>"]
+    path = tmp_path / "book.xlsx"
+    book = Workbook(str(path), TEXT_ONLY)
+    sheet = book.add_worksheet("a", worksheet_class=Sheet)
+    sheet.write_values(0, hostile, book.add_format({"text_wrap": True}))
+    book.close()
+
+    shared = zipfile.ZipFile(path).read("xl/sharedStrings.xml").decode("utf-8")
+    assert "<t>injected</t>" not in shared and "&lt;r&gt;bad&lt;/r&gt;" in shared
+    cells = next(openpyxl.load_workbook(path).active.iter_rows(values_only=True))
+    assert list(cells) == hostile
 
 
 def test_xliff_text_is_what_lxml_writes_for_its_tree(tmp_path: Path):

@@ -5,7 +5,8 @@ Written with XlsxWriter: measured against openpyxl on the same 20,000-row workbo
 date fixed, wrote the same bytes on every run, which openpyxl does not: it stamps the time
 of saving into the file (benchmarks/results/xlsx_writers.md). XlsxWriter is imported when
 a workbook is written, so that the other stages' commands do not pay for it; its cells'
-short paths are ``report/xlsx_sheet.py``.
+short paths, and its shared strings written as text whatever their shape (XlsxWriter takes
+text shaped like its rich string markup for markup), are ``report/xlsx_sheet.py``.
 """
 
 from __future__ import annotations
@@ -36,12 +37,10 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
     first, findings that belong to no language last), frozen header, autofilter, wrapped
     text, severity colours; and, when the English changed, an ``updates`` sheet with the
     update list."""
-    import xlsxwriter  # here: it takes 0.1 s to import, and only this writer needs it
-
-    from ..xlsx_sheet import Sheet
+    from ..xlsx_sheet import Sheet, Workbook  # XlsxWriter: 0.1 s to import, for this writer only
 
     path = out / "findings.xlsx"
-    workbook = xlsxwriter.Workbook(str(path), TEXT_ONLY)
+    workbook = Workbook(str(path), TEXT_ONLY)
     workbook.set_properties({"title": "rulings findings", "created": FIXED_DATE})
     header = workbook.add_format({"bold": True, "bg_color": "#E7E6E6", "border": 1})
     cell = workbook.add_format({"text_wrap": True, "valign": "top"})
