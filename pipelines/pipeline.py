@@ -116,7 +116,7 @@ def run(
                     ingested = stages.ingest_stage(
                         inputs, staging, settings, engine, reuse=work, sources=sources
                     )
-                    del sources  # read: 50 MB at a million units
+                    del sources  # read: their records, 50 MB at a million units, let go
             except stages.NoRulingsError:
                 raise stages.NoRulingsError(nothing_read(inputs, staging)) from None
             heap.stage_done()

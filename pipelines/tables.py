@@ -159,7 +159,7 @@ def _any_unusual(values: list[Any]) -> bool:
 
     The values are looked at a level at a time, all of a level's kinds told in one pass in
     C: a chunk's lines that rulings carry, mostly text and line numbers, take no call each
-    (a call per value took a third of the tables' writing)."""
+    (a call per value took 40-60% of the corpus and findings tables' encoding at 100k)."""
     while values:
         kinds = set(map(type, values))
         if kinds <= _PLAIN_KINDS:
