@@ -385,16 +385,18 @@ def _one_copy(value: Any, copies: dict[Any, Any]) -> Any:
     kind = type(value)
     if kind is str:
         return copies.setdefault(value, value)
-    if (kind is list or kind is dict) and value:
-        try:
-            content = (_CONTENT, hashlib.blake2b(_PACK(value), digest_size=16).digest())
-        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
-            return _walked(kind, value, copies)
-        found = copies.get(content)
-        if found is None:
-            found = copies[content] = _walked(kind, value, copies)
-        return found
-    return _walked(kind, value, copies) if kind is list or kind is dict else value
+    if kind is not list and kind is not dict:
+        return value
+    if not value:
+        return _walked(kind, value, copies)
+    try:
+        content = (_CONTENT, hashlib.blake2b(_PACK(value), digest_size=16).digest())
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        return _walked(kind, value, copies)
+    found = copies.get(content)
+    if found is None:
+        found = copies[content] = _walked(kind, value, copies)
+    return found
 
 
 _CONTENT = object()
