@@ -167,6 +167,34 @@ def test_prepared_neighbours_do_not_depend_on_the_batch():
         assert at_once._neighbours[item.id] == expected
 
 
+def test_a_pool_read_a_block_at_a_time_finds_what_its_copy_finds(monkeypatch):
+    """The pool's vectors are the run's, read a block at a time until enough queries make a
+    copy worth its memory: neither the blocks nor the moment of the copy change a neighbour,
+    and a pool that searched a few chunks holds no copy."""
+    from pipelines.align import card_rulings
+
+    rulings, vectors = template_world(seed=3)
+    ctx = context(rulings, vectors)
+    english = [r for r in rulings if r.lang == "en"]
+    targets = [r for r in rulings if r.lang == "es"]
+
+    monkeypatch.setattr(card_rulings, "GATHERS_BEFORE_COPY", 0)
+    copied = SourcePool.build(ctx, english)
+    copied.prepare(ctx, targets)
+    assert copied._copy is not None
+
+    monkeypatch.setattr(card_rulings, "GATHER_TEXTS", 97)  # blocks that do not divide the pool
+    monkeypatch.setattr(card_rulings, "GATHERS_BEFORE_COPY", 3)
+    monkeypatch.setattr(card_rulings, "BLOCK_CELLS", 40 * len(copied.members))  # 40 per chunk
+    blocks = SourcePool.build(ctx, english)
+    blocks.prepare(ctx, targets[:40])
+    assert blocks._copy is None and blocks.vectors is ctx.vectors
+    for k in range(40, len(targets), 7):
+        blocks.prepare(ctx, targets[k : k + 7])
+    assert blocks._copy is not None  # the fourth chunk on
+    assert blocks._neighbours == copied._neighbours
+
+
 def test_the_english_of_a_translated_card_is_prepared_with_its_translations():
     rulings, vectors = template_world()
     ctx = context(rulings, vectors)

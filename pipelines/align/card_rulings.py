@@ -86,6 +86,13 @@ PREPARED_SPARE = 8
 """Extra neighbours prepared per target, in case some are in the target's own document."""
 SELECT_GROUP = 64
 """Pool texts per group when selecting the nearest ones (see ``_smallest``)."""
+GATHER_TEXTS = 1 << 15
+"""Pool texts per block when the pool's vectors are read from the run's vectors a block at a
+time (64 MB of 512-dimension vectors)."""
+GATHERS_BEFORE_COPY = 8
+"""Query chunks searched a block at a time before the pool keeps a copy of its vectors: a run
+that aligns a few documents searches a few chunks and holds no copy (250 MB at a million
+units); one that aligns many pays for the copy once."""
 
 
 @dataclass
@@ -93,12 +100,17 @@ class SourcePool:
     """Every English card ruling, de-duplicated by (text, date): the template candidates.
 
     Neighbours are searched among the distinct texts (a ruling repeated with several dates
-    is one text), then expanded to the rulings that carry each text.
+    is one text), then expanded to the rulings that carry each text. The texts' vectors are
+    rows of the run's vectors, read a block at a time until enough queries make a copy
+    worth its memory (``GATHERS_BEFORE_COPY``); either way every similarity has the same
+    bits (``products``), so the neighbours do not depend on it.
     """
 
     rulings: list[Ruling]
-    text_vectors: np.ndarray
-    """One vector per distinct template text."""
+    vectors: np.ndarray
+    """The run's vectors (``AlignContext.vectors``), not a copy."""
+    text_rows: np.ndarray
+    """The row in ``vectors`` of each distinct template text."""
     members: list[list[int]]
     """The pool rulings (indices into ``rulings``) that carry each distinct text."""
     _neighbours: dict[str, list[int]] = field(default_factory=dict)
@@ -113,10 +125,18 @@ class SourcePool:
     _by_vector: dict[int, tuple[int, list[int]]] = field(default_factory=dict)
     """Prepared neighbours by the hash of a query vector: (a row of ``ctx.vectors`` with
     that vector, its neighbours)."""
+    _copy: np.ndarray | None = None
+    """The texts' vectors gathered once, after ``GATHERS_BEFORE_COPY`` chunks."""
+    _gathers: int = 0
 
     @cached_property
     def _documents(self) -> set[str]:
         return {r.doc for r in self.rulings}
+
+    @property
+    def text_vectors(self) -> np.ndarray:
+        """One vector per distinct template text (a copy, unless the pool keeps one)."""
+        return self._copy if self._copy is not None else self.vectors[self.text_rows]
 
     @classmethod
     def build(cls, ctx: AlignContext, english: list[Ruling]) -> SourcePool:
@@ -130,8 +150,6 @@ class SourcePool:
             by_text.setdefault(text, []).append(index)
         members = list(by_text.values())
         rows = [ctx.vector_row[rulings[group[0]].id] for group in members]
-        dim = ctx.vectors.shape[1]
-        vectors = ctx.vectors[rows] if rows else np.zeros((0, dim), np.float32)
         cards: dict[str, set[str | None]] = defaultdict(set)
         by_card: dict[str, list[Ruling]] = defaultdict(list)
         for item, text in zip(english, templates, strict=True):
@@ -140,7 +158,8 @@ class SourcePool:
                 by_card[item.card].append(item)
         return cls(
             rulings,
-            vectors,
+            ctx.vectors,
+            np.asarray(rows, dtype=np.int64),
             members,
             cards_by_text={t: len(c) for t, c in cards.items()},
             english_by_card=dict(by_card),
@@ -186,7 +205,7 @@ class SourcePool:
             waiting.append((target_id, slot))
         wanted = min(TEMPLATE_NEIGHBOURS + PREPARED_SPARE, len(self.members))
         found: list[list[int]] = []
-        chunk = max(1, BLOCK_CELLS // len(self.text_vectors))
+        chunk = max(1, BLOCK_CELLS // len(self.members))
         for start in range(0, len(rows), chunk):
             found.extend(self._nearest_texts(ctx.vectors[rows[start : start + chunk]], wanted))
         for row, key, neighbours in zip(rows, keys, found, strict=True):
@@ -194,10 +213,23 @@ class SourcePool:
         for target_id, slot in waiting:
             self._neighbours[target_id] = found[slot]
 
+    def _scores(self, queries: np.ndarray) -> np.ndarray:
+        """The similarities of the queries (rows) to every pool text (columns)."""
+        if self._copy is None and self._gathers >= GATHERS_BEFORE_COPY:
+            self._copy = self.vectors[self.text_rows]
+        if self._copy is not None:
+            return products(queries, self._copy)
+        self._gathers += 1
+        scores = np.empty((len(queries), len(self.text_rows)), dtype=np.float32)
+        for start in range(0, len(self.text_rows), GATHER_TEXTS):
+            block = self.vectors[self.text_rows[start : start + GATHER_TEXTS]]
+            scores[:, start : start + len(block)] = products(queries, block)
+        return scores
+
     def _nearest_texts(self, queries: np.ndarray, wanted: int) -> list[list[int]]:
         """The pool rulings of the ``wanted`` nearest texts of each query, best first (by
         similarity rounded, then text)."""
-        scores = products(queries, self.text_vectors)
+        scores = self._scores(queries)
         np.negative(scores, out=scores)
         top = _smallest(scores, wanted)
         chosen = np.round(np.take_along_axis(scores, top, axis=1), 5)
