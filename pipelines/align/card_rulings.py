@@ -274,8 +274,11 @@ class SourcePool:
         return found
 
     def _search(self, ctx: AlignContext, target: Ruling, exclude_docs: set[str]) -> list[int]:
-        """Every pool ruling, nearest first (when the prepared neighbours ran out)."""
-        scores = np.round(self.text_vectors @ ctx.vectors[ctx.vector_row[target.id]], 5)
+        """Every pool ruling, nearest first (when the prepared neighbours ran out): a
+        search of the whole pool, which keeps its copy from then on."""
+        if self._copy is None:
+            self._copy = self.vectors[self.text_rows]
+        scores = np.round(self._copy @ ctx.vectors[ctx.vector_row[target.id]], 5)
         order = sorted(range(len(self.members)), key=lambda t: (-scores[t], t))
         return [c for c in self._expand(order) if self.rulings[c].doc not in exclude_docs]
 
