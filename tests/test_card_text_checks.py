@@ -280,6 +280,44 @@ def test_the_current_wording_is_preferred_over_a_majority_of_old_printings(cards
         ]
 
 
+def test_the_suggestion_for_old_wording_agrees_with_its_subject(cards):
+    """RAV's Ethereal Usher printed "La criatura objetivo es imbloqueable este turno": the
+    current wording for a feminine subject is "no puede ser bloqueada", and a plural subject
+    takes a plural verb. The mark stays on the old phrase, not its subject."""
+    cases = [
+        (
+            "{U}, {T}: Target creature can't be blocked this turn.",
+            "{U}, {T}: La criatura objetivo es imbloqueable este turno.",
+            "no puede ser bloqueada",
+        ),
+        (
+            "Creatures you control can't be blocked this turn.",
+            "Las criaturas que controlas son imbloqueables este turno.",
+            "no pueden ser bloqueadas",
+        ),
+        (
+            "Warriors you control can't be blocked this turn.",
+            "Los Guerreros que controlas son imbloqueables este turno.",
+            "no pueden ser bloqueados",
+        ),
+        (
+            "Creatures your opponents control attack each combat if able.",
+            "Las criaturas que controlan tus oponentes atacan cada turno si pueden.",
+            "atacan cada combate si pueden",
+        ),
+    ]
+    lines = [
+        (cards.line(english, spanish, "es", f"card-{k}", f"Carta {k}"), spanish, expected)
+        for k, (english, spanish, expected) in enumerate(cases)
+    ]
+    for ruling, spanish, expected in lines:
+        [finding] = cards.on("TERM003", ruling)
+        assert finding.evidence["expected"] == [expected]
+        [mark] = finding.marks
+        assert spanish[mark["start"] : mark["end"]] == finding.evidence["found"][0]
+        assert finding.evidence["found"][0].split()[0] in {"es", "son", "atacan"}
+
+
 def test_a_space_after_chinese_punctuation_is_no_other_version(cards):
     """Darkthicket Wolf (ISD) prints "直到回合结束。 此异能", Savage Knuckleblade (KTK)
     "直到回合结束。此异能": the same translation of one line."""

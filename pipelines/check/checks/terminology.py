@@ -491,13 +491,19 @@ def _said(
 
 
 def _replaced_phrases(ctx: CheckContext, source_text: str, text: str, lang: str) -> list[Replaced]:
-    found = []
+    """A row's phrase is its pattern's group ``old`` when it has one (the words around it
+    only choose the row: "La criatura objetivo es imbloqueable" takes the feminine
+    suggestion); a span an earlier row of the concept found is that row's."""
+    found: dict[tuple[str, int, int], Replaced] = {}
     for pattern, concept, suggestion, said in _said(ctx, source_text, lang):
+        group = "old" if "old" in pattern.groupindex else 0
         for match in pattern.finditer(text):
-            found.append(
-                Replaced(match.start(), match.end(), match.group(), concept, said, suggestion)
+            start, end = match.span(group)
+            found.setdefault(
+                (concept, start, end),
+                Replaced(start, end, match.group(group), concept, said, suggestion),
             )
-    return sorted(found, key=lambda p: (p.start, p.end))
+    return sorted(found.values(), key=lambda p: (p.start, p.end))
 
 
 def old_wording(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext) -> dict:
