@@ -174,6 +174,22 @@ def test_the_mana_pool_template_is_old_wording(cards):
     assert [f.code for f in cards.on("TERM003", old_zh)] == ["TERM003"]
 
 
+def test_old_wording_quotes_what_the_source_says_not_the_ability_before_it(cards):
+    """Channeler Initiate (tuning set AKH): the source says "Add"; the cost before it only
+    places the word at the start of an effect."""
+    ruling = cards.line(
+        "{T}, Remove a -1/-1 counter from Channeler Initiate: Add one mana of any color.",
+        "{T}, remover un contador -1/-1 del Iniciado canalizador: Agrega un maná de cualquier "
+        "color a tu reserva de maná.",
+        "es",
+        "channeler-initiate",
+        "Iniciado canalizador",
+    )
+    [finding] = cards.on("TERM003", ruling)
+    assert finding.evidence["source_term"] == "Add"
+    assert "the source says \u201cAdd\u201d" in finding.message
+
+
 def test_an_english_line_with_symbols_is_no_kept_name(cards):
     """Maraleaf Pixie's mana ability left in English in a Spanish document."""
     target = cards.line(

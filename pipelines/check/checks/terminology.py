@@ -478,12 +478,14 @@ def _said(
     ctx: CheckContext, source_text: str, lang: str
 ) -> list[tuple[re.Pattern[str], str, str, str]]:
     """(pattern, concept, suggestion, what the source says) of the rows of replaced
-    wording whose new wording the source uses."""
+    wording whose new wording the source uses; what it says is the source pattern's group
+    ``said`` when it has one (the rest of the match only places it: "Add" at the start of
+    an ability, not "{T}, Remove a -1/-1 counter from Channeler Initiate: Add")."""
     key = ("replaced wording said", source_text, lang)
     found = ctx.memo.get(key)
     if found is None:
         found = ctx.memo[key] = [
-            (pattern, concept, suggestion, said.group())
+            (pattern, concept, suggestion, said.group("said" if "said" in source.groupindex else 0))
             for source, pattern, concept, suggestion in _replaced_wording(lang)
             if (said := source.search(source_text)) is not None
         ]
