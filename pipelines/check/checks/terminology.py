@@ -485,7 +485,7 @@ def _said(
     found = ctx.memo.get(key)
     if found is None:
         found = ctx.memo[key] = [
-            (pattern, concept, suggestion, said.group("said" if "said" in source.groupindex else 0))
+            (pattern, concept, suggestion, said.group(_group(source, "said")))
             for source, pattern, concept, suggestion in _replaced_wording(lang)
             if (said := source.search(source_text)) is not None
         ]
@@ -498,7 +498,7 @@ def _replaced_phrases(ctx: CheckContext, source_text: str, text: str, lang: str)
     suggestion); a span an earlier row of the concept found is that row's."""
     found: dict[tuple[str, int, int], Replaced] = {}
     for pattern, concept, suggestion, said in _said(ctx, source_text, lang):
-        group = "old" if "old" in pattern.groupindex else 0
+        group = _group(pattern, "old")
         for match in pattern.finditer(text):
             start, end = match.span(group)
             found.setdefault(
@@ -506,6 +506,11 @@ def _replaced_phrases(ctx: CheckContext, source_text: str, text: str, lang: str)
                 Replaced(start, end, match.group(group), concept, said, suggestion),
             )
     return sorted(found.values(), key=lambda p: (p.start, p.end))
+
+
+def _group(pattern: re.Pattern[str], name: str) -> str | int:
+    """The pattern's group of this name when it has one, else the whole match."""
+    return name if name in pattern.groupindex else 0
 
 
 def old_wording(ruling: Ruling, pair: AlignedPair | None, ctx: CheckContext) -> dict:
