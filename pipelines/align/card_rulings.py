@@ -213,12 +213,16 @@ class SourcePool:
         for target_id, slot in waiting:
             self._neighbours[target_id] = found[slot]
 
+    def _kept_copy(self) -> np.ndarray:
+        """The texts' vectors as one array, gathered the first time and kept."""
+        if self._copy is None:
+            self._copy = self.vectors[self.text_rows]
+        return self._copy
+
     def _scores(self, queries: np.ndarray) -> np.ndarray:
         """The similarities of the queries (rows) to every pool text (columns)."""
-        if self._copy is None and self._gathers >= GATHERS_BEFORE_COPY:
-            self._copy = self.vectors[self.text_rows]
-        if self._copy is not None:
-            return products(queries, self._copy)
+        if self._copy is not None or self._gathers >= GATHERS_BEFORE_COPY:
+            return products(queries, self._kept_copy())
         self._gathers += 1
         scores = np.empty((len(queries), len(self.text_rows)), dtype=np.float32)
         for start in range(0, len(self.text_rows), GATHER_TEXTS):
@@ -276,9 +280,7 @@ class SourcePool:
     def _search(self, ctx: AlignContext, target: Ruling, exclude_docs: set[str]) -> list[int]:
         """Every pool ruling, nearest first (when the prepared neighbours ran out): a
         search of the whole pool, which keeps its copy from then on."""
-        if self._copy is None:
-            self._copy = self.vectors[self.text_rows]
-        scores = np.round(self._copy @ ctx.vectors[ctx.vector_row[target.id]], 5)
+        scores = np.round(self._kept_copy() @ ctx.vectors[ctx.vector_row[target.id]], 5)
         order = sorted(range(len(self.members)), key=lambda t: (-scores[t], t))
         return [c for c in self._expand(order) if self.rulings[c].doc not in exclude_docs]
 
