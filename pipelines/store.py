@@ -5,8 +5,8 @@ SQLite was measured against LMDB on the 35,952 entries of a 100k run (``benchmar
 ``benchmarks/results/store.md``) and chosen: the same order of speed writing and reading a
 run's entries (LMDB a little less CPU, SQLite a quarter less disk), in the standard library,
 safe for several processes at once (WAL: readers never wait; writers take turns, each
-run's batch of a kind one transaction, waiting up to ``BUSY_SECONDS``), and without LMDB's
-fixed map size.
+batch of a run's entries of a kind one transaction, waiting up to ``BUSY_SECONDS``), and
+without LMDB's fixed map size.
 
 Entries are evicted least recently used first when the entries' bytes pass the limit
 (``limit``: ``RULINGS_CACHE_LIMIT``, e.g. ``5GB``, default ``DEFAULT_LIMIT``), at the end
@@ -207,12 +207,13 @@ class Store:
         return found, foreign
 
     def put_many(self, kind: str, version: str, items: Sequence[tuple[str, bytes]]) -> None:
-        """Keep the payloads under their keys, in one transaction."""
+        """Keep the payloads under their keys, in one transaction. The rows are made as
+        SQLite takes them, so that the payloads are not held twice."""
         now = int(time.time())
-        rows = [
+        rows = (
             (key, kind, version, len(data := entry(key, kind, version, value)), now, data)
             for key, value in items
-        ]
+        )
         with self._database() as db:
             if db is None:
                 return

@@ -249,16 +249,42 @@ def execute(
             for index, part in zip(indices, output, strict=True):
                 parts[number].setdefault(index, []).append(part)
         for job, found, computed in zip(jobs, results, parts, strict=True):
-            kept: list[tuple[str, bytes]] = []
+            kept = _Batches(cache, job.kind)
             for index, pieces in computed.items():
                 result = job.merge(pieces) if job.merge is not None else pieces[0]
                 found[index] = result
                 key = job.keys[index]
                 if key is not None and (job.keep is None or job.keep(result)):
-                    kept.append((key, job.kind.encode(result)))
-            if kept and cache.keeps:
-                cache.put_many(job.kind, kept)
+                    kept.add(key, job.kind.encode(result))
+            kept.flush()
     return results
+
+
+KEPT_BATCH_BYTES = 32 << 20
+"""The computed results of a kind are kept in transactions of about this many bytes: all
+of them in one held every result encoded (twice, while the store wrote them) at once. A
+million-unit run that recomputed its 20,606 groups (328 MB of entries) rose 740 MB, to
+4,250 MiB, while it kept them; a batch at a time, 320 MB (``benchmarks/results/work_layer.md``)."""
+
+
+class _Batches:
+    """The results of one kind being kept, written to the store a batch at a time."""
+
+    def __init__(self, cache: Cache, kind: Kind | None) -> None:
+        self.cache, self.kind = cache, kind
+        self.items: list[tuple[str, bytes]] = []
+        self.size = 0
+
+    def add(self, key: str, data: bytes) -> None:
+        self.items.append((key, data))
+        self.size += len(data)
+        if self.size >= KEPT_BATCH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.items and self.cache.keeps:
+            self.cache.put_many(self.kind, self.items)
+        self.items, self.size = [], 0
 
 
 _MISSING = object()

@@ -281,3 +281,33 @@ def test_units_sharing_a_stored_result_each_read_it(tmp_path):
     assert results == [_names("a"), _names("b"), _names("a"), []]
     [again] = execute([Job(NAMES, [one, one, two])], nothing_computed, cache=work)
     assert again == [_names("a"), _names("a"), _names("b")]
+
+
+def test_computed_results_are_kept_in_batches_and_all_read_back(tmp_path, monkeypatch):
+    """The results a run computes are written a batch of about ``KEPT_BATCH_BYTES`` at a
+    time (not all held encoded at once), and the next run finds every one of them."""
+    from pipelines import work as layer
+    from pipelines.work import Job, execute
+
+    monkeypatch.setattr(layer, "KEPT_BATCH_BYTES", 200)
+    cache = _cache(tmp_path, Reuse())
+    batches = []
+    put_many = cache.store.put_many
+    monkeypatch.setattr(
+        cache.store,
+        "put_many",
+        lambda kind, version, items: batches.append(len(items)) or put_many(kind, version, items),
+    )
+    names = [f"Carta número {number}" for number in range(40)]
+    keys = [cache.key(NAMES, [name]) for name in names]
+    [computed] = execute(
+        [Job(NAMES, keys, items=names, size=7)], lambda task: [_names(n) for n in task], cache=cache
+    )
+    assert computed == [_names(name) for name in names]
+    assert len(batches) > 3 and sum(batches) == 40 and max(batches) < 40
+
+    def nothing_computed(task):
+        raise AssertionError(f"computed {task}")
+
+    [again] = execute([Job(NAMES, keys)], nothing_computed, cache=_cache(tmp_path, Reuse()))
+    assert again == computed
