@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -166,11 +166,14 @@ class Cache:
 
     def get_many(self, kind: Kind, keys: Sequence[str]) -> dict[str, bytes]:
         """The stored payloads of the keys that have one written for them (a foreign entry
-        is counted and left out); every key counted a hit or a miss."""
-        found, foreign = self.store.get_many(kind.name, kind.version_digest, keys)
-        for _ in range(foreign):
-            self.reuse.count_foreign(kind.name)
-        return found
+        is counted and left out)."""
+        return dict(self.each(kind, keys))
+
+    def each(self, kind: Kind, keys: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        """``get_many``'s payloads as (key, payload), a few hundred read at a time."""
+        return self.store.each(
+            kind.name, kind.version_digest, keys, lambda: self.reuse.count_foreign(kind.name)
+        )
 
     def put_many(self, kind: Kind, items: list[tuple[str, bytes]]) -> None:
         if items:
@@ -292,29 +295,34 @@ _MISSING = object()
 
 def _stored(job: Job, cache: Cache, copies: dict[Any, Any]) -> list[Any]:
     """The job's results the cache holds, ``_MISSING`` for the others (each keyed unit
-    counted a hit or a miss)."""
+    counted a hit or a miss). Each payload is decoded as it is read, for every unit of its
+    key, and let go."""
     found: list[Any] = [_MISSING] * len(job.keys)
     if job.kind is None or not cache.keeps:
         return found
     kind = job.kind
-    keyed = [key for key in job.keys if key is not None]
-    stored = cache.get_many(kind, keyed) if keyed else {}
+    units: dict[str, list[int]] = {}
     for index, key in enumerate(job.keys):
-        if key is None:
-            continue
-        data = stored.get(key)
-        result = _MISSING
-        if data is not None:
-            try:
-                result = kind.decode(data)
-            except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
-                result = _MISSING
-            else:
-                if kind.share:
-                    share(result, copies)
-        cache.reuse.count(kind.name, result is not _MISSING)
-        found[index] = result
+        if key is not None:
+            units.setdefault(key, []).append(index)
+    for key, data in cache.each(kind, list(units)) if units else ():
+        for index in units[key]:
+            found[index] = _decoded(kind, data, copies)
+    for indices in units.values():
+        for index in indices:
+            cache.reuse.count(kind.name, found[index] is not _MISSING)
     return found
+
+
+def _decoded(kind: Kind, data: bytes, copies: dict[Any, Any]) -> Any:
+    """A stored result as its record, ``_MISSING`` when its bytes are not today's record."""
+    try:
+        result = kind.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
+        return _MISSING
+    if kind.share:
+        share(result, copies)
+    return result
 
 
 class _without_collector:

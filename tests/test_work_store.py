@@ -35,6 +35,25 @@ def test_entries_round_trip_with_their_key_kind_and_version(tmp_path: Path) -> N
     assert found == {} and foreign == 50, "another version's entries are foreign, not used"
 
 
+def test_entries_are_read_a_query_at_a_time_as_they_are_taken(tmp_path: Path) -> None:
+    """``each`` reads the next few hundred entries only when the caller has taken the ones
+    before (a stage decodes each payload and lets it go: it never holds all of them), and
+    gives every stored one, foreign ones counted and left out."""
+    kept = Store(tmp_path)
+    items = payloads("a", 3 * store.KEYS_PER_QUERY)
+    kept.put_many(KIND, VERSION, items)
+    kept.put_many(KIND, "v0", [("old", b"written by another version")])
+    reader, reads, foreign = Store(tmp_path), [], []
+    with reader._database() as db:
+        db.set_trace_callback(lambda sql: reads.append(sql) if sql.startswith("SELECT") else None)
+    keys = ["old"] + [key for key, _ in items]
+    entries = reader.each(KIND, VERSION, keys, lambda: foreign.append(1))
+    first = next(entries)
+    assert first in items and len(reads) == 1
+    assert sorted([first, *entries]) == items and len(reads) == 4
+    assert len(foreign) == 1
+
+
 def _writer(root: str, prefix: str, count: int) -> None:
     kept = Store(Path(root))
     for start in range(0, count, 50):  # a run writes a batch per kind: many transactions
