@@ -96,7 +96,7 @@ ALIGN_DOCUMENT = kind(
     "align",
     "documents aligned",
     list[Alignment],
-    version="4",
+    version="5",
     resources=(
         "alignment_calibration.json",
         "card_names.tsv",

@@ -69,7 +69,7 @@ class Scan(msgspec.Struct):
     columns: Tops
 
 
-KEPT_SCAN = kind("align-scan", "long documents' scans kept", Scan, version="2", share=False)
+KEPT_SCAN = kind("align-scan", "long documents' scans kept", Scan, version="3", share=False)
 """The last similarity scan of a long document pair, keyed by the two documents' names (not
 their content: the next run of the pair starts from it whatever changed)."""
 
