@@ -37,10 +37,11 @@ def is_translation_document(ruling: Ruling) -> bool:
     return ruling.doc_kind == DocKind.TRANSLATION
 
 
-PRODUCT_MIN_BYTES = 1 << 18
+PRODUCT_MIN_BYTES, PRODUCT_MAX_BYTES = 1 << 18, 1 << 24
 """``products`` works through blocks whose double-precision copies (of rows of both sides
-and of their products) take at most the result's bytes, or this much: larger blocks are
-faster, smaller ones keep a small product small."""
+and of their products) take as many bytes as the result, within these bounds: larger
+blocks are faster, smaller ones keep a small product small and a large one within 16 MB
+more (the card pool's blocks are 64 MB of results)."""
 
 
 def products(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -64,7 +65,7 @@ def products(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     if not rows or not columns:
         return result
     wide = max(1, left.shape[1]) * 8
-    budget = max(PRODUCT_MIN_BYTES, result.nbytes)
+    budget = min(PRODUCT_MAX_BYTES, max(PRODUCT_MIN_BYTES, result.nbytes))
     row_step = max(1, min(rows, budget // (2 * wide)))
     column_step = max(1, (budget - row_step * wide) // (wide + 8 * row_step))
     for top in range(0, rows, row_step):
