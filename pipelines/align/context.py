@@ -59,7 +59,7 @@ def products(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     exact in float64 and the orders of summation differ by far less than a float32 step,
     so the rounded values agree (0 of 15.4 million cells differed over cuts of 1 to 500
     rows, at three offsets of the columns). It costs time: a long document's whole pass
-    over 6,000 x 5,912 units took 3.3-4.3 s against 2.1 s in single precision."""
+    over 20,000 x 19,756 units took 21.4 s against 13.9 s in single precision."""
     rows, columns = len(left), len(right)
     result = np.empty((rows, columns), dtype=np.float32)
     if not rows or not columns:
