@@ -179,14 +179,9 @@ class Store:
     ) -> tuple[dict[str, bytes], int]:
         """The payloads stored for the keys (those written for them: key, kind and version),
         and how many entries were found written for another."""
-        foreign = 0
-
-        def count() -> None:
-            nonlocal foreign
-            foreign += 1
-
-        found = dict(self.each(kind, version, keys, count))
-        return found, foreign
+        foreign: list[None] = []
+        found = dict(self.each(kind, version, keys, lambda: foreign.append(None)))
+        return found, len(foreign)
 
     def each(
         self,

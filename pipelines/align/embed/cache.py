@@ -410,9 +410,7 @@ def _build_index(folder: Path, stems: tuple[str, ...], load_shard) -> _Index | N
 
 def _write_vectors_of(index: _Index, file) -> None:
     """Write an index's vectors as one .npy, in index order, a block at a time."""
-    np.lib.format.write_array_header_1_0(
-        file, {"descr": "<f4", "fortran_order": False, "shape": (len(index), index.dim)}
-    )
+    _write_header(file, len(index), index.dim)
     block_rows = 65536
     for start in range(0, len(index), block_rows):
         shard = index.shard[start : start + block_rows]
@@ -428,15 +426,20 @@ def _write_rows(vectors: np.ndarray, rows: Sequence[int] | None, file) -> None:
     """``vectors`` (or its ``rows``, in that order) as one .npy file, a block at a time: the
     bytes ``np.save`` writes for the same matrix."""
     count = len(vectors) if rows is None else len(rows)
-    np.lib.format.write_array_header_1_0(
-        file, {"descr": "<f4", "fortran_order": False, "shape": (count, vectors.shape[1])}
-    )
+    _write_header(file, count, vectors.shape[1])
     for start in range(0, count, WRITTEN_ROWS):
         if rows is None:
             block = vectors[start : start + WRITTEN_ROWS]
         else:
             block = vectors[np.asarray(rows[start : start + WRITTEN_ROWS], dtype=np.int64)]
         file.write(memoryview(np.ascontiguousarray(block, dtype="<f4")).cast("B"))
+
+
+def _write_header(file, rows: int, dim: int) -> None:
+    """The .npy header of a float32 matrix of ``rows`` x ``dim``, as ``np.save`` writes it."""
+    np.lib.format.write_array_header_1_0(
+        file, {"descr": "<f4", "fortran_order": False, "shape": (rows, dim)}
+    )
 
 
 def _new_stem() -> str:

@@ -211,10 +211,7 @@ def _encode_missing(
                     f"embedder {embedder.name!r} returned {computed.dtype} {computed.shape} "
                     f"for {len(batch)} texts"
                 )
-            _same_width(vectors, computed, embedder, cache)
-            if not len(vectors):
-                vectors = np.empty((total, computed.shape[1]), dtype=np.float32)
-            vectors[rows] = computed
+            vectors = _placed(vectors, rows, computed, embedder, cache, total)
             encoded += len(rows)
             done += len(rows)
             if on_progress is not None:
