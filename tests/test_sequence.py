@@ -97,6 +97,33 @@ def test_blocks_give_the_pairs_of_the_whole_matrix(pair, monkeypatch, with_keys,
         assert "anchor" in {p.anchored_by for p in got}
 
 
+def test_gaps_share_a_rectangle_of_scores_only_where_it_holds_little_else(pair, monkeypatch):
+    """With rule-number keys every few units, the gaps between them lie along the diagonal:
+    a rectangle around a run of them holds far more cells than they do. The rectangles
+    computed hold at most SHARED_TILE_WASTE times the gaps' cells (plus the slack of each),
+    and the pairs are those of the whole matrix."""
+    left, right, _, keys = pair
+    scores = BlockScores(left, right)
+    tiles, gaps = [], []
+    tile, fill_gap = scores.tile, sequence._fill_gap
+
+    def tile_spy(s0: int, s1: int, t0: int, t1: int):
+        tiles.append((s1 - s0) * (t1 - t0))
+        return tile(s0, s1, t0, t1)
+
+    def gap_spy(block, s0: int, s1: int, t0: int, t1: int):
+        gaps.append((s1 - s0) * (t1 - t0))
+        return fill_gap(block, s0, s1, t0, t1)
+
+    monkeypatch.setattr(scores, "tile", tile_spy)
+    monkeypatch.setattr(sequence, "_fill_gap", gap_spy)
+    assert align_ordered(scores, keys) == align_ordered(full_matrix(left, right), keys)
+    assert len(gaps) > 50 and len(tiles) > 1
+    slack = len(tiles) * sequence.SHARED_TILE_SLACK_CELLS
+    assert sum(tiles) <= sequence.SHARED_TILE_WASTE * sum(gaps) + slack
+    assert sum(tiles) < len(left) * len(right) / 2
+
+
 @pytest.mark.parametrize("sorted_selection", [True, pytest.param(False, marks=pytest.mark.slow)])
 def test_neighbourhoods_and_nearest_units_are_those_of_the_whole_matrix(
     pair, monkeypatch, sorted_selection
