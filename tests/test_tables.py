@@ -134,7 +134,13 @@ def test_lines_cut_into_blocks_read_as_the_whole_file(tmp_path: Path, monkeypatc
         list(iter_jsonl(bad))
 
 
-def test_values_that_repeat_from_row_to_row_are_kept_once(tmp_path: Path):
+@pytest.fixture
+def large_tables(monkeypatch):
+    """Every table read as a large one is (``SHARED_FROM_BYTES``)."""
+    monkeypatch.setattr(tables, "SHARED_FROM_BYTES", 0)
+
+
+def test_values_that_repeat_from_row_to_row_are_kept_once(tmp_path: Path, large_tables):
     """A document's file, title and card on each of its units are one string in memory
     (a million-unit corpus), and the records read are those written."""
     rows = [
@@ -163,13 +169,37 @@ def test_values_that_repeat_from_row_to_row_are_kept_once(tmp_path: Path):
     assert second.text is not first.text
 
 
+def test_a_small_table_is_read_as_it_is_and_a_large_one_shared(tmp_path: Path, monkeypatch):
+    """Making repeated values one object doubles a table's reading time: a table under
+    SHARED_FROM_BYTES is read without it, a larger one (or one read after another that
+    shared values into the same ``seen``) with it; the records are the same either way."""
+    rows = [_ruling(n, f"Text {n}.") for n in range(1, 40)]
+    path = write_jsonl(tmp_path / "corpus.jsonl", rows)
+    calls = []
+    single = tables.single_values
+
+    def spy(record_type, values, copies):
+        calls.append(record_type)
+        return single(record_type, values, copies)
+
+    monkeypatch.setattr(tables, "single_values", spy)
+    size = path.stat().st_size
+    monkeypatch.setattr(tables, "SHARED_FROM_BYTES", size + 1)
+    assert read_records(path, Ruling) == rows and not calls
+    assert read_records(path, Ruling, seen={"Text 1.": "Text 1."}) == rows
+    assert len(calls) == len(rows)
+    calls.clear()
+    monkeypatch.setattr(tables, "SHARED_FROM_BYTES", size)
+    assert read_records(path, Ruling) == rows and len(calls) == len(rows)
+
+
 def _incon(number: int, variants: list, extra: dict) -> Finding:
     evidence = {"variants": variants, **extra}
     return Finding("INCON001", "inconsistent-translation", "warning", "es", f"{number}.txt", 3,
                    f"{number}.txt:3", None, None, None, "m", evidence)  # fmt: skip
 
 
-def test_equal_evidence_read_back_is_one_object(tmp_path: Path):
+def test_equal_evidence_read_back_is_one_object(tmp_path: Path, large_tables):
     """A translation family's versions repeat in the evidence of each of its findings (1.3
     GB of findings at a million units): read back, equal lists and dicts are one object,
     versions shared between lists that differ are too, and every finding reads as
@@ -192,7 +222,7 @@ def test_equal_evidence_read_back_is_one_object(tmp_path: Path):
     assert dumps(second) == dumps(rows[1])
 
 
-def test_tables_read_together_share_the_ruling_ids(tmp_path: Path):
+def test_tables_read_together_share_the_ruling_ids(tmp_path: Path, large_tables):
     """Read with one ``seen``, the alignment's and the findings' ids are the corpus's
     strings, and the units' empty spans one list; each table reads as written."""
     rulings = [_ruling(n, f"Text {n}.") for n in (1, 2)]
