@@ -9,6 +9,7 @@ per run as ``Resources``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -119,7 +120,7 @@ def ingest_stage(
             source_lang=settings.source_lang,
             cache_dir=cache_root(settings.cache_dir),
             engine=engine,
-            work=work_cache(settings, (), reuse),
+            work=work_cache(settings, (), reuse, _input_bytes(sources)),
             name_lists=settings.card_names,
         )
     result.digests = tables.CorpusDigests()
@@ -171,6 +172,7 @@ def align_stage(
             settings,
             [thresholds.stage_digest(dict(settings.thresholds), thresholds.ALIGN)],
             reuse,
+            tables.table_bytes(out / tables.CORPUS),
         ),
         digests=digests,
         thresholds=dict(settings.thresholds),
@@ -233,6 +235,7 @@ def check_stage(
             settings.allow.digest(),
         ],
         reuse,
+        tables.table_bytes(out / tables.CORPUS),
     )
     findings += run_checks(context, settings.select, settings.ignore, engine=engine, work=work)
     findings = with_confidence(fold(_unique(findings)), alignment)
@@ -249,11 +252,33 @@ def check_stage(
     return CheckResult(findings, suppressed)
 
 
-def work_cache(settings: Settings, context, reuse: Reuse | None) -> Cache:
+def work_cache(settings: Settings, context, reuse: Reuse | None, size: int) -> Cache:
     """The work cache of a stage: the store in the run's cache folder, keys made with the
     stage's ``context`` (what every unit depends on besides its own content), look-ups
-    counted in ``reuse``."""
-    return Cache(open_store(cache_root(settings.cache_dir)), context, reuse)
+    counted in ``reuse``. ``size``: the bytes of the run's inputs (ingest) or of its corpus
+    table (the later stages). A run this size or larger than ``tables.SHARED_FROM_BYTES``
+    has the repeated values of the results it reads back made one object, as its tables
+    are (``Cache.shares``); a smaller one reads them as they are: on the 100k corpus (80 MB
+    of inputs, a 69 MB corpus table) an edited run's stored results take 0.6-0.9 s
+    instead of 3.3-3.5 s to read for the file readings, for 87 MiB more held (measured
+    under load: ``benchmarks/results/work_layer.md``)."""
+    return Cache(
+        open_store(cache_root(settings.cache_dir)),
+        context,
+        reuse,
+        shares=size >= tables.SHARED_FROM_BYTES,
+    )
+
+
+def _input_bytes(sources: list[SourceFile]) -> int:
+    """The bytes of the files the run reads (0 for one that cannot be looked at)."""
+    total = 0
+    for source in sources:
+        if source.in_memory or source.not_read:
+            continue
+        with contextlib.suppress(OSError):
+            total += source.path.stat().st_size
+    return total
 
 
 def _content_digest(path: Path) -> str:

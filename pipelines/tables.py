@@ -305,11 +305,13 @@ for the tables of a million units (ten times as large), the time for a stage com
 that reads a small run's tables."""
 
 
-def _size(path: Path) -> int:
+def table_bytes(path: Path) -> int:
+    """The bytes of a table's file, 0 when it cannot be looked at (``_lines`` says why when
+    it is read)."""
     try:
         return path.stat().st_size
     except OSError:
-        return 0  # read as missing: ``_lines`` says so
+        return 0
 
 
 def read_records(
@@ -329,7 +331,7 @@ def read_records(
     in_order = names if _positional(record_type) else None
     known = set(names)
     one_copy: dict[Any, Any] = {} if seen is None else seen
-    sharing = bool(one_copy) or _size(path) >= SHARED_FROM_BYTES
+    sharing = bool(one_copy) or table_bytes(path) >= SHARED_FROM_BYTES
     repeated = REPEATED_COLUMNS.get(record_type, frozenset()) if sharing else frozenset()
     shared = SHARED_PARTS.get(record_type, frozenset()) if sharing else frozenset()
     records = []

@@ -140,14 +140,25 @@ class Reuse:
 class Cache:
     """A run's view of the work store: keys made with the run's ``context`` (what every
     unit depends on besides its own content: options, digests of the termbase), look-ups
-    counted in ``reuse``. ``store`` None keeps nothing (every unit is computed)."""
+    counted in ``reuse``. ``store`` None keeps nothing (every unit is computed).
+
+    ``shares``: whether the results read back have the strings and parts they repeat made
+    one object (``tables.share``), the memory policy a stage sets from the size of its run
+    (``stages.work_cache``): it keeps a million units' results within memory, and it is
+    most of the time of reading a small run's results back."""
 
     def __init__(
-        self, store: Any | None, context: Iterable[str] = (), reuse: Reuse | None = None
+        self,
+        store: Any | None,
+        context: Iterable[str] = (),
+        reuse: Reuse | None = None,
+        *,
+        shares: bool = True,
     ) -> None:
         self.store = store
         self.context = tuple(context)
         self.reuse = reuse if reuse is not None else Reuse()
+        self.shares = shares
 
     @property
     def keeps(self) -> bool:
@@ -155,7 +166,7 @@ class Cache:
 
     def with_context(self, context: Iterable[str]) -> Cache:
         """The same store and counts, another context."""
-        return Cache(self.store, context, self.reuse)
+        return Cache(self.store, context, self.reuse, shares=self.shares)
 
     def key(self, kind: Kind, parts: Iterable[str | bytes]) -> str | None:
         """A unit's key: its kind's version, the run's context and the unit's own parts
@@ -305,22 +316,24 @@ def _stored(job: Job, cache: Cache, copies: dict[Any, Any]) -> list[Any]:
     for index, key in enumerate(job.keys):
         if key is not None:
             units.setdefault(key, []).append(index)
+    shared = copies if kind.share and cache.shares else None
     for key, data in cache.each(kind, list(units)) if units else ():
         for index in units[key]:
-            found[index] = _decoded(kind, data, copies)
+            found[index] = _decoded(kind, data, shared)
     for indices in units.values():
         for index in indices:
             cache.reuse.count(kind.name, found[index] is not _MISSING)
     return found
 
 
-def _decoded(kind: Kind, data: bytes, copies: dict[Any, Any]) -> Any:
-    """A stored result as its record, ``_MISSING`` when its bytes are not today's record."""
+def _decoded(kind: Kind, data: bytes, copies: dict[Any, Any] | None) -> Any:
+    """A stored result as its record, ``_MISSING`` when its bytes are not today's record;
+    its repeated values made the equal ones of ``copies``, when given."""
     try:
         result = kind.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
         return _MISSING
-    if kind.share:
+    if copies is not None:
         share(result, copies)
     return result
 
