@@ -256,12 +256,12 @@ def work_cache(settings: Settings, context, reuse: Reuse | None, size: int) -> C
     """The work cache of a stage: the store in the run's cache folder, keys made with the
     stage's ``context`` (what every unit depends on besides its own content), look-ups
     counted in ``reuse``. ``size``: the bytes of the run's inputs (ingest) or of its corpus
-    table (the later stages). A run this size or larger than ``tables.SHARED_FROM_BYTES``
-    has the repeated values of the results it reads back made one object, as its tables
-    are (``Cache.shares``); a smaller one reads them as they are: on the 100k corpus (80 MB
-    of inputs, a 69 MB corpus table) an edited run's stored results take 0.6-0.9 s
-    instead of 3.3-3.5 s to read for the file readings, for 87 MiB more held (measured
-    under load: ``benchmarks/results/work_layer.md``)."""
+    table (the later stages). A run of ``tables.SHARED_FROM_BYTES`` or more has the
+    repeated values of the results it reads back made one object, as its tables are
+    (``Cache.shares``); a smaller one reads them as they are: on the 100k corpus (80 MB of
+    inputs, a 69 MB corpus table) the stored file readings take 0.6-0.9 s instead of
+    3.3-3.5 s to read, for 87 MiB more held (measured under load:
+    ``benchmarks/results/work_layer.md``)."""
     return Cache(
         open_store(cache_root(settings.cache_dir)),
         context,
