@@ -271,13 +271,14 @@ def work_cache(settings: Settings, context, reuse: Reuse | None, size: int) -> C
 
 
 def _input_bytes(sources: list[SourceFile]) -> int:
-    """The bytes of the files the run reads (0 for one that cannot be looked at)."""
+    """The bytes of the files the run reads (0 for one that cannot be looked at): each
+    file's ``size``, which its reading then takes without looking again."""
     total = 0
     for source in sources:
         if source.in_memory or source.not_read:
             continue
         with contextlib.suppress(OSError):
-            total += source.path.stat().st_size
+            total += source.size
     return total
 
 
