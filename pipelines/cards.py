@@ -146,6 +146,10 @@ class CardIndex:
     million units 737,000 keys, nearly all with one owner: a set each took 160 MB more)."""
     names: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
     oracle: dict[str, str] = field(default_factory=dict)
+    kept_in: Path | None = field(default=None, compare=False)
+    """The cache file the index was read from or written to (``cached``), which ``read``
+    reads again: a run that lets the index go while it aligns reads it back for its checks
+    without the names it was built from."""
 
     @classmethod
     def cached(
@@ -166,14 +170,24 @@ class CardIndex:
         for entry in sorted(entries, key=lambda e: (e.card, e.lang, e.name)):
             digest.update(f"{entry.card}\x1f{entry.lang}\x1f{entry.name}\x1e".encode())
         path = cache_dir / "cards" / f"{digest.hexdigest()[:32]}.json"
+        index = cls.read(path)
+        if index is None:
+            index = cls.build(entries, name_lists=lists)
+            write_checked(path, index.to_json())
+            index.kept_in = path
+        return index
+
+    @classmethod
+    def read(cls, path: Path) -> CardIndex | None:
+        """The index kept in a cache file, or None when the file is missing or damaged."""
         stored = read_checked(path)
-        if isinstance(stored, dict):
-            try:
-                return cls.from_json(stored)
-            except (KeyError, TypeError, ValueError):
-                pass
-        index = cls.build(entries, name_lists=lists)
-        write_checked(path, index.to_json())
+        if not isinstance(stored, dict):
+            return None
+        try:
+            index = cls.from_json(stored)
+        except (KeyError, TypeError, ValueError):
+            return None
+        index.kept_in = path
         return index
 
     def to_json(self) -> dict:

@@ -85,3 +85,52 @@ def test_a_run_keeps_what_each_stage_leaves_out_of_the_collectors_walks(tmp_path
     assert result.ingested.rulings
     assert seen["threshold"] >= heap.YOUNG_OBJECTS and seen["frozen"] > 0
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+@pytest.mark.model
+def test_a_large_run_lets_its_card_names_go_while_it_aligns(
+    tmp_path: Path, corpus_dir, monkeypatch
+):
+    """In ``rulings run``, a large run hands the later stages neither its card names nor
+    their index (a million units' held 721 MB through the alignment); the checks read the
+    index back from the cache file ingest kept it in, without building it again, and find
+    what a run that kept them finds. (The corpus is small: it is taken for a large one.)"""
+    from pipelines import pipeline, tables
+    from pipelines.cards import CardIndex
+
+    settings = Settings(cache_dir=tmp_path / "cache", engine="local")
+    kept = pipeline.run([corpus_dir], tmp_path / "kept", settings)
+    assert kept.ingested.index is not None and kept.ingested.card_names
+
+    monkeypatch.setattr(tables, "SHARED_FROM_BYTES", 0)
+    built, read = [], []
+    build, read_index = CardIndex.build.__func__, CardIndex.read.__func__
+    monkeypatch.setattr(
+        CardIndex, "build", classmethod(lambda cls, *a, **k: built.append(1) or build(cls, *a, **k))
+    )
+    monkeypatch.setattr(
+        CardIndex, "read", classmethod(lambda cls, path: read.append(path) or read_index(cls, path))
+    )
+    let_go = pipeline.run([corpus_dir], tmp_path / "let-go", settings, force=True)
+
+    assert let_go.ingested.card_names is None and let_go.ingested.index is None
+    assert let_go.ingested.index_file == kept.ingested.index.kept_in
+    assert read[-1] == let_go.ingested.index_file and built == []
+    for name in ("findings.jsonl", "suppressed.jsonl", "alignment.jsonl"):
+        assert (tmp_path / "let-go" / name).read_bytes() == (tmp_path / "kept" / name).read_bytes()
+
+
+@pytest.mark.model
+def test_checks_whose_index_file_is_gone_read_the_card_names_back(tmp_path: Path, corpus_dir):
+    """An index let go whose cache file is gone by the checks (a cleared cache) is built
+    again from cards.jsonl: the same findings."""
+    from dataclasses import replace
+
+    out, settings = tmp_path / "out", Settings(cache_dir=None)
+    ingested = stages.ingest_stage([corpus_dir], out, settings)
+    alignment = stages.align_stage(out, settings)
+    resources = stages.Resources.load(settings)
+    kept = stages.check_stage(out, settings, resources, ingested=ingested, alignment=alignment)
+    gone = replace(ingested, card_names=None, index=None, index_file=tmp_path / "gone.json")
+    again = stages.check_stage(out, settings, resources, ingested=gone, alignment=alignment)
+    assert again.findings == kept.findings and again.suppressed == kept.suppressed

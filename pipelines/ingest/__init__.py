@@ -42,10 +42,13 @@ __all__ = [
 class IngestResult:
     rulings: list[Ruling] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    card_names: list[CardName] = field(default_factory=list)
+    card_names: list[CardName] | None = field(default_factory=list)
+    """None once a run let them go (``stages.handed_on``): cards.jsonl has them."""
     formats: Counter[str] = field(default_factory=Counter)
     files: int = 0
     index: CardIndex | None = None
+    index_file: Path | None = None
+    """Where the index is kept, once a run let it go (``stages.handed_on``)."""
     digests: CorpusDigests | None = None
     """The digests of the rulings' lines in corpus.jsonl, once the stage has written it."""
     inputs: list[dict] = field(default_factory=list)
