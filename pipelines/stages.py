@@ -153,20 +153,32 @@ def align_stage(
     if rulings is None:
         rulings, digests = tables.read_corpus(out)
     root = cache_root(settings.cache_dir)
-    embedder = build_embedder(
-        settings.embedder, threads=LocalEngine.threads_per_worker, cache_dir=root
-    )
+
+    def model():
+        return build_embedder(
+            settings.embedder, threads=LocalEngine.threads_per_worker, cache_dir=root
+        )
+
     cache = EmbeddingCache(root)
+    unused = [model()]  # its weights are read on its first texts, not when it is built
+    name = unused[0].name
 
     def encode(texts: list[str]):
+        """The texts' vectors, with the model let go as soon as they are computed: the
+        alignment that follows reads only the vectors, and a million units' alignment held
+        the model (about 150 MiB) and the encoding threads' freed heap to its end."""
         report = (lambda done, total: on_progress("embed", done, total)) if on_progress else None
-        return embed_texts(texts, embedder, cache, on_progress=report, engine=engine)
+        embedder = unused.pop() if unused else model()
+        vectors = embed_texts(texts, embedder, cache, on_progress=report, engine=engine)
+        del embedder
+        give_back()
+        return vectors
 
     rows = align(
         rulings,
         encode,
         source_lang=settings.source_lang,
-        embedder=embedder.name,
+        embedder=name,
         engine=engine,
         work=work_cache(
             settings,

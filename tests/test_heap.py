@@ -134,3 +134,33 @@ def test_checks_whose_index_file_is_gone_read_the_card_names_back(tmp_path: Path
     gone = replace(ingested, card_names=None, index=None, index_file=tmp_path / "gone.json")
     again = stages.check_stage(out, settings, resources, ingested=gone, alignment=alignment)
     assert again.findings == kept.findings and again.suppressed == kept.suppressed
+
+
+@pytest.mark.model
+def test_the_align_stage_lets_the_model_go_once_the_vectors_exist(
+    tmp_path: Path, corpus_dir, monkeypatch
+):
+    """The alignment reads only the vectors: the embedder is let go (and the memory handed
+    back) as soon as they are computed, not when the stage ends."""
+    import weakref
+
+    settings = Settings(cache_dir=tmp_path / "cache")
+    stages.ingest_stage([corpus_dir], tmp_path / "out", settings)
+    built, alive_while_aligning = [], []
+    build, align = stages.build_embedder, stages.align
+
+    def building(*args, **kwargs):
+        embedder = build(*args, **kwargs)
+        built.append(weakref.ref(embedder))
+        return embedder
+
+    def aligning(rulings, encode, **options):
+        vectors = encode([r.text for r in rulings[:3]])
+        alive_while_aligning.extend(ref() is not None for ref in built)
+        assert len(vectors) == 3
+        return align(rulings, encode, **options)
+
+    monkeypatch.setattr(stages, "build_embedder", building)
+    monkeypatch.setattr(stages, "align", aligning)
+    assert stages.align_stage(tmp_path / "out", settings)
+    assert alive_while_aligning == [False]
