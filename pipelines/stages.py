@@ -154,13 +154,13 @@ def align_stage(
         rulings, digests = tables.read_corpus(out)
     root = cache_root(settings.cache_dir)
 
-    def model():
+    def new_embedder():
         return build_embedder(
             settings.embedder, threads=LocalEngine.threads_per_worker, cache_dir=root
         )
 
     cache = EmbeddingCache(root)
-    unused = [model()]  # its weights are read on its first texts, not when it is built
+    unused = [new_embedder()]  # its weights are read on its first texts, not when built
     name = unused[0].name
 
     def encode(texts: list[str]):
@@ -168,7 +168,7 @@ def align_stage(
         alignment that follows reads only the vectors, and a million units' alignment held
         the model (about 150 MiB) and the encoding threads' freed heap to its end."""
         report = (lambda done, total: on_progress("embed", done, total)) if on_progress else None
-        embedder = unused.pop() if unused else model()
+        embedder = unused.pop() if unused else new_embedder()
         vectors = embed_texts(texts, embedder, cache, on_progress=report, engine=engine)
         del embedder
         give_back()
