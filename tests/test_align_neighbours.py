@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from pipelines.align import align
 from pipelines.align.card_rulings import SourcePool, _same_symbols, _smallest
-from pipelines.align.context import AlignContext, products
+from pipelines.align.context import AlignContext, pair_products, products, screening_error
 from pipelines.align.rivals import (
     MARGIN,
     MIN_RIVAL_SIMILARITY,
@@ -108,6 +108,62 @@ def test_smallest_selects_what_argpartition_selects(seed):
     expected = np.argpartition(scores, wanted - 1, axis=1)[:, :wanted]
     found = _smallest(scores, wanted)
     assert [set(row) for row in found.tolist()] == [set(row) for row in expected.tolist()]
+
+
+def test_pair_products_are_the_cells_of_products():
+    rng = np.random.default_rng(7)
+    left, right = unit(rng.standard_normal((300, 512))), unit(rng.standard_normal((700, 512)))
+    rows, columns = rng.integers(0, 300, 50_000), rng.integers(0, 700, 50_000)
+    whole = products(left, right)
+    assert np.array_equal(pair_products(left[rows], right[columns]), whole[rows, columns])
+
+
+def test_single_precision_products_are_within_the_screening_error():
+    rng = np.random.default_rng(8)
+    left, right = unit(rng.standard_normal((64, 512))), unit(rng.standard_normal((5_000, 512)))
+    assert np.abs(left @ right.T - products(left, right)).max() <= screening_error(512) / 10
+
+
+def crowded_pool(seed: int, texts: int = 3_000, dimensions: int = 512):
+    """A pool whose texts come in clusters of near-copies (similarities a few single-precision
+    steps apart) and exact copies (ties), and queries near the clusters: the screen's
+    candidates are many and its margins thin."""
+    rng = np.random.default_rng(seed)
+    centres = unit(rng.standard_normal((40, dimensions)))
+    cluster = rng.integers(0, 40, texts)
+    spread = rng.choice([1e-7, 1e-6, 1e-3], texts)[:, None]
+    vectors = unit(centres[cluster] + spread * rng.standard_normal((texts, dimensions)))
+    copies = rng.integers(0, texts, texts // 10)
+    vectors[rng.integers(0, texts, texts // 10)] = vectors[copies]
+    pool = SourcePool(
+        rulings=[],
+        vectors=vectors,
+        text_rows=np.arange(texts, dtype=np.int64),
+        members=[[k] for k in range(texts)],
+    )
+    queries = unit(centres[rng.integers(0, 40, 60)] + 0.02 * rng.standard_normal((60, dimensions)))
+    queries[:10] = vectors[rng.integers(0, texts, 10)]  # a query that is a pool text
+    return pool, queries
+
+
+def exactly_nearest(pool: SourcePool, queries: np.ndarray, wanted: int) -> list[list[int]]:
+    """The neighbours from the exact similarities of the whole pool (the search before the
+    screen)."""
+    scores = -products(queries, pool.vectors[pool.text_rows])
+    top = _smallest(scores, wanted)
+    chosen = np.round(np.take_along_axis(scores, top, axis=1), 5)
+    ranked = np.take_along_axis(top, np.lexsort((top, chosen), axis=1), axis=1)
+    return [[i for text in texts for i in pool.members[text]] for texts in ranked.tolist()]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("wanted", [1, 11, 64])
+def test_the_screened_search_finds_the_exact_neighbours(seed, wanted):
+    """Near-copies a rounding apart and exact copies tied at the boundary: the screened
+    search finds the texts, in the order, that the exact similarities of the whole pool
+    give."""
+    pool, queries = crowded_pool(seed)
+    assert pool._nearest_texts(queries, wanted) == exactly_nearest(pool, queries, wanted)
 
 
 def template_world(seed: int = 0, cards: int = 300, per_card: int = 3):
