@@ -9,7 +9,6 @@ per run as ``Resources``.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import os
@@ -120,7 +119,7 @@ def ingest_stage(
             source_lang=settings.source_lang,
             cache_dir=cache_root(settings.cache_dir),
             engine=engine,
-            work=work_cache(settings, (), reuse, _input_bytes(sources)),
+            work=work_cache(settings, (), reuse, READINGS_SHARED_FROM * tables.SHARED_FROM_BYTES),
             name_lists=settings.card_names,
         )
     result.digests = tables.CorpusDigests()
@@ -184,7 +183,7 @@ def align_stage(
             settings,
             [thresholds.stage_digest(dict(settings.thresholds), thresholds.ALIGN)],
             reuse,
-            tables.table_bytes(out / tables.CORPUS),
+            shared_if_large(out),
         ),
         digests=digests,
         thresholds=dict(settings.thresholds),
@@ -244,7 +243,7 @@ def check_stage(
             settings.allow.digest(),
         ],
         reuse,
-        tables.table_bytes(out / tables.CORPUS),
+        shared_if_large(out),
     )
     findings += run_checks(context, settings.select, settings.ignore, engine=engine, work=work)
     findings = with_confidence(fold(_unique(findings)), alignment)
@@ -270,7 +269,7 @@ def handed_on(ingested: IngestResult, out: Path) -> IngestResult:
     hold memory."""
     if ingested.index is None or ingested.index.kept_in is None:
         return ingested
-    if tables.table_bytes(out / tables.CORPUS) < tables.SHARED_FROM_BYTES:
+    if not large_run(out):
         return ingested
     return replace(ingested, card_names=None, index=None, index_file=ingested.index.kept_in)
 
@@ -289,34 +288,41 @@ def _card_index(ingested: IngestResult, out: Path, settings: Settings) -> CardIn
     return CardIndex.cached(names, cache_root(settings.cache_dir), settings.card_names)
 
 
-def work_cache(settings: Settings, context, reuse: Reuse | None, size: int) -> Cache:
+def work_cache(settings: Settings, context, reuse: Reuse | None, shares_from: int | None) -> Cache:
     """The work cache of a stage: the store in the run's cache folder, keys made with the
     stage's ``context`` (what every unit depends on besides its own content), look-ups
-    counted in ``reuse``. ``size``: the bytes of the run's inputs (ingest) or of its corpus
-    table (the later stages). A run of ``tables.SHARED_FROM_BYTES`` or more has the
-    repeated values of the results it reads back made one object, as its tables are
-    (``Cache.shares``); a smaller one reads them as they are: on the 100k corpus (80 MB of
-    inputs, a 69 MB corpus table) the stored file readings take 0.6-0.9 s instead of
-    3.3-3.5 s to read, for 87 MiB more held (measured under load:
-    ``benchmarks/results/work_layer.md``)."""
+    counted in ``reuse``, the results read back shared from ``shares_from`` bytes
+    (``Cache.shares_from``)."""
     return Cache(
         open_store(cache_root(settings.cache_dir)),
         context,
         reuse,
-        shares=size >= tables.SHARED_FROM_BYTES,
+        shares_from=shares_from,
     )
 
 
-def _input_bytes(sources: list[SourceFile]) -> int:
-    """The bytes of the files the run reads (0 for one that cannot be looked at): each
-    file's ``size``, which its reading then takes without looking again."""
-    total = 0
-    for source in sources:
-        if source.in_memory or source.not_read:
-            continue
-        with contextlib.suppress(OSError):
-            total += source.size
-    return total
+def large_run(out: Path) -> bool:
+    """Whether the run in ``out`` is large: a corpus table of ``tables.SHARED_FROM_BYTES``
+    or more, the size from which memory is worth time."""
+    return tables.table_bytes(out / tables.CORPUS) >= tables.SHARED_FROM_BYTES
+
+
+def shared_if_large(out: Path) -> int | None:
+    """The memory policy of the align and check stages: a large run (``large_run``) has
+    the repeated values of every result it reads back made one object, as its tables are;
+    a smaller one reads them as they are: on the 100k corpus (a 69 MB corpus table) the
+    stored file readings took 0.6-0.9 s instead of 3.3-3.5 s to read, for 87 MiB more held
+    (measured under load: ``benchmarks/results/work_layer.md``)."""
+    return 0 if large_run(out) else None
+
+
+READINGS_SHARED_FROM = 2
+"""Ingest shares the file readings it reads back once their stored bytes come to this many
+times ``tables.SHARED_FROM_BYTES`` (256 MB), whatever the inputs' size: an MTGJSON file is
+mostly what its reading leaves out. The AllPrintings-shaped file (400 MB) reads 156 MB back
+for one edited set; shared, that took 3.7 s more (18.7 s against 15.1 s, the whole edited
+run) for 231 MB less held (553 against 784 MB at its peak). The million-unit corpus reads
+616 MB back, and is shared from its first 256 MB on."""
 
 
 def _content_digest(path: Path) -> str:

@@ -142,8 +142,9 @@ class Cache:
     unit depends on besides its own content: options, digests of the termbase), look-ups
     counted in ``reuse``. ``store`` None keeps nothing (every unit is computed).
 
-    ``shares``: whether the results read back have the strings and parts they repeat made
-    one object (``tables.share``), the memory policy a stage sets from the size of its run
+    ``shares_from``: from how many bytes of results read back (by one ``execute``) the
+    strings and parts they repeat are made one object (``tables.share``): 0 from the first,
+    None never. It is the memory policy a stage sets from the size of its run
     (``stages.work_cache``): it keeps a million units' results within memory, and it is
     most of the time of reading a small run's results back."""
 
@@ -153,12 +154,12 @@ class Cache:
         context: Iterable[str] = (),
         reuse: Reuse | None = None,
         *,
-        shares: bool = True,
+        shares_from: int | None = 0,
     ) -> None:
         self.store = store
         self.context = tuple(context)
         self.reuse = reuse if reuse is not None else Reuse()
-        self.shares = shares
+        self.shares_from = shares_from
 
     @property
     def keeps(self) -> bool:
@@ -166,7 +167,7 @@ class Cache:
 
     def with_context(self, context: Iterable[str]) -> Cache:
         """The same store and counts, another context."""
-        return Cache(self.store, context, self.reuse, shares=self.shares)
+        return Cache(self.store, context, self.reuse, shares_from=self.shares_from)
 
     def key(self, kind: Kind, parts: Iterable[str | bytes]) -> str | None:
         """A unit's key: its kind's version, the run's context and the unit's own parts
@@ -245,9 +246,9 @@ def execute(
     cache = cache or no_cache()
     engine = engine or LocalEngine()
     with paused_gc():
-        copies: dict[Any, Any] = {}  # one object for each value the stored records repeat
-        results = [_stored(job, cache, copies) for job in jobs]
-        del copies
+        sharing = _Sharing(cache.shares_from)
+        results = [_stored(job, cache, sharing) for job in jobs]
+        del sharing
         planned: list[tuple[int, list[int]]] = []
         tasks: list[Task] = []
         for number, (job, found) in enumerate(zip(jobs, results, strict=True)):
@@ -304,7 +305,7 @@ class _Batches:
 _MISSING = object()
 
 
-def _stored(job: Job, cache: Cache, copies: dict[Any, Any]) -> list[Any]:
+def _stored(job: Job, cache: Cache, sharing: _Sharing) -> list[Any]:
     """The job's results the cache holds, ``_MISSING`` for the others (each keyed unit
     counted a hit or a miss). Each payload is decoded as it is read, for every unit of its
     key, and let go."""
@@ -316,26 +317,49 @@ def _stored(job: Job, cache: Cache, copies: dict[Any, Any]) -> list[Any]:
     for index, key in enumerate(job.keys):
         if key is not None:
             units.setdefault(key, []).append(index)
-    shared = copies if kind.share and cache.shares else None
     for key, data in cache.each(kind, list(units)) if units else ():
         for index in units[key]:
-            found[index] = _decoded(kind, data, shared)
+            found[index] = result = _decoded(kind, data)
+            if kind.share and result is not _MISSING:
+                sharing.add(result, len(data))
     for indices in units.values():
         for index in indices:
             cache.reuse.count(kind.name, found[index] is not _MISSING)
     return found
 
 
-def _decoded(kind: Kind, data: bytes, copies: dict[Any, Any] | None) -> Any:
-    """A stored result as its record, ``_MISSING`` when its bytes are not today's record;
-    its repeated values made the equal ones of ``copies``, when given."""
+def _decoded(kind: Kind, data: bytes) -> Any:
+    """A stored result as its record, ``_MISSING`` when its bytes are not today's record."""
     try:
-        result = kind.decode(data)
+        return kind.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
         return _MISSING
-    if copies is not None:
-        share(result, copies)
-    return result
+
+
+class _Sharing:
+    """The results one ``execute`` reads back, their repeated values made one object each
+    (``tables.share``) once their payloads come to ``start`` bytes; those read before are
+    shared then. ``start`` None: never."""
+
+    def __init__(self, start: int | None) -> None:
+        self.start = start
+        self.read = 0
+        self.copies: dict[Any, Any] | None = {} if start == 0 else None
+        self.waiting: list[Any] = []
+
+    def add(self, result: Any, size: int) -> None:
+        if self.start is None:
+            return
+        if self.copies is not None:
+            share(result, self.copies)
+            return
+        self.read += size
+        self.waiting.append(result)
+        if self.read >= self.start:
+            self.copies = {}
+            for earlier in self.waiting:
+                share(earlier, self.copies)
+            self.waiting = []
 
 
 class _without_collector:

@@ -92,3 +92,34 @@ def test_files_read_back_from_the_work_cache_share_what_their_rulings_repeat(tmp
     assert all(a.file is b.file for a in first for b in first)
     assert first[0].file is not second[0].file
     assert len({id(r.spans) for r in rulings}) == 1  # equal parts: one object
+
+
+def test_readings_read_back_are_shared_once_their_bytes_come_to_the_stage_limit(tmp_path: Path):
+    """Ingest shares the readings it reads back by their stored bytes, not the inputs' size
+    (an MTGJSON file is mostly what its reading leaves out): below ``shares_from`` bytes
+    they are read as they are; once past it, those read before are shared too."""
+    from pipelines.engine.local import LocalEngine
+    from pipelines.ingest import READ, read_files
+    from pipelines.store import open_store
+    from pipelines.work import Cache, Reuse
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "es.txt").write_text(SPANISH, "utf-8")
+    (inputs / "es2.txt").write_text(SPANISH.replace("pila", "pila."), "utf-8")
+    store = tmp_path / "store"
+
+    def read(shares_from):
+        cache = Cache(open_store(store), (), Reuse(), shares_from=shares_from)
+        return read_files(list(discover([inputs])), LocalEngine(), cache)
+
+    def one_object_per_value(results) -> bool:
+        values = [r.date_raw for result in results for r in result.rulings if r.date_raw]
+        return len({id(v) for v in values}) == len(set(values))
+
+    computed = read(None)
+    sizes = [len(READ.encode(result)) for result in computed]
+    never, below, past = read(None), read(sum(sizes) + 1), read(max(sizes) + 1)
+    assert never == below == past == computed
+    assert not one_object_per_value(never) and not one_object_per_value(below)
+    assert one_object_per_value(past)
