@@ -166,6 +166,21 @@ def test_the_screened_search_finds_the_exact_neighbours(seed, wanted):
     assert pool._nearest_texts(queries, wanted) == exactly_nearest(pool, queries, wanted)
 
 
+def test_rows_the_screen_leaves_crowded_are_searched_whole(monkeypatch):
+    """A query that is no direction at all (every text ties) and rows with more candidates
+    than ``SCREENED_MAX`` are searched whole; the pairs are computed a block at a time. The
+    neighbours are the exact ones either way."""
+    from pipelines.align import card_rulings
+
+    pool, queries = crowded_pool(1)
+    queries[10:12] = 0.0
+    expected = exactly_nearest(pool, queries, 11)
+    monkeypatch.setattr(card_rulings, "PAIRS_PER_BLOCK", 97)
+    assert pool._nearest_texts(queries, 11) == expected
+    monkeypatch.setattr(card_rulings, "SCREENED_MAX", 12)
+    assert pool._nearest_texts(queries, 11) == expected
+
+
 def template_world(seed: int = 0, cards: int = 300, per_card: int = 3):
     """English rulings of many cards (some texts shared by several cards, some repeated with
     another date) and Spanish translations of some of them, with made-up vectors."""

@@ -89,6 +89,12 @@ SELECT_GROUP = 64
 GATHER_TEXTS = 1 << 15
 """Pool texts per block when the pool's vectors are read from the run's vectors a block at a
 time (64 MB of 512-dimension vectors)."""
+SCREENED_MAX = 1024
+"""A row the single-precision screen leaves with more pool texts than this (vectors that tie
+by the thousand: none in a real catalogue) is searched whole, exactly, instead."""
+PAIRS_PER_BLOCK = 4096
+"""Pairs whose exact similarity is computed at a time (their vectors in double precision:
+32 MB)."""
 GATHERS_BEFORE_COPY = 8
 """Query chunks searched a block at a time before the pool keeps a copy of its vectors: a run
 that aligns a few documents searches a few chunks and holds no copy (250 MB at a million
@@ -248,31 +254,50 @@ class SourcePool:
         among the row's nearest, so the exact similarities are computed only for the few
         texts left (the double-precision sums of the whole pool took 81% of a cold
         million-unit alignment). A row whose ``wanted``-th and next exact similarities are
-        equal is computed whole, as it was before, so that the tie is decided the same way."""
+        equal, or that the screen leaves with more than ``SCREENED_MAX`` texts, is computed
+        whole, as it was before, so that a tie is decided the same way."""
         screened = self._scores(queries, exact=False)
         np.negative(screened, out=screened)
         limit = np.take_along_axis(screened, _smallest(screened, wanted), axis=1).max(axis=1)
         limit += 2 * screening_error(queries.shape[1])
-        row, column = np.nonzero(screened <= limit[:, None])
+        close = screened <= limit[:, None]
         del screened
-        value = -pair_products(queries[row], self._text_vectors_at(column))
+        counts = close.sum(axis=1)
+        crowded = counts > max(SCREENED_MAX, wanted)
+        close[crowded] = False
+        counts[crowded] = 0
+        row, column = np.nonzero(close)
+        del close
+        value = -self._exact_pairs(queries, row, column)
         order = np.lexsort((column, value, row))
         column, value = column[order], value[order]
-        counts = np.bincount(row, minlength=len(queries))
         starts = np.cumsum(counts) - counts
-        top = column[starts[:, None] + np.arange(wanted)]
-        chosen = value[starts[:, None] + np.arange(wanted)]
-        after = np.where(counts > wanted, starts + wanted, starts)
-        tied = np.flatnonzero((counts > wanted) & (value[after] == chosen[:, -1]))
-        if len(tied):
-            whole = self._scores(queries[tied])
-            np.negative(whole, out=whole)
-            top[tied] = _smallest(whole, wanted)
-            chosen[tied] = np.take_along_axis(whole, top[tied], axis=1)
+        top = np.zeros((len(queries), wanted), dtype=np.int64)
+        chosen = np.zeros((len(queries), wanted), dtype=np.float32)
+        found = np.flatnonzero(counts)
+        picks = starts[found, None] + np.arange(wanted)
+        top[found], chosen[found] = column[picks], value[picks]
+        more = np.flatnonzero(counts > wanted)
+        tied = more[value[starts[more] + wanted] == chosen[more, -1]]
+        whole = np.union1d(np.flatnonzero(crowded), tied)
+        if len(whole):
+            exact = self._scores(queries[whole])
+            np.negative(exact, out=exact)
+            top[whole] = _smallest(exact, wanted)
+            chosen[whole] = np.take_along_axis(exact, top[whole], axis=1)
         chosen = np.round(chosen, 5)
         ranked = np.take_along_axis(top, np.lexsort((top, chosen), axis=1), axis=1)
         members = self.members
         return [[index for text in texts for index in members[text]] for texts in ranked.tolist()]
+
+    def _exact_pairs(self, queries: np.ndarray, row: np.ndarray, column: np.ndarray) -> np.ndarray:
+        """The exact similarity of each (query row, pool text) pair, ``PAIRS_PER_BLOCK``
+        pairs gathered at a time."""
+        value = np.empty(len(row), dtype=np.float32)
+        for start in range(0, len(row), PAIRS_PER_BLOCK):
+            part = slice(start, start + PAIRS_PER_BLOCK)
+            value[part] = pair_products(queries[row[part]], self._text_vectors_at(column[part]))
+        return value
 
     def cards_with_text_of(self, ruling: Ruling) -> int:
         """How many cards carry this ruling's text (a shared ruling, or one card's own)."""
