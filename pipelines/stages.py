@@ -322,7 +322,8 @@ times ``tables.SHARED_FROM_BYTES`` (256 MB), whatever the inputs' size: an MTGJS
 mostly what its reading leaves out. The AllPrintings-shaped file (400 MB) reads 156 MB back
 for one edited set; shared, that took 3.7 s more (18.7 s against 15.1 s, the whole edited
 run) for 231 MB less held (553 against 784 MB at its peak). The million-unit corpus reads
-616 MB back, and is shared from its first 256 MB on."""
+616 MB back, and is shared as before. The bytes are the store's sizes of the entries under
+the run's keys (``Store.stored_bytes``), summed before any is read."""
 
 
 def _content_digest(path: Path) -> str:

@@ -235,6 +235,20 @@ class Store:
             db.execute("COMMIT")
             self.wrote = True
 
+    def stored_bytes(self, keys: Sequence[str]) -> int:
+        """The bytes of the entries stored under the keys (0 when the store cannot be read):
+        about what reading them back reads, summed without reading them."""
+        total = 0
+        with self._database() as db:
+            if db is None:
+                return 0
+            for start in range(0, len(keys), KEYS_PER_QUERY):
+                part = keys[start : start + KEYS_PER_QUERY]
+                marks = ",".join("?" * len(part))
+                query = f"SELECT coalesce(sum(size), 0) FROM entries WHERE key IN ({marks})"
+                total += db.execute(query, part).fetchone()[0]
+        return total
+
     # --- size, eviction and the ``rulings cache`` commands --------------------------------------
 
     def info(self) -> list[KindInfo]:

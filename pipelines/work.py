@@ -142,9 +142,9 @@ class Cache:
     unit depends on besides its own content: options, digests of the termbase), look-ups
     counted in ``reuse``. ``store`` None keeps nothing (every unit is computed).
 
-    ``shares_from``: from how many bytes of results read back (by one ``execute``) the
-    strings and parts they repeat are made one object (``tables.share``): 0 from the first,
-    None never. It is the memory policy a stage sets from the size of its run
+    ``shares_from``: from how many stored bytes of the results one ``execute`` reads back
+    the strings and parts they repeat are made one object (``tables.share``): 0 always, None
+    never. It is the memory policy a stage sets from the size of its run
     (``stages.work_cache``): it keeps a million units' results within memory, and it is
     most of the time of reading a small run's results back."""
 
@@ -246,9 +246,9 @@ def execute(
     cache = cache or no_cache()
     engine = engine or LocalEngine()
     with paused_gc():
-        sharing = _Sharing(cache.shares_from)
-        results = [_stored(job, cache, sharing) for job in jobs]
-        del sharing
+        copies = _copies(jobs, cache)  # one object for each value the stored records repeat
+        results = [_stored(job, cache, copies) for job in jobs]
+        del copies
         planned: list[tuple[int, list[int]]] = []
         tasks: list[Task] = []
         for number, (job, found) in enumerate(zip(jobs, results, strict=True)):
@@ -305,7 +305,20 @@ class _Batches:
 _MISSING = object()
 
 
-def _stored(job: Job, cache: Cache, sharing: _Sharing) -> list[Any]:
+def _copies(jobs: Sequence[Job], cache: Cache) -> dict[Any, Any] | None:
+    """Where the results read back find the one object of each value they repeat, or None
+    when they are read as they are (``Cache.shares_from``: decided before any is read, from
+    the bytes stored for the jobs' keys)."""
+    start = cache.shares_from
+    if start is None or not cache.keeps:
+        return None
+    if start == 0:
+        return {}
+    keys = [key for job in jobs if job.kind and job.kind.share for key in job.keys if key]
+    return {} if cache.store.stored_bytes(keys) >= start else None
+
+
+def _stored(job: Job, cache: Cache, copies: dict[Any, Any] | None) -> list[Any]:
     """The job's results the cache holds, ``_MISSING`` for the others (each keyed unit
     counted a hit or a miss). Each payload is decoded as it is read, for every unit of its
     key, and let go."""
@@ -317,49 +330,26 @@ def _stored(job: Job, cache: Cache, sharing: _Sharing) -> list[Any]:
     for index, key in enumerate(job.keys):
         if key is not None:
             units.setdefault(key, []).append(index)
+    shared = copies if kind.share else None
     for key, data in cache.each(kind, list(units)) if units else ():
         for index in units[key]:
-            found[index] = result = _decoded(kind, data)
-            if kind.share and result is not _MISSING:
-                sharing.add(result, len(data))
+            found[index] = _decoded(kind, data, shared)
     for indices in units.values():
         for index in indices:
             cache.reuse.count(kind.name, found[index] is not _MISSING)
     return found
 
 
-def _decoded(kind: Kind, data: bytes) -> Any:
-    """A stored result as its record, ``_MISSING`` when its bytes are not today's record."""
+def _decoded(kind: Kind, data: bytes, copies: dict[Any, Any] | None) -> Any:
+    """A stored result as its record, ``_MISSING`` when its bytes are not today's record;
+    its repeated values made the equal ones of ``copies``, when given."""
     try:
-        return kind.decode(data)
+        result = kind.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
         return _MISSING
-
-
-class _Sharing:
-    """The results one ``execute`` reads back, their repeated values made one object each
-    (``tables.share``) once their payloads come to ``start`` bytes; those read before are
-    shared then. ``start`` None: never."""
-
-    def __init__(self, start: int | None) -> None:
-        self.start = start
-        self.read = 0
-        self.copies: dict[Any, Any] | None = {} if start == 0 else None
-        self.waiting: list[Any] = []
-
-    def add(self, result: Any, size: int) -> None:
-        if self.start is None:
-            return
-        if self.copies is not None:
-            share(result, self.copies)
-            return
-        self.read += size
-        self.waiting.append(result)
-        if self.read >= self.start:
-            self.copies = {}
-            for earlier in self.waiting:
-                share(earlier, self.copies)
-            self.waiting = []
+    if copies is not None:
+        share(result, copies)
+    return result
 
 
 class _without_collector:

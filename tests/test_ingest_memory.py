@@ -3,6 +3,7 @@ every source to the end), and values every ruling repeats are one object."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from pipelines.ingest import ingest_sources
@@ -94,12 +95,12 @@ def test_files_read_back_from_the_work_cache_share_what_their_rulings_repeat(tmp
     assert len({id(r.spans) for r in rulings}) == 1  # equal parts: one object
 
 
-def test_readings_read_back_are_shared_once_their_bytes_come_to_the_stage_limit(tmp_path: Path):
-    """Ingest shares the readings it reads back by their stored bytes, not the inputs' size
-    (an MTGJSON file is mostly what its reading leaves out): below ``shares_from`` bytes
-    they are read as they are; once past it, those read before are shared too."""
+def test_readings_read_back_are_shared_when_their_stored_bytes_come_to_the_limit(tmp_path: Path):
+    """Ingest decides whether to share the readings it reads back by their stored bytes, not
+    the inputs' size (an MTGJSON file is mostly what its reading leaves out): below
+    ``shares_from`` bytes they are read as they are, from it on every one is shared."""
     from pipelines.engine.local import LocalEngine
-    from pipelines.ingest import READ, read_files
+    from pipelines.ingest import read_files
     from pipelines.store import open_store
     from pipelines.work import Cache, Reuse
 
@@ -118,8 +119,11 @@ def test_readings_read_back_are_shared_once_their_bytes_come_to_the_stage_limit(
         return len({id(v) for v in values}) == len(set(values))
 
     computed = read(None)
-    sizes = [len(READ.encode(result)) for result in computed]
-    never, below, past = read(None), read(sum(sizes) + 1), read(max(sizes) + 1)
-    assert never == below == past == computed
+    stored = open_store(store).stored_bytes(
+        [k for (k,) in sqlite3.connect(store / "work.db").execute("SELECT key FROM entries")]
+    )
+    assert stored > 0
+    never, below, at = read(None), read(stored + 1), read(stored)
+    assert never == below == at == computed
     assert not one_object_per_value(never) and not one_object_per_value(below)
-    assert one_object_per_value(past)
+    assert one_object_per_value(at)
