@@ -7,6 +7,7 @@ holds only JSON values, so a stage file is one record per line.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable
@@ -265,9 +266,21 @@ _NUMBER = re.compile(r"(\d+)")
 
 
 def id_order(ruling_id: str | None) -> tuple:
-    """Natural sort key of a ruling id: file:12 before file:100."""
+    """Natural sort key of a ruling id: file:12 before file:100.
+
+    An id is mostly its file's name (``es/00006_fe6af5ad099f5014.txt:12``, a run of digits
+    every few characters), the same for every ruling of the file: the key of what comes
+    before the last run of digits is remembered (``_parts_order``), and the last number
+    added to it. A million rows' keys took 13 s otherwise."""
     if ruling_id is None:
         return ((1,),)
-    return tuple(
-        (0, int(part)) if part.isdigit() else (1, part) for part in _NUMBER.split(ruling_id)
-    )
+    head = ruling_id.rstrip("0123456789")
+    if len(head) == len(ruling_id) or (head and head[-1].isdecimal()):
+        return _parts_order(ruling_id)  # no last number, or one with other decimal digits
+    return (*_parts_order(head), (0, int(ruling_id[len(head) :])), (1, ""))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parts_order(text: str) -> tuple:
+    """The natural sort key of a text: its runs of digits as numbers, the rest as text."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in _NUMBER.split(text))
