@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from conftest import output_bytes, shared_path
 
 from pipelines import stages, tables
+from pipelines.align.versions import Versions
 from pipelines.check.context import CheckContext
 from pipelines.check.registry import CHECKS, PairKey, explanations
 from pipelines.cli import main
@@ -118,6 +119,43 @@ def test_an_edited_english_source_recomputes_what_is_aligned_with_it(tmp_path: P
     reused = run(corpus, tmp_path / "out", cache)
     assert reused["files"] == (4, 5)
     assert reused.get("documents aligned", (0, 0))[0] == 0
+
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
+
+
+@pytest.mark.model
+def test_the_newer_english_versions_are_looked_for_again_only_when_the_english_changed(
+    tmp_path: Path, corpus_dir, monkeypatch
+):
+    """Which English ruling has a newer version is kept with the source documents' digest
+    (kind ``align-versions``): after a translation is edited, the families are assigned
+    with the versions found before; after the English is edited, they are looked for again."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    cache = tmp_path / "cache"
+    searched: list[str] = []
+    newer = Versions.newer
+
+    def counting(self: Versions, source):
+        if source.id not in self._found:
+            searched.append(source.id)
+        return newer(self, source)
+
+    monkeypatch.setattr(Versions, "newer", counting)
+    run(corpus, tmp_path / "out", cache)
+    assert searched
+
+    searched.clear()
+    edit(corpus / SPANISH, 3)
+    run(corpus, tmp_path / "out", cache)
+    assert searched == []
+
+    text = (corpus / RULES_EXCERPT).read_text(encoding="utf-8").split("\n")
+    english = next(n for n, line in enumerate(text, 1) if line.startswith("502.81a Retrace"))
+    edit(corpus / RULES_EXCERPT, english)
+    run(corpus, tmp_path / "out", cache)
+    assert searched
 
     run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert same_outputs(tmp_path / "out", tmp_path / "cold") == []

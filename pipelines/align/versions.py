@@ -54,6 +54,14 @@ class Versions:
             self._found[source.id] = self._search(source, self._by_card.get(source.card, []))
         return self._found[source.id]
 
+    def know(self, found: dict[str, str | None]) -> None:
+        """Take ``newer``'s answers found before (by an earlier run with the same English)."""
+        self._found.update(found)
+
+    def found(self) -> dict[str, str | None]:
+        """``newer``'s answers so far, by ruling id."""
+        return dict(self._found)
+
     def newer_among(self, source: Ruling, candidates: list[Ruling]) -> str | None:
         """A later version of the ruling among the given English rulings (any card)."""
         key = (source.id, *(r.id for r in candidates))
