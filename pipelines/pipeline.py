@@ -26,6 +26,7 @@ from .ingest import IngestResult
 from .ingest.source import discover
 from .model import Finding
 from .report import WRITERS, carried
+from .report.kept_rows import PreviousReports
 from .settings import Settings
 from .work import Reuse
 
@@ -165,6 +166,10 @@ def run(
                 kept = (
                     [] if force else carried.carry(out, staging, inputs_of, manifest.reports(out))
                 )
+                if not force:
+                    produced.previous = PreviousReports(
+                        out, carried.settings_salt(key), cache_root(settings.cache_dir)
+                    )
                 stages.report_stage(
                     staging,
                     settings,

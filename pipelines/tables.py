@@ -493,6 +493,10 @@ class RunTables:
     explanations: dict[str, str] = field(default_factory=dict)
     """Each catalogued code's explanation, as ``rulings rules`` prints it (the report stage
     gives them: ``check.registry.explanations``), for the reports that describe each code."""
+    previous: Any = None
+    """The report files of the folder the run replaces and where their rows are
+    (``report.kept_rows.PreviousReports``): a writer copies the rows that did not change.
+    None: every row is written."""
 
     @property
     def by_id(self) -> dict[str, Ruling]:

@@ -362,6 +362,43 @@ def test_workbook_sheet_writes_what_xlsxwriter_writes(tmp_path: Path):
     assert workbook(tmp_path / "fast.xlsx", True) == workbook(tmp_path / "slow.xlsx", False)
 
 
+def test_findings_rows_are_the_cells_xlsxwriter_writes_in_constant_memory(tmp_path: Path):
+    """A findings sheet's rows (``xlsx_sheet.row_markup``) are XlsxWriter's cells of its
+    constant-memory mode (inline strings) without their references, on hostile text
+    (control characters, ``_xHHHH_``, whitespace at the ends, markup characters), and
+    numbers; text over Excel's 32,767 characters is cut."""
+    import re
+    import zipfile
+
+    import xlsxwriter
+
+    from pipelines.report.writers.xlsx import TEXT_ONLY
+    from pipelines.report.xlsx_sheet import STRING_LIMIT, row_markup
+
+    rows = [
+        ["error", "", 12, 0.997, " lead", "a\nb\x01", "<&>", "trail\n", "\u3000wide"],
+        ["_x0041_ and \x1f", "\ufffe\uffff", '"q"', "tab\t", 0, -3, 1.25, "😀" * 20, "é"],
+        ["x" * (STRING_LIMIT + 10), "next", "", "", "", "", "", "", ""],
+    ]
+    path = tmp_path / "book.xlsx"
+    book = xlsxwriter.Workbook(str(path), {**TEXT_ONLY, "constant_memory": True})
+    cell = book.add_format({"text_wrap": True})
+    shade = book.add_format({"bg_color": "#F8D7DA"})
+    sheet = book.add_worksheet("a")
+    for number, values in enumerate(rows):
+        for column, value in enumerate(values):
+            if value == "":
+                sheet.write_blank(number, column, None, shade if column == 0 else cell)
+            else:
+                sheet.write(number, column, value, shade if column == 0 else cell)
+    book.close()
+    xml = zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml").decode("utf-8")
+    theirs = re.findall(r"<row [^>]*>(.*?)</row>", xml, re.S)
+    styles = [shade._get_xf_index()] + [cell._get_xf_index()] * 8
+    ours = [row_markup(values, styles)[5:-6] for values in rows]
+    assert [re.sub(r' r="[A-Z]+\d+"', "", row) for row in theirs] == ours
+
+
 def test_workbook_text_shaped_like_rich_string_markup_stays_text(tmp_path: Path):
     """XlsxWriter writes a string shaped like its rich string markup (``<r>…</r>``) into the
     shared strings as markup: corpus text of that shape stays text in findings.xlsx."""

@@ -368,7 +368,8 @@ def test_errors_come_first_then_warnings_each_surest_first() -> None:
         finding("UNTR001", "untranslated", "error", line=6, ruling_id="t.txt:5", source_id=None)
     )
     data = page_data(RunTables(rulings, alignment, findings))
-    by_rank = sorted(data["findings"], key=lambda row: row["rank"])
+    assert sorted(data["ranks"]) == list(range(len(data["findings"])))
+    by_rank = [row for _, row in sorted(zip(data["ranks"], data["findings"], strict=True))]
     assert [row["code"] for row in by_rank] == [
         "UNTR001",  # an error about the text alone: nothing makes it less sure
         "CODE2",  # error on a pair aligned at 0.4
@@ -394,3 +395,17 @@ def test_certainty_is_the_findings_confidence_else_the_pairs_alignment_score() -
     assert certainty(pair, scores) == 0.61
     assert review_priority(pair, 0.42) < review_priority(pair, 0.2)
     assert review_priority(alone, 0.1) < review_priority(pair, 1.0)
+
+
+def test_the_data_block_is_the_page_data_written_row_by_row(tmp_path: Path) -> None:
+    """The page's findings are written a row at a time (``kept_rows``): the block is still
+    ``json_for_script(page_data(run))``, every finding's rank in the review order beside
+    the rows, and the suppressed findings' rows among them."""
+    run = hostile_run()
+    run.suppressed = [run.findings.pop()]
+    WRITERS["html"].target(run, tmp_path)
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    data = page_data(run)
+    assert json_for_script(data) in page
+    assert len(data["findings"]) == len(data["ranks"]) == len(run.findings) + 1
+    assert [row["baseline"] for row in data["findings"]].count(True) == 1

@@ -32,7 +32,8 @@ CODE = {
 }
 CODE["check-group"] = CODE["check-pair-keys"] = CODE["check"]
 CODE["ingest-set"] = CODE["ingest"]
-CODE["align-scan"] = CODE["align"]
+CODE["align-scan"] = CODE["align-versions"] = CODE["align"]
+CODE["report-rows"] = ["report", "tables.py", *COMMON]
 """The modules (files, or folders with everything in them) under ``pipelines/`` whose code
 computes each kind of unit."""
 
@@ -78,7 +79,7 @@ def code_digest(kind: str) -> str:
 
 def declared_versions() -> dict[str, str]:
     sys.path.insert(0, str(ROOT))
-    from pipelines import stages  # noqa: F401  (declares the kinds)
+    from pipelines import pipeline, stages  # noqa: F401  (declare the kinds)
     from pipelines.work import KINDS
 
     return {name: kind.version for name, kind in KINDS.items() if name in CODE}

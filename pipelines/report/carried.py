@@ -39,7 +39,7 @@ def input_digests(tables: Path, names: Iterable[str], run_key: dict[str, Any]) -
     """Each writer's inputs in one digest: the run's key but its input files (the code, the
     options, the termbase and option files) and the bytes of the stage files (in
     ``tables``) of the tables it reads (what it takes of the inputs)."""
-    salt = digest([repr({name: part for name, part in run_key.items() if name != "inputs"})])
+    salt = settings_salt(run_key)
     tables_digest: dict[str, str] = {}
 
     def of(table: str) -> str:
@@ -54,6 +54,12 @@ def input_digests(tables: Path, names: Iterable[str], run_key: dict[str, Any]) -
         name: digest([salt, name, *(f"{t}:{of(t)}" for t in WRITERS[name].meta["reads"])])
         for name in names
     }
+
+
+def settings_salt(run_key: dict[str, Any]) -> str:
+    """The run's key but its input files, in one digest: the code, the options, the termbase
+    and option files."""
+    return digest([repr({name: part for name, part in run_key.items() if name != "inputs"})])
 
 
 def carry(previous: Path, out: Path, inputs: dict[str, str], recorded: dict[str, Any]) -> list[str]:

@@ -19,6 +19,7 @@ from ..model import Finding, Ruling
 from ..tables import RunTables
 from ..vocabulary import SEVERITY_ORDER
 from . import computed_before_fork, rulings_by_id, shared
+from .kept_rows import row_digest
 
 COLUMNS = REVIEW_COLUMNS
 _evidence_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
@@ -34,13 +35,18 @@ def finding_rows(run: RunTables, lang: str | None = None) -> Iterator[dict[str, 
     held 770 MB for the whole report."""
     by_id = rulings_by_id(run)
     for finding in findings_in_review_order(run):
-        if lang is None or _text(finding.lang) == lang:
-            yield _row(finding, by_id)
+        if lang is None or language_of(finding) == lang:
+            yield row_of(finding, by_id)
 
 
 def lang_counts(run: RunTables) -> Counter[str]:
     """How many rows each value of the ``lang`` column has."""
-    return Counter(_text(finding.lang) for finding in run.findings)
+    return Counter(map(language_of, run.findings))
+
+
+def language_of(finding: Finding) -> str:
+    """A finding's cell of the ``lang`` column (empty for no language)."""
+    return _text(finding.lang)
 
 
 def findings_in_review_order(run: RunTables) -> list[Finding]:
@@ -53,12 +59,48 @@ def _in_review_order(run: RunTables) -> list[Finding]:
     return sorted(run.findings, key=_review_order)
 
 
+def finding_digests(run: RunTables) -> dict[int, bytes | None]:
+    """Each finding's digest (by ``id``) of the finding and the texts of the ruling and the
+    source it points at: what a row of it is made of (``kept_rows``). Shared by the writers
+    of one report: do not change."""
+    return shared(run, _finding_digests)
+
+
+def suppressed_digests(run: RunTables) -> dict[int, bytes | None]:
+    """``finding_digests`` of the findings the baseline suppressed."""
+    return shared(run, _suppressed_digests)
+
+
+@computed_before_fork
+def _finding_digests(run: RunTables) -> dict[int, bytes | None]:
+    return _digests(run, run.findings)
+
+
+@computed_before_fork
+def _suppressed_digests(run: RunTables) -> dict[int, bytes | None]:
+    return _digests(run, run.suppressed)
+
+
+def _digests(run: RunTables, findings: list[Finding]) -> dict[int, bytes | None]:
+    get = rulings_by_id(run).get
+    digests = {}
+    for finding in findings:
+        ruling, source = get(finding.ruling_id), get(finding.source_id)
+        digests[id(finding)] = row_digest(
+            finding,
+            None if ruling is None else ruling.text,
+            None if source is None else source.text,
+        )
+    return digests
+
+
 def _mqm_text(mqm: object) -> str:
     """ "Accuracy/major" of a finding's MQM dimension and severity."""
     return f"{mqm['category']}/{mqm['severity']}" if isinstance(mqm, dict) else ""
 
 
-def _row(finding: Finding, by_id: dict[str, Ruling]) -> dict[str, object]:
+def row_of(finding: Finding, by_id: dict[str, Ruling]) -> dict[str, object]:
+    """A finding's row: each column's cell."""
     evidence = finding.evidence
     ruling_id, source_id = finding.ruling_id, finding.source_id
     same = ruling_id is not None and source_id is not None and source_id == ruling_id

@@ -3,7 +3,15 @@ module: XlsxWriter is imported only when a workbook is written)."""
 
 from __future__ import annotations
 
+import io
 import re
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from xlsxwriter.packager import Packager
 from xlsxwriter.sharedstrings import SharedStrings
@@ -16,6 +24,9 @@ from xlsxwriter.worksheet import (
     Worksheet,
 )
 from xlsxwriter.xmlwriter import XMLwriter
+
+from ..files import file_digest
+from .kept_rows import FileBytes, KeptRows, PreviousReports, RowIndex, RowsWriter
 
 
 class Workbook(XlsxWorkbook):
@@ -57,16 +68,21 @@ _NEEDS_ESCAPES = re.compile(r"_x[0-9a-fA-F]{4}_|[\x00-\x08\x0b-\x1f\ufffe\uffff]
 
 
 def _shared_string(text: str) -> str:
-    """XlsxWriter's ``<si>`` of a string (``SharedStrings._write_si``) that is not markup:
-    control characters escaped, leading or trailing whitespace (``\\s``, what
-    ``str.isspace`` tells) kept, markup characters escaped."""
+    """XlsxWriter's ``<si>`` of a string (``SharedStrings._write_si``) that is not markup."""
+    return f"<si>{_text_markup(text)}</si>"
+
+
+def _text_markup(text: str) -> str:
+    """A string's ``<t>`` element as XlsxWriter writes it: control characters escaped,
+    leading or trailing whitespace (``\\s``, what ``str.isspace`` tells) kept, markup
+    characters escaped."""
     if _NEEDS_ESCAPES.search(text):
         text = XMLwriter._escape_control_characters(text)
     if "&" in text or "<" in text or ">" in text:
         text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     if text[:1].isspace() or text[-1:].isspace():
-        return f'<si><t xml:space="preserve">{text}</t></si>'
-    return f"<si><t>{text}</t></si>"
+        return f'<t xml:space="preserve">{text}</t>'
+    return f"<t>{text}</t>"
 
 
 class Sheet(Worksheet):
@@ -160,3 +176,111 @@ class Sheet(Worksheet):
 
 
 _SHORT_CELLS = (CellStringTuple, CellNumberTuple, CellBlankTuple)
+
+
+# --- the findings sheets: rows of inline strings, put into XlsxWriter's workbook -------------
+
+STRING_LIMIT = 32_767
+"""The most characters a cell holds (Excel's limit, XlsxWriter's ``xls_strmax``): a longer
+text is cut there."""
+
+
+def row_markup(values: Sequence[object], styles: Sequence[int]) -> str:
+    """A row of text, whole numbers, decimals and blanks (empty text), each cell with its
+    style (an XlsxWriter format's ``_get_xf_index()``), as XlsxWriter writes them in its
+    constant-memory mode: text as inline strings, so that a row's markup is the same
+    wherever the row is. Neither the row nor its cells carry a reference (``r``, optional in
+    the format): Excel, LibreOffice and openpyxl number them in order, so a row's markup
+    does not depend on its place either."""
+    cells = []
+    for value, style in zip(values, styles, strict=True):
+        if type(value) is str:
+            if value:
+                text = _text_markup(value[:STRING_LIMIT])
+                cells.append(f'<c s="{style}" t="inlineStr"><is>{text}</is></c>')
+            else:
+                cells.append(f'<c s="{style}"/>')
+        else:
+            cells.append(f'<c s="{style}"><v>{value:.16G}</v></c>')
+    return "<row>" + "".join(cells) + "</row>"
+
+
+@dataclass
+class SheetRows:
+    """The rows of one findings sheet: its part in the workbook, its name for the kept rows
+    (``kept_rows``), its items with their digests and how a list of them is rendered, and
+    its last column."""
+
+    part: str
+    name: str
+    items: Sequence[Any]
+    digests: Sequence[bytes | None]
+    render: Callable[[list[Any]], list[bytes]]
+    columns: int
+
+
+def write_with_rows(
+    template: bytes, path: Path, sheets: Sequence[SheetRows], previous: PreviousReports | None
+) -> None:
+    """The workbook at ``path``: ``template`` (XlsxWriter's workbook, each findings sheet with
+    its header row only) with every sheet's rows after its header, each part zipped as
+    XlsxWriter zips it. Rows the previous workbook in the run's folder had are copied from
+    its sheet (unzipped into a temporary file for the copy)."""
+    by_part = {sheet.part: sheet for sheet in sheets}
+    kept = {
+        sheet.name: rows
+        for sheet in sheets
+        if (rows := _previous_rows(previous, sheet.name, path.name)) is not None
+    }
+    indexes: dict[str, RowIndex] = {}
+    with (
+        zipfile.ZipFile(io.BytesIO(template)) as source,
+        zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as target,
+    ):
+        for info in source.infolist():
+            part = zipfile.ZipInfo(info.filename, info.date_time)
+            part.compress_type = zipfile.ZIP_DEFLATED
+            part.external_attr, part.create_system = info.external_attr, info.create_system
+            data = source.read(info)
+            sheet = by_part.get(info.filename)
+            if sheet is None:
+                target.writestr(part, data)
+                continue
+            head, end, tail = data.partition(b"</sheetData>")
+            if not end:
+                raise ValueError(f"{info.filename}: no sheet data to add rows to")
+            last = f"{xl_col_to_name(sheet.columns - 1)}{len(sheet.items) + 1}"
+            head = _DIMENSION.sub(f'<dimension ref="A1:{last}"/>'.encode(), head, count=1)
+            with target.open(part, "w") as member:
+                member.write(head)
+                rows = RowsWriter(member, kept.get(sheet.name), start=len(head))
+                rows.rows(sheet.items, sheet.digests, sheet.render)
+                rows.flush()
+                member.write(end + tail)
+            indexes[sheet.name] = rows.index(info.filename)
+    if previous is not None:
+        digest = file_digest(path)
+        for name, index in indexes.items():
+            previous.keep(name, digest, index)
+
+
+_DIMENSION = re.compile(rb'<dimension ref="[^"]*"/>')
+
+
+def _previous_rows(previous: PreviousReports | None, name: str, filename: str) -> KeptRows | None:
+    """The rows of a sheet of the previous workbook, when their index is kept."""
+    found = previous.index(name, filename) if previous is not None else None
+    if found is None:
+        return None
+    path, index = found
+    try:
+        # the copy's descriptor outlives the temporary file: it is removed when that is closed
+        with (
+            zipfile.ZipFile(path) as old,
+            old.open(index.part) as member,
+            tempfile.TemporaryFile() as unzipped,
+        ):
+            shutil.copyfileobj(member, unzipped, 1 << 20)
+            return KeptRows(FileBytes(unzipped), index)
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None

@@ -15,10 +15,12 @@ import difflib
 import functools
 import hashlib
 import html
+import io
 import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -30,6 +32,8 @@ from ...resources import language_name, resource_path
 from ...tables import RunTables
 from ...vocabulary import Side, severity_rank
 from .. import rulings_by_id, writer
+from ..kept_rows import RowsWriter, row_digest, rows_file
+from ..rows import finding_digests, suppressed_digests
 from ..updates import UpdateRow, update_rows
 
 TEMPLATE = "report/report.html"
@@ -52,21 +56,53 @@ def write_html(run: RunTables, out: Path) -> Path:
     mode that exports the accepted findings as a baseline file."""
     path = out / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="\n") as handle:
-        for part in html_parts(run):
-            handle.write(part)
+    with rows_file(path, "html", run.previous) as rows:
+        _write_page(run, rows)
     return path
 
 
 def render_html(run: RunTables) -> str:
     """The page for a run, as a string (byte-identical for the same tables)."""
-    return "".join(html_parts(run))
+    buffer = io.BytesIO()
+    rows = RowsWriter(buffer)
+    _write_page(run, rows)
+    rows.flush()
+    return buffer.getvalue().decode("utf-8")
 
 
-def html_parts(run: RunTables) -> Iterator[str]:
-    """The page in pieces: the findings' JSON block, most of the page on a large run, is
-    written as it is encoded (whole and escaped, it would be in memory several times)."""
-    data = page_data(run)
+def _write_page(run: RunTables, rows: RowsWriter) -> None:
+    """The page: the template around its data block, ``json_for_script(page_data(run))``.
+    The block is written in pieces (whole and escaped, a large run's would be in memory
+    several times), each finding's row as a row of ``rows`` (copied from the previous page
+    when its finding, texts, group and confidence are the same)."""
+    page = _page(run)
+    before, after = _frame(run, page)
+    rows.piece(before.encode())
+    if page.shown:
+        digests = {**finding_digests(run), **suppressed_digests(run)}
+        rows.piece(b'{"findings":[')
+        rows.rows(
+            page.shown,
+            [
+                row_digest(digests[id(s.finding)], s.accepted, s.group, s.confidence)
+                for s in page.shown
+            ],
+            lambda these: [
+                _escaped(fastjson.text(page.row(shown), sort_keys=True)).encode() for shown in these
+            ],
+            separator=b",",
+        )
+        rows.piece(b"]")
+    else:
+        rows.piece(b'{"findings":[]')
+    # the rest of the block: the same object's other keys, which all sort after "findings"
+    for number, part in enumerate(json_for_script_parts({**page.rest, "ranks": page.ranks})):
+        rows.piece(("," + part[1:] if number == 0 else part).encode())
+    rows.piece(after.encode())
+
+
+def _frame(run: RunTables, page: _Page) -> tuple[str, str]:
+    """The page before its data block and after it."""
     style = _resource(STYLE)
     script = _resource(SCRIPT)
     if "</script" in script.lower() or "</style" in style.lower():
@@ -83,7 +119,7 @@ def html_parts(run: RunTables) -> Iterator[str]:
     fields = dict(
         csp=html.escape(csp, quote=False),
         title=html.escape(f"Translation review: {len(run.findings)} findings"),
-        summary=_summary(run, data),
+        summary=_summary(run, page.rest),
         tiles="".join(
             f'<div class="tile {s}"><b>{totals.get(s, 0)}</b><span>{html.escape(_plural(s))}'
             "</span></div>"
@@ -96,9 +132,7 @@ def html_parts(run: RunTables) -> Iterator[str]:
         version=html.escape(__version__),
     )
     before, after = _resource(TEMPLATE).split("$data")
-    yield Template(before).substitute(fields)
-    yield from json_for_script_parts(data)
-    yield Template(after).substitute(fields)
+    return Template(before).substitute(fields), Template(after).substitute(fields)
 
 
 def updates_section(rows: list[UpdateRow]) -> str:
@@ -255,17 +289,18 @@ def review_priority(finding: Finding, sureness: float) -> tuple[int, float]:
     return (severity_rank(finding.severity), -sureness)
 
 
-def document_order(row: dict[str, Any]) -> tuple:
+def document_order(shown: _Shown) -> tuple:
     """The page's other order: by card or document, then file and line."""
+    finding = shown.finding
     return (
-        row["group"].casefold(),
-        row["group"],
-        row["lang"] or "",
-        row["file"] or "",
-        row["line"] if row["line"] is not None else -1,
-        severity_rank(row["severity"]),
-        row["code"],
-        row["fp"],
+        shown.group.casefold(),
+        shown.group,
+        finding.lang or "",
+        finding.file or "",
+        finding.line if finding.line is not None else -1,
+        severity_rank(finding.severity),
+        finding.code,
+        finding.fingerprint,
     )
 
 
@@ -277,7 +312,44 @@ def _pair_scores(run: RunTables) -> dict[tuple[str, str], float]:
     }
 
 
+@dataclass
+class _Shown:
+    """A finding as the page shows it: its row's parts that the rest of the page reads."""
+
+    finding: Finding
+    accepted: bool
+    group: str
+    confidence: float
+    ruling: str | None
+    """The translation the row shows (None: a finding about the source alone)."""
+    source: str | None
+
+
+@dataclass
+class _Page:
+    """The page's data: the findings in document order (their rows are built apart, and
+    copied from the previous page when they did not change: ``kept_rows``), each one's rank
+    in the review order, and the rest (meta, languages, rules, rulings, groups)."""
+
+    shown: list[_Shown]
+    ranks: list[int]
+    rest: dict[str, Any]
+    by_id: dict[str, Ruling]
+    doc_titles: dict[str, str]
+
+    def row(self, shown: _Shown) -> dict[str, Any]:
+        row = _finding_row(shown.finding, shown.accepted, self.by_id, self.doc_titles)
+        row["confidence"] = shown.confidence
+        return row
+
+
 def page_data(run: RunTables) -> dict[str, Any]:
+    """The data the page's script renders (its JSON block)."""
+    page = _page(run)
+    return {**page.rest, "findings": [page.row(shown) for shown in page.shown], "ranks": page.ranks}
+
+
+def _page(run: RunTables) -> _Page:
     by_id = rulings_by_id(run)
     rules = _rule_summaries(run)
     doc_titles = _document_titles(run.rulings)
@@ -285,31 +357,43 @@ def page_data(run: RunTables) -> dict[str, Any]:
     findings = [(f, False) for f in run.findings] + [(f, True) for f in run.suppressed]
     ranked = []
     for finding, accepted in findings:
-        row = _finding_row(finding, accepted, by_id, doc_titles)
         sureness = certainty(finding, scores)
-        row["confidence"] = round(sureness, 3)
-        ranked.append((row, review_priority(finding, sureness)))
+        target = by_id.get(finding.ruling_id or "")
+        source = by_id.get(finding.source_id or "")
+        missing_side = target is not None and source is not None and target.id == source.id
+        shown = _Shown(
+            finding,
+            accepted,
+            group_of(finding, by_id, doc_titles),
+            round(sureness, 3),
+            None if missing_side or target is None else target.id,
+            source.id if source else None,
+        )
+        ranked.append((shown, review_priority(finding, sureness)))
     ranked.sort(key=lambda pair: document_order(pair[0]))
-    rows = [row for row, _ in ranked]
+    shown_rows = [shown for shown, _ in ranked]
     by_priority = sorted(range(len(ranked)), key=lambda index: (ranked[index][1], index))
+    ranks = [0] * len(ranked)
     for rank, index in enumerate(by_priority):
-        rows[index]["rank"] = rank
-    used = sorted({i for r in rows for i in (r["ruling"], r["source"]) if i and i in by_id})
+        ranks[index] = rank
+    used = sorted({i for r in shown_rows for i in (r.ruling, r.source) if i and i in by_id})
     groups: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        group = groups.setdefault(row["group"], {"key": row["group"], "titles": [], "files": []})
-        ruling = by_id.get(row["ruling"] or "")
+    for shown in shown_rows:
+        group = groups.setdefault(shown.group, {"key": shown.group, "titles": [], "files": []})
+        ruling = by_id.get(shown.ruling or "")
         title = ruling.doc_title if ruling else None
-        if title and title != row["group"] and title not in group["titles"]:
+        if title and title != shown.group and title not in group["titles"]:
             group["titles"].append(title)
-        if row["file"] and row["file"] not in group["files"]:
-            group["files"].append(row["file"])
+        file = shown.finding.file
+        if file and file not in group["files"]:
+            group["files"].append(file)
     for group in groups.values():
         group["titles"].sort()
         group["files"].sort()
-    langs = sorted({r["lang"] for r in rows if r["lang"]})
-    found_categories = {r["category"] for r in rows}
-    return {
+    langs = sorted({r.finding.lang for r in shown_rows if r.finding.lang})
+    found_categories = {r.finding.category for r in shown_rows}
+    codes = sorted({r.finding.code for r in shown_rows})
+    rest = {
         "meta": {
             "open": len(run.findings),
             "baseline": len(run.suppressed),
@@ -319,11 +403,11 @@ def page_data(run: RunTables) -> dict[str, Any]:
             "severities": list(SEVERITIES),
         },
         "languages": {code: language_name(code) for code in {*langs, run.source_lang}},
-        "rules": {code: rules[code] for code in sorted({r["code"] for r in rows}) if code in rules},
+        "rules": {code: rules[code] for code in codes if code in rules},
         "rulings": {i: _ruling_row(by_id[i]) for i in used},
         "groups": list(groups.values()),
-        "findings": rows,
     }
+    return _Page(shown_rows, ranks, rest, by_id, doc_titles)
 
 
 def _rule_summaries(run: RunTables) -> dict[str, str]:

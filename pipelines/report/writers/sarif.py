@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 from ... import __version__, fastjson
 from ...catalogue import CHECK, TABLE, Code, describe
+from ...model import Finding
 from ...tables import RunTables
 from ...vocabulary import Category, Severity
 from .. import writer
+from ..kept_rows import row_digest, rows_file
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -80,53 +81,60 @@ def write_sarif(run: RunTables, out: Path) -> Path:
     head, empty, tail = fastjson.text(document).partition(RESULTS)
     if not empty:
         raise ValueError("the SARIF document has no results list to fill")
-    with path.open("w", encoding="utf-8") as handle:
-        # the results one by one: a large run's whole document would not fit in memory
-        handle.write(head + RESULTS[:-1])
-        for number, result in enumerate(_results(run, index)):
-            handle.write(("," if number else "") + fastjson.text(result))
-        handle.write("]" + tail + "\n")
+    uris: dict[str, str] = {}
+
+    def render(findings: list[Finding]) -> list[bytes]:
+        return [fastjson.dumps(_result(finding, index, uris)) for finding in findings]
+
+    # the results one by one: a large run's whole document would not fit in memory
+    with rows_file(path, "sarif", run.previous) as rows:
+        rows.piece((head + RESULTS[:-1]).encode())
+        rows.rows(
+            run.findings,
+            [row_digest(f, index[f.code]) for f in run.findings],
+            render,
+            separator=b",",
+        )
+        rows.piece(("]" + tail + "\n").encode())
     return path
 
 
-def _results(run: RunTables, index: dict[str, int]) -> Iterator[dict]:
-    """Each finding's SARIF result."""
-    uris: dict[str, str] = {}
-    for finding in run.findings:
-        location: dict = {}
-        if finding.file:
-            path = finding.file.partition("#")[0]
-            if path not in uris:
-                uris[path] = quote(path)
-            physical: dict = {"artifactLocation": {"uri": uris[path], "uriBaseId": "INPUT"}}
-            if finding.line is not None:
-                physical["region"] = {"startLine": finding.line}
-            location["physicalLocation"] = physical
-        if finding.ruling_id and "#" in finding.ruling_id:
-            location["logicalLocations"] = [
-                {"fullyQualifiedName": finding.ruling_id, "kind": "element"}
-            ]
-        result = {
-            "ruleId": finding.code,
-            "ruleIndex": index[finding.code],
-            "level": LEVELS[finding.severity],
-            "message": {"text": finding.message},
-            "partialFingerprints": {"rulings/v1": finding.fingerprint},
-            "properties": {
-                "category": finding.category,
-                "confidence": finding.confidence,
-                "itsType": finding.its_type,
-                "mqm": finding.mqm,
-                "lang": finding.lang,
-                "card": finding.card,
-                "section": finding.section,
-                "rulingId": finding.ruling_id,
-                "sourceId": finding.source_id,
-                "evidence": finding.evidence,
-            },
-        }
-        if finding.confidence is not None:
-            result["rank"] = round(100 * finding.confidence, 1)  # SARIF's 0-100 priority
-        if location:
-            result["locations"] = [location]
-        yield result
+def _result(finding: Finding, index: dict[str, int], uris: dict[str, str]) -> dict:
+    """A finding's SARIF result (``uris``: the quoted paths so far, by path)."""
+    location: dict = {}
+    if finding.file:
+        path = finding.file.partition("#")[0]
+        if path not in uris:
+            uris[path] = quote(path)
+        physical: dict = {"artifactLocation": {"uri": uris[path], "uriBaseId": "INPUT"}}
+        if finding.line is not None:
+            physical["region"] = {"startLine": finding.line}
+        location["physicalLocation"] = physical
+    if finding.ruling_id and "#" in finding.ruling_id:
+        location["logicalLocations"] = [
+            {"fullyQualifiedName": finding.ruling_id, "kind": "element"}
+        ]
+    result = {
+        "ruleId": finding.code,
+        "ruleIndex": index[finding.code],
+        "level": LEVELS[finding.severity],
+        "message": {"text": finding.message},
+        "partialFingerprints": {"rulings/v1": finding.fingerprint},
+        "properties": {
+            "category": finding.category,
+            "confidence": finding.confidence,
+            "itsType": finding.its_type,
+            "mqm": finding.mqm,
+            "lang": finding.lang,
+            "card": finding.card,
+            "section": finding.section,
+            "rulingId": finding.ruling_id,
+            "sourceId": finding.source_id,
+            "evidence": finding.evidence,
+        },
+    }
+    if finding.confidence is not None:
+        result["rank"] = round(100 * finding.confidence, 1)  # SARIF's 0-100 priority
+    if location:
+        result["locations"] = [location]
+    return result

@@ -27,8 +27,10 @@ from ...text.inline import inline_codes
 from ...vocabulary import BILINGUAL_SOURCE_SUFFIX as SOURCE_SUFFIX
 from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Severity
 from .. import rulings_by_id, writer
+from ..kept_rows import row_digest, rows_file
 from ..markup import attribute, text, xml_safe
 from ..markup import attributes as markup_attributes
+from ..rows import finding_digests
 
 NAMESPACE = "urn:oasis:names:tc:xliff:document:1.2"
 XLIFF = f"{{{NAMESPACE}}}"
@@ -46,20 +48,29 @@ def write_xliff(run: RunTables, out: Path) -> Path:
     notes on them, units with errors marked needs-review-translation."""
     tables = _Tables(run)
     path = out / "findings.xlf"
-
-    def files() -> Iterator[str]:
+    digests = finding_digests(run)
+    # a file element at a time: a large run's whole document would not fit in memory
+    with rows_file(path, "xliff", run.previous) as rows:
+        rows.piece(DECLARATION)
+        start = f"<xliff{markup_attributes(ROOT_ATTRIBUTES)}"
+        empty = True
         for doc in sorted(tables.translated, key=id_order):
             members = tables.translated[doc]
             bilingual = any(m.counterpart for m in members)
             units = tables.bilingual_units(members) if bilingual else tables.plain_units(members)
-            yield _file_element(doc, members, units, tables, run.source_lang)
-
-    with path.open("wb") as handle:
-        # a file element at a time: a large run's whole document would not fit in memory
-        handle.write(DECLARATION)
-        for part in _element_parts("xliff", ROOT_ATTRIBUTES, files(), 0):
-            handle.write(part.encode())
-        handle.write(b"\n")
+            lang = members[0].doc_lang
+            noted = [(unit, _unit_notes(unit, tables, lang)) for unit in units]
+            head, tail = _file_element(doc, members, bool(noted), tables, run.source_lang)
+            rows.piece(((start + ">" if empty else "") + INDENTS[1] + head).encode())
+            empty = False
+            rows.rows(
+                noted,
+                [_unit_digest(unit, notes, lang, digests) for unit, notes in noted],
+                lambda these, lang=lang: [_unit_element(*item, lang).encode() for item in these],
+                separator=INDENTS[UNIT_LEVEL].encode(),
+            )
+            rows.piece(tail.encode())
+        rows.piece((start + "/>" if empty else f"{INDENTS[0]}</xliff>").encode() + b"\n")
     return path
 
 
@@ -153,7 +164,11 @@ def _unit_id(source: Ruling) -> str:
     return head + form
 
 
-def _file_element(doc, members, units, tables: _Tables, source_lang: str) -> str:
+def _file_element(
+    doc, members, has_units: bool, tables: _Tables, source_lang: str
+) -> tuple[str, str]:
+    """A document's ``<file>`` element before its first unit and after its last (its units
+    go between, one line each)."""
     first = members[0]
     bilingual = any(m.counterpart for m in members)
     original = first.file if bilingual and tables.targets_per_file[first.file] == 1 else doc
@@ -167,18 +182,44 @@ def _file_element(doc, members, units, tables: _Tables, source_lang: str) -> str
     header = [TOOL] + [
         _note(finding, "general") for finding in _ordered(tables.by_document.get(doc, []))
     ]
-    body = [_unit_element(unit, tables, first.doc_lang) for unit in units]
-    parts = [_element("header", (), header, 2), _element("body", (), body, 2)]
-    return _element("file", attributes, parts, 1)
+    start = f"<file{markup_attributes(attributes)}>{INDENTS[2]}{_element('header', (), header, 2)}"
+    if not has_units:
+        return start + INDENTS[2] + "<body/>" + INDENTS[1] + "</file>", ""
+    return (
+        start + INDENTS[2] + "<body>" + INDENTS[UNIT_LEVEL],
+        INDENTS[2] + "</body>" + INDENTS[1] + "</file>",
+    )
 
 
-def _unit_element(unit: _Unit, tables: _Tables, lang: str | None) -> str:
-    children = [_text_element("source", (), unit.source.text if unit.source else "")]
+def _unit_notes(unit: _Unit, tables: _Tables, lang: str | None) -> list[tuple[Finding, str]]:
+    """The findings noted on a unit, each with what it annotates, in order."""
     notes: list[tuple[Finding, str]] = []
     if unit.source is not None:
         notes += [(f, "general") for f in tables.by_source.get((unit.source.id, lang), ())]
     if unit.target is not None:
         notes += [(f, "target") for f in tables.by_target.get(unit.target.id, ())]
+    if len(notes) > 1:
+        notes.sort(key=lambda n: _finding_order(n[0]))
+    return notes
+
+
+def _unit_digest(
+    unit: _Unit, notes: list[tuple[Finding, str]], lang: str | None, digests: dict
+) -> bytes | None:
+    """The digest of all a unit's element is made of (``kept_rows``)."""
+    source, target = unit.source, unit.target
+    return row_digest(
+        unit.ident,
+        lang,
+        None if source is None else source.text,
+        None if target is None else (target.text, target.context),
+        [(digests[id(finding)], annotates) for finding, annotates in notes],
+    )
+
+
+def _unit_element(unit: _Unit, notes: list[tuple[Finding, str]], lang: str | None) -> str:
+    children = [_text_element("source", (), unit.source.text if unit.source else "")]
+    if unit.target is not None:
         state = (
             NEEDS_REVIEW
             if any(f.severity == Severity.ERROR for f, _ in notes)
@@ -186,8 +227,6 @@ def _unit_element(unit: _Unit, tables: _Tables, lang: str | None) -> str:
         )
         attributes = [("state", state)] if state is not None else ()
         children.append(_text_element("target", attributes, unit.target.text))
-    if len(notes) > 1:
-        notes.sort(key=lambda n: _finding_order(n[0]))
     children += [_note(finding, annotates) for finding, annotates in notes]
     inner = INDENTS[UNIT_LEVEL + 1]
     return (

@@ -12,11 +12,20 @@ text shaped like its rich string markup for markup), are ``report/xlsx_sheet.py`
 from __future__ import annotations
 
 import datetime as dt
+import io
 from pathlib import Path
 
+from ...model import Finding
 from ...tables import RunTables
-from .. import writer
-from ..rows import COLUMNS, finding_rows, lang_counts
+from .. import rulings_by_id, writer
+from ..rows import (
+    COLUMNS,
+    finding_digests,
+    findings_in_review_order,
+    lang_counts,
+    language_of,
+    row_of,
+)
 from ..updates import COLUMNS as UPDATE_COLUMNS
 from ..updates import update_rows
 
@@ -37,10 +46,17 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
     first, findings that belong to no language last), frozen header, autofilter, wrapped
     text, severity colours; and, when the English changed, an ``updates`` sheet with the
     update list."""
-    from ..xlsx_sheet import Sheet, Workbook  # XlsxWriter: 0.1 s to import, for this writer only
+    from ..xlsx_sheet import (  # XlsxWriter: 0.1 s to import, for this writer only
+        Sheet,
+        SheetRows,
+        Workbook,
+        row_markup,
+        write_with_rows,
+    )
 
     path = out / "findings.xlsx"
-    workbook = Workbook(str(path), TEXT_ONLY)
+    template = io.BytesIO()
+    workbook = Workbook(template, {**TEXT_ONLY, "in_memory": True})
     workbook.set_properties({"title": "rulings findings", "created": FIXED_DATE})
     header = workbook.add_format({"bold": True, "bg_color": "#E7E6E6", "border": 1})
     cell = workbook.add_format({"text_wrap": True, "valign": "top"})
@@ -48,20 +64,49 @@ def write_xlsx(run: RunTables, out: Path) -> Path:
         severity: workbook.add_format({"bg_color": colour, "valign": "top"})
         for severity, colour in SEVERITY_COLOURS.items()
     }
+    # the formats' numbers in the workbook's styles, given before any is used
+    styles = {severity: shade._get_xf_index() for severity, shade in shades.items()}
+    cell_style = cell._get_xf_index()
+    by_id = rulings_by_id(run)
+    digests = finding_digests(run)
+
+    def render(findings: list[Finding]) -> list[bytes]:
+        rows = (row_of(finding, by_id) for finding in findings)
+        return [
+            row_markup(
+                [row[name] for name in COLUMNS],
+                [styles[row["severity"]]] + [cell_style] * (len(COLUMNS) - 1),
+            ).encode()
+            for row in rows
+        ]
+
     counts = lang_counts(run)
     languages = sorted(counts, key=lambda lang: (lang == "", -counts[lang], lang)) or [""]
+    by_language: dict[str, list[Finding]] = {lang: [] for lang in languages}
+    for finding in findings_in_review_order(run):
+        by_language[language_of(finding)].append(finding)
+    sheets = []
     for lang in languages:
         sheet = workbook.add_worksheet((lang or NO_LANGUAGE)[:31], worksheet_class=Sheet)
         sheet.write_row(0, 0, COLUMNS, header)
         for number, name in enumerate(COLUMNS):
             sheet.set_column(number, number, WIDTHS.get(name, 14), cell)
-        for index, row in enumerate(finding_rows(run, lang), 1):
-            sheet.write_values(index, [row[name] for name in COLUMNS], cell)
-            sheet.write(index, 0, row["severity"], shades[row["severity"]])
         sheet.freeze_panes(1, 0)
         sheet.autofilter(0, 0, max(counts[lang], 1), len(COLUMNS) - 1)
+        findings = by_language[lang]
+        sheets.append(
+            SheetRows(
+                f"xl/worksheets/sheet{sheet.index + 1}.xml",
+                f"xlsx {sheet.name}",
+                findings,
+                [digests[id(finding)] for finding in findings],
+                render,
+                len(COLUMNS),
+            )
+        )
     _updates_sheet(workbook, run, header, cell)
     workbook.close()
+    write_with_rows(template.getvalue(), path, sheets, run.previous)
     return path
 
 

@@ -4,13 +4,16 @@
 // nodes, never through an HTML parser, so nothing in a ruling can become markup or script.
 //
 // Two orders: most important first (errors, then warnings, then info; within each the
-// surest first: the writer's `rank`) and document order (by card or document, then line).
+// surest first: the writer's `ranks`) and document order (by card or document, then line).
 // Only the first PAGE findings of the current order and filters are built; more come as the
 // reader scrolls, so a page with 50,000 findings opens and filters at once.
 (function () {
   const PAGE = 100;
   const data = JSON.parse(document.getElementById("data").textContent);
   const findings = data.findings; // in document order
+  findings.forEach((f, i) => {
+    f.rank = data.ranks[i]; // each finding's place in the review order
+  });
   const ranked = findings.slice().sort((a, b) => a.rank - b.rank);
   const rulings = data.rulings;
   const groups = new Map(data.groups.map((g) => [g.key, g]));

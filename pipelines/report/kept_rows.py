@@ -1,0 +1,303 @@
+"""Rows of a report file taken from the file the previous run wrote into the same folder.
+
+A file such as findings.csv is a head, one row per finding and a tail. After one edited
+document of a million units nearly every row is a row the previous run wrote, and the
+previous file holds its bytes. A writer that writes rows (``RowsWriter``) gives each row a
+digest of everything its bytes are made of (the finding, the texts it points at, what else
+the writer puts in the row); a row whose digest the previous file has is copied from it,
+consecutive rows as one piece, and only the others are rendered. So the file is the one a
+cold run writes, as long as a row's bytes depend only on what its digest covers.
+
+Where each row was is kept in the work store (kind ``report-rows``), under the writer's name,
+the digest of the file's bytes and the salt of the run's code and options
+(``carried.settings_salt``): a file changed by hand, or written by other code or with other
+options, has no index and is written whole. Only ``rulings run`` hands the writers the folder
+it replaces (``RunTables.previous``); ``rulings report`` writes every row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import weakref
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar
+
+import msgspec
+
+from ..files import file_digest
+from ..store import open_store
+from ..work import Cache, kind
+
+T = TypeVar("T")
+DIGEST_SIZE = 16
+ROWS_PER_PART = 4096
+"""Rows rendered at once: a writer renders a part's missing rows in one call."""
+FLUSH_BYTES = 1 << 20
+"""Pieces and rows are written (and digested) a megabyte at a time."""
+
+
+class RowIndex(msgspec.Struct, frozen=True):
+    """Where the rows of one report file are: each row's digest (``DIGEST_SIZE`` bytes) and
+    its start and end offsets (two unsigned 64-bit integers in the machine's byte order) in
+    the file, or in its ``part`` (a workbook's sheet, the bytes it holds zipped)."""
+
+    digests: bytes
+    spans: bytes
+    part: str = ""
+
+
+ROWS_KEPT = kind("report-rows", "report rows kept", RowIndex, version="1", share=False)
+
+
+@dataclass(frozen=True)
+class PreviousReports:
+    """The folder a run replaces (its report files are the previous run's), the salt of the
+    run's code and options, and the cache folder that keeps the files' row indexes."""
+
+    folder: Path
+    salt: str
+    cache_root: Path
+
+    def cache(self) -> Cache:
+        return Cache(open_store(self.cache_root), [self.salt])
+
+    def index(self, name: str, filename: str) -> tuple[Path, RowIndex] | None:
+        """The previous file of writer ``name`` (or of one of its parts) and its row index,
+        when that is kept for the file's bytes."""
+        path = self.folder / filename
+        try:
+            if not path.is_file():
+                return None
+            cache = self.cache()
+            key = cache.key(ROWS_KEPT, [name, file_digest(path)])
+            data = cache.get_many(ROWS_KEPT, [key]).get(key)
+            return None if data is None else (path, ROWS_KEPT.decode(data))
+        except (OSError, msgspec.DecodeError):
+            return None
+
+    def rows(self, name: str, filename: str) -> KeptRows | None:
+        """The rows of the previous file of writer ``name``, when its index is kept."""
+        found = self.index(name, filename)
+        if found is None:
+            return None
+        try:
+            return KeptRows(FileBytes.of(found[0]), found[1])
+        except (OSError, ValueError):
+            return None
+
+    def keep(self, name: str, file_bytes_digest: str, index: RowIndex) -> None:
+        cache = self.cache()
+        key = cache.key(ROWS_KEPT, [name, file_bytes_digest])
+        cache.put_many(ROWS_KEPT, [(key, ROWS_KEPT.encode(index))])
+
+
+class FileBytes:
+    """A file's bytes, read where they are sliced (``os.pread``), not mapped: the previous
+    files' pages a run copies from would count in its resident memory, 290 MB more at a
+    million units."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.descriptor = os.dup(handle.fileno())
+        self.size = os.fstat(self.descriptor).st_size
+        self._finalizer = weakref.finalize(self, os.close, self.descriptor)
+
+    @classmethod
+    def of(cls, path: Path) -> FileBytes:
+        with open(path, "rb") as handle:
+            return cls(handle)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, span: slice) -> bytes:
+        start, end = span.start or 0, min(span.stop, self.size)
+        parts = []
+        while start < end:
+            part = os.pread(self.descriptor, end - start, start)
+            if not part:
+                raise OSError(f"the file ended at {start} of {self.size} bytes")
+            parts.append(part)
+            start += len(part)
+        return b"".join(parts)
+
+
+class KeptRows:
+    """The previous file's rows by digest (a row the file has twice: its first place)."""
+
+    def __init__(self, data: FileBytes | bytes, index: RowIndex) -> None:
+        spans = array("Q")
+        spans.frombytes(index.spans)
+        digests = index.digests
+        count = len(digests) // DIGEST_SIZE
+        if len(spans) != 2 * count or any(end > len(data) for end in spans[1::2]):
+            raise ValueError("the row index does not fit the file")
+        self.data = data
+        self.where: dict[bytes, tuple[int, int]] = {}
+        for number in range(count - 1, -1, -1):
+            digest = digests[number * DIGEST_SIZE : (number + 1) * DIGEST_SIZE]
+            self.where[digest] = (spans[2 * number], spans[2 * number + 1])
+
+
+@contextlib.contextmanager
+def rows_file(path: Path, name: str, previous: PreviousReports | None) -> Iterator[RowsWriter]:
+    """A report file of writer ``name`` written through a ``RowsWriter`` that copies rows
+    from the previous run's file; the index of its rows is kept when it is written."""
+    kept = previous.rows(name, path.name) if previous is not None else None
+    with open(path, "wb") as handle:
+        rows = RowsWriter(handle, kept)
+        yield rows
+        rows.flush()
+    if previous is not None:
+        previous.keep(name, rows.hash.hexdigest(), rows.index())
+
+
+class RowsWriter:
+    """A file written as pieces and rows: ``piece`` writes bytes that are no row, ``rows``
+    writes rows, each copied from ``kept`` (the previous file's) when its digest is there.
+    ``start``: where in its file the first byte written goes (what the index counts from);
+    the bytes written are digested on the way (``hash``)."""
+
+    def __init__(self, handle: BinaryIO, kept: KeptRows | None = None, start: int = 0) -> None:
+        self.handle = handle
+        self.kept = kept
+        self.offset = self.flushed = start
+        self.pending: list[bytes] = []
+        self.hash = hashlib.blake2b(digest_size=16)
+        self.digests: list[bytes | None] = []
+        self.spans = array("Q")
+        self.copied = 0
+
+    def piece(self, data: bytes) -> None:
+        self._write(data)
+
+    def rows(
+        self,
+        items: Sequence[T],
+        digests: Sequence[bytes | None],
+        render: Callable[[list[T]], list[bytes]],
+        separator: bytes = b"",
+    ) -> None:
+        """Write ``items`` as rows (``separator`` between them, not part of a row).
+        ``digests[i]``: the digest of everything ``items[i]``'s row is made of (None: the
+        row is rendered, and not kept); ``render``: the rows of a list of items. Rows that
+        follow each other in the previous file (with as many bytes between them as the
+        separator has) are copied in one piece, the separator put between them."""
+        find = self.kept.where.get if self.kept is not None else {}.get
+        data = self.kept.data if self.kept is not None else b""
+        gap = len(separator)
+        first = True
+        for start in range(0, len(items), ROWS_PER_PART):
+            part = digests[start : start + ROWS_PER_PART]
+            spans = [None if d is None else find(d) for d in part]
+            missing = [start + k for k, span in enumerate(spans) if span is None]
+            rendered = iter(render([items[i] for i in missing]) if missing else ())
+            pieces: list[bytes] = []
+            offset = self.offset
+            copy = _Copy(data, separator)
+            for digest, span in zip(part, spans, strict=True):
+                between, first = gap > 0 and not first, False
+                if between:
+                    offset += gap
+                if span is not None and copy.joins(span, between):
+                    length = span[1] - span[0]
+                    self.copied += 1
+                else:
+                    copy.flush(pieces)
+                    if between:
+                        pieces.append(separator)
+                    if span is not None:
+                        copy.start(span)
+                        length = span[1] - span[0]
+                        self.copied += 1
+                    else:
+                        row = next(rendered)
+                        pieces.append(row)
+                        length = len(row)
+                self.digests.append(digest)
+                self.spans.extend((offset, offset + length))
+                offset += length
+            copy.flush(pieces)
+            self._write(b"".join(pieces))
+            if offset != self.offset:
+                raise AssertionError("rows written do not add up")
+
+    def index(self, part: str = "") -> RowIndex:
+        """Where the rows written are (those that have a digest)."""
+        kept = [(d, i) for i, d in enumerate(self.digests) if d is not None]
+        spans = array("Q")
+        for _, i in kept:
+            spans.extend(self.spans[2 * i : 2 * i + 2])
+        return RowIndex(b"".join(d for d, _ in kept), spans.tobytes(), part)
+
+    def _write(self, data: bytes) -> None:
+        self.pending.append(data)
+        self.offset += len(data)
+        if self.offset - self.flushed >= FLUSH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write and digest what is pending (pieces and rows, written as one)."""
+        data = b"".join(self.pending)
+        self.pending.clear()
+        self.handle.write(data)
+        self.hash.update(data)
+        self.flushed = self.offset
+
+
+class _Copy:
+    """Rows of the previous file that follow each other there, copied as one piece."""
+
+    def __init__(self, data: FileBytes | bytes, separator: bytes) -> None:
+        self.data, self.separator = data, separator
+        self.begin = self.end = -1
+        self.between: list[int] = []
+        """Where separators go in the piece (the previous file has as many bytes there)."""
+
+    def start(self, span: tuple[int, int]) -> None:
+        self.begin, self.end = span
+        self.between = []
+
+    def joins(self, span: tuple[int, int], between: bool) -> bool:
+        """Whether the row at ``span`` follows the piece (after a separator, if
+        ``between``), and so is added to it."""
+        gap = len(self.separator) if between else 0
+        if self.end < 0 or span[0] != self.end + gap:
+            return False
+        if gap:
+            self.between.append(self.end - self.begin)
+        self.end = span[1]
+        return True
+
+    def flush(self, pieces: list[bytes]) -> None:
+        """The piece's bytes, with the separator where one goes (the bytes there are a
+        separator, unless the previous file had something else of its length between
+        two rows: what goes there is written, whatever was)."""
+        if self.end < 0:
+            return
+        chunk = self.data[self.begin : self.end]
+        gap = len(self.separator)
+        wrong = [at for at in self.between if chunk[at : at + gap] != self.separator]
+        if wrong:
+            patched = bytearray(chunk)
+            for at in wrong:
+                patched[at : at + gap] = self.separator
+            chunk = bytes(patched)
+        pieces.append(chunk)
+        self.begin = self.end = -1
+
+
+def row_digest(*parts: Any) -> bytes | None:
+    """The digest of a row's parts (records, texts, numbers); None when they cannot be
+    encoded (the row is then always rendered)."""
+    try:
+        return hashlib.blake2b(_ENCODER.encode(parts), digest_size=DIGEST_SIZE).digest()
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+_ENCODER = msgspec.msgpack.Encoder()

@@ -1,0 +1,176 @@
+"""Report rows copied from the file the previous run wrote (``report/kept_rows.py``): the file
+is the one a cold run writes, and only the rows whose content changed are rendered again."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from test_incremental import SPANISH, edit, run, same_outputs
+
+from pipelines.report import kept_rows
+from pipelines.report.kept_rows import PreviousReports, RowsWriter, row_digest, rows_file
+from pipelines.report.writers.csv import _csv_lines
+
+
+def write(folder: Path, rows: list[str], previous: PreviousReports | None) -> tuple[bytes, list]:
+    """A file of ``rows`` (a head, the rows with ";" between them, a tail) into ``folder``;
+    its bytes and the rows rendered."""
+    rendered: list[str] = []
+
+    def render(these: list[str]) -> list[bytes]:
+        rendered.extend(these)
+        return [f"<{row}>".encode() for row in these]
+
+    path = folder / "rows.txt"
+    with rows_file(path, "rows", previous) as writer:
+        writer.piece(b"head:")
+        writer.rows(rows, [row_digest(row) for row in rows], render, separator=b";")
+        writer.piece(b":tail\n")
+    return path.read_bytes(), rendered
+
+
+def test_rows_the_previous_file_has_are_copied_and_the_others_rendered(tmp_path: Path):
+    previous = PreviousReports(tmp_path / "before", "salt", tmp_path / "cache")
+    previous.folder.mkdir()
+    rows = [f"row {n}" for n in range(10_000)]  # more than one part
+    first, rendered = write(previous.folder, rows, previous)
+    assert first == b"head:" + b";".join(f"<{r}>".encode() for r in rows) + b":tail\n"
+    assert rendered == rows
+
+    changed = [*rows[:10], "new", *rows[10:5000], *rows[5001:], "row 3"]
+    now = tmp_path / "now"
+    now.mkdir()
+    second, rendered = write(now, changed, previous)
+    assert second == b"head:" + b";".join(f"<{r}>".encode() for r in changed) + b":tail\n"
+    assert rendered == ["new"]
+
+
+def test_rows_copied_in_one_piece_get_the_separator_between_them(tmp_path: Path):
+    """Two rows the previous file had one byte apart, a piece between them (not the
+    separator), follow each other now: they are copied in one piece, with the separator
+    between them."""
+    previous = PreviousReports(tmp_path / "before", "salt", tmp_path / "cache")
+    previous.folder.mkdir()
+
+    def render(these: list[str]) -> list[bytes]:
+        return [f"<{row}>".encode() for row in these]
+
+    with rows_file(previous.folder / "rows.txt", "rows", previous) as writer:
+        writer.rows(["a"], [row_digest("a")], render, separator=b";")
+        writer.piece(b"|")
+        writer.rows(["b"], [row_digest("b")], render, separator=b";")
+    assert (previous.folder / "rows.txt").read_bytes() == b"<a>|<b>"
+
+    now = tmp_path / "now"
+    now.mkdir()
+    with rows_file(now / "rows.txt", "rows", previous) as writer:
+        writer.rows(["a", "b"], [row_digest("a"), row_digest("b")], render, separator=b";")
+        assert writer.copied == 2
+    assert (now / "rows.txt").read_bytes() == b"<a>;<b>"
+
+
+def test_a_previous_file_changed_since_it_was_written_is_not_copied_from(tmp_path: Path):
+    previous = PreviousReports(tmp_path / "before", "salt", tmp_path / "cache")
+    previous.folder.mkdir()
+    rows = ["one", "two", "three"]
+    write(previous.folder, rows, previous)
+    path = previous.folder / "rows.txt"
+    path.write_bytes(path.read_bytes().replace(b"<two>", b"<TWO>"))
+
+    now = tmp_path / "now"
+    now.mkdir()
+    written, rendered = write(now, rows, previous)
+    assert rendered == rows
+    assert b"<two>" in written
+
+
+def test_an_index_written_with_other_code_or_options_is_not_used(tmp_path: Path):
+    folder = tmp_path / "before"
+    folder.mkdir()
+    write(folder, ["one", "two"], PreviousReports(folder, "old code", tmp_path / "cache"))
+    now = tmp_path / "now"
+    now.mkdir()
+    other_code = PreviousReports(folder, "new code", tmp_path / "cache")
+    _, rendered = write(now, ["one", "two"], other_code)
+    assert rendered == ["one", "two"]
+
+
+def test_an_index_that_does_not_fit_the_file_is_refused():
+    index = kept_rows.RowIndex(b"d" * kept_rows.DIGEST_SIZE, bytes(8) + (99).to_bytes(8, "little"))
+    with pytest.raises(ValueError):
+        kept_rows.KeptRows(b"short", index)
+
+
+def test_rows_that_cannot_be_digested_are_always_rendered(tmp_path: Path):
+    rendered: list = []
+    handle = io.BytesIO()
+    writer = RowsWriter(handle)
+    writer.rows(
+        ["a", "b"],
+        [row_digest(object()), row_digest("b")],
+        lambda these: rendered.extend(these) or [x.encode() for x in these],
+    )
+    writer.flush()
+    assert row_digest(object()) is None
+    assert handle.getvalue() == b"ab"
+    assert rendered == ["a", "b"]
+
+
+def test_csv_rows_are_rendered_each_as_its_lines():
+    """A cell with line breaks is quoted inside its row; a part with nothing to render
+    renders nothing."""
+    assert _csv_lines([]) == []
+    assert _csv_lines([["a", "b\nc"], ["d", 'e"f']]) == [b'a,"b\nc"\n', b'd,"e""f"\n']
+
+
+@pytest.mark.model
+def test_an_edited_run_renders_only_the_changed_findings_rows(
+    tmp_path: Path, corpus_dir, monkeypatch
+):
+    """The reports written row by row after an edit (findings.csv, findings.sarif, the HTML
+    page's findings, findings.xlsx's sheets, findings.xlf's units): the rows the edit did
+    not touch come from the previous files, and every output is still a cold run's."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    out = tmp_path / "out"
+    run(corpus, out, tmp_path / "cache")
+
+    counts = tmp_path / "counts"  # some writers run in a forked process
+    copies: dict[int, int] = {}  # by the index's id: the rows its writer copied
+    index = RowsWriter.index
+
+    def counting_index(self: RowsWriter, part: str = ""):
+        made = index(self, part)
+        copies[id(made)] = self.copied
+        return made
+
+    keep = PreviousReports.keep
+
+    def counting_keep(self: PreviousReports, name: str, digest: str, index) -> None:
+        rows = len(index.digests) // kept_rows.DIGEST_SIZE
+        with open(counts, "a", encoding="utf-8") as handle:
+            handle.write(f"{name}\t{rows}\t{copies[id(index)]}\n")
+        keep(self, name, digest, index)
+
+    monkeypatch.setattr(RowsWriter, "index", counting_index)
+    monkeypatch.setattr(PreviousReports, "keep", counting_keep)
+    edit(corpus / SPANISH, 3)
+    run(corpus, out, tmp_path / "cache")
+    written = {
+        name: (int(rows), int(copied))
+        for name, rows, copied in (line.split("\t") for line in counts.read_text().splitlines())
+    }
+    for name in ("csv", "sarif", "html"):
+        rows, copied = written[name]
+        assert rows > 40 and rows - 3 <= copied < rows, name
+    rows, copied = written["xlsx es"]  # the Spanish findings' sheet
+    assert rows > 20 and rows - 3 <= copied < rows
+    assert written["xlsx zh"][0] == written["xlsx zh"][1] > 0  # no Chinese finding changed
+    rows, copied = written["xliff"]  # a unit for every ruling and source
+    assert rows > 60 and rows - 3 <= copied < rows
+
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert same_outputs(out, tmp_path / "cold") == []
