@@ -455,9 +455,14 @@ HANG_SECONDS = 240
 WHOLE_FILE_CODES = {"PARSE001", "PARSE003", "PARSE010", "PARSE014"}
 """Findings that account for a whole file (skipped or empty, and said so)."""
 SEED_NAMES = sorted(p.name for p in SEEDS.glob("*.txt"))
-ONE_ENTRY_KINDS = {"check-pair-keys"}
+ONE_ENTRY_KINDS = {"check-pair-keys", "align-versions"}
 """Kinds of unit the seeds give one entry of (the pair keys of the one document with aligned
-pairs, the rules excerpt's): no other key of the kind to copy it over."""
+pairs, the rules excerpt's; the newer versions of the one set of English documents): no
+other key of the kind to copy it over."""
+UNFORCED_KINDS = {"report-rows"}
+"""Kinds a forced run (``--force``, what the case runs) does not read: the report files'
+row indexes are read only by a run into the folder of an earlier one, and a swapped one is
+a miss there (``tests/test_kept_rows.py``)."""
 
 
 @dataclass
@@ -666,7 +671,7 @@ class Battery:
             case = Case("cache-keys", f"every {stage} entry copied over another key's")
             self.expect_run(case, first)
             count = _rotate_entries(database, stage)
-            if count == 1 and stage in ONE_ENTRY_KINDS:
+            if (count == 1 and stage in ONE_ENTRY_KINDS) or stage in UNFORCED_KINDS:
                 continue
             if count < 2:
                 case.problems.append(f"{count} {stage} entries: nothing to swap")

@@ -13,6 +13,7 @@ from test_incremental import SPANISH, edit, run, same_outputs
 from pipelines.report import kept_rows
 from pipelines.report.kept_rows import PreviousReports, RowsWriter, row_digest, rows_file
 from pipelines.report.writers.csv import _csv_lines
+from testkit.faults import _rotate_entries
 
 
 def write(folder: Path, rows: list[str], previous: PreviousReports | None) -> tuple[bytes, list]:
@@ -172,5 +173,22 @@ def test_an_edited_run_renders_only_the_changed_findings_rows(
     rows, copied = written["xliff"]  # a unit for every ruling and source
     assert rows > 60 and rows - 3 <= copied < rows
 
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert same_outputs(out, tmp_path / "cold") == []
+
+
+@pytest.mark.model
+def test_a_row_index_stored_for_another_file_is_not_used(tmp_path: Path, corpus_dir):
+    """Every report file's row index moved to another file's key (the entries of the work
+    store carry their key): the next run copies no row with it, and writes a cold run's
+    files."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    run(corpus, out, cache)
+    assert _rotate_entries(cache / "work.db", "report-rows") > 2
+
+    edit(corpus / SPANISH, 3)
+    run(corpus, out, cache)
     run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert same_outputs(out, tmp_path / "cold") == []
