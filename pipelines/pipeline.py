@@ -26,7 +26,6 @@ from .ingest import IngestResult
 from .ingest.source import discover
 from .model import Finding
 from .report import WRITERS, carried
-from .report.kept_rows import PreviousReports
 from .settings import Settings
 from .work import Reuse
 
@@ -167,8 +166,8 @@ def run(
                     [] if force else carried.carry(out, staging, inputs_of, manifest.reports(out))
                 )
                 if not force:
-                    produced.previous = PreviousReports(
-                        out, carried.settings_salt(key), cache_root(settings.cache_dir)
+                    produced.previous = stages.previous_reports(
+                        out, carried.settings_salt(key), settings
                     )
                 stages.report_stage(
                     staging,

@@ -38,6 +38,7 @@ from .ingest.source import SourceFile, discover, input_exists
 from .memo import digest
 from .model import Alignment, CardName, Finding, Ruling
 from .report import write_reports
+from .report.kept_rows import PreviousReports
 from .settings import Settings
 from .store import close_stores, open_store
 from .termbase import Termbase
@@ -299,6 +300,13 @@ def work_cache(settings: Settings, context, reuse: Reuse | None, shares_from: in
         reuse,
         shares_from=shares_from,
     )
+
+
+def previous_reports(out: Path, salt: str, settings: Settings) -> PreviousReports:
+    """The report files of the folder a run replaces, for their rows to be copied, with the
+    work cache that keeps where those rows are (keys salted with the run's code and options:
+    ``carried.settings_salt``)."""
+    return PreviousReports(out, work_cache(settings, [salt], None, None))
 
 
 def large_run(out: Path) -> bool:

@@ -13,7 +13,14 @@ from test_incremental import SPANISH, edit, run, same_outputs
 from pipelines.report import kept_rows
 from pipelines.report.kept_rows import PreviousReports, RowsWriter, row_digest, rows_file
 from pipelines.report.writers.csv import _csv_lines
+from pipelines.store import open_store
+from pipelines.work import Cache
 from testkit.faults import _rotate_entries
+
+
+def previous_in(folder: Path, salt: str, cache: Path) -> PreviousReports:
+    """The previous reports in ``folder``, their indexes in the store of ``cache``."""
+    return PreviousReports(folder, Cache(open_store(cache), [salt]))
 
 
 def write(folder: Path, rows: list[str], previous: PreviousReports | None) -> tuple[bytes, list]:
@@ -34,7 +41,7 @@ def write(folder: Path, rows: list[str], previous: PreviousReports | None) -> tu
 
 
 def test_rows_the_previous_file_has_are_copied_and_the_others_rendered(tmp_path: Path):
-    previous = PreviousReports(tmp_path / "before", "salt", tmp_path / "cache")
+    previous = previous_in(tmp_path / "before", "salt", tmp_path / "cache")
     previous.folder.mkdir()
     rows = [f"row {n}" for n in range(10_000)]  # more than one part
     first, rendered = write(previous.folder, rows, previous)
@@ -53,7 +60,7 @@ def test_rows_copied_in_one_piece_get_the_separator_between_them(tmp_path: Path)
     """Two rows the previous file had one byte apart, a piece between them (not the
     separator), follow each other now: they are copied in one piece, with the separator
     between them."""
-    previous = PreviousReports(tmp_path / "before", "salt", tmp_path / "cache")
+    previous = previous_in(tmp_path / "before", "salt", tmp_path / "cache")
     previous.folder.mkdir()
 
     def render(these: list[str]) -> list[bytes]:
@@ -74,7 +81,7 @@ def test_rows_copied_in_one_piece_get_the_separator_between_them(tmp_path: Path)
 
 
 def test_a_previous_file_changed_since_it_was_written_is_not_copied_from(tmp_path: Path):
-    previous = PreviousReports(tmp_path / "before", "salt", tmp_path / "cache")
+    previous = previous_in(tmp_path / "before", "salt", tmp_path / "cache")
     previous.folder.mkdir()
     rows = ["one", "two", "three"]
     write(previous.folder, rows, previous)
@@ -91,10 +98,10 @@ def test_a_previous_file_changed_since_it_was_written_is_not_copied_from(tmp_pat
 def test_an_index_written_with_other_code_or_options_is_not_used(tmp_path: Path):
     folder = tmp_path / "before"
     folder.mkdir()
-    write(folder, ["one", "two"], PreviousReports(folder, "old code", tmp_path / "cache"))
+    write(folder, ["one", "two"], previous_in(folder, "old code", tmp_path / "cache"))
     now = tmp_path / "now"
     now.mkdir()
-    other_code = PreviousReports(folder, "new code", tmp_path / "cache")
+    other_code = previous_in(folder, "new code", tmp_path / "cache")
     _, rendered = write(now, ["one", "two"], other_code)
     assert rendered == ["one", "two"]
 

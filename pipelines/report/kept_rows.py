@@ -30,7 +30,6 @@ from typing import Any, BinaryIO, TypeVar
 import msgspec
 
 from ..files import file_digest
-from ..store import open_store
 from ..work import Cache, kind
 
 T = TypeVar("T")
@@ -56,15 +55,12 @@ ROWS_KEPT = kind("report-rows", "report rows kept", RowIndex, version="1", share
 
 @dataclass(frozen=True)
 class PreviousReports:
-    """The folder a run replaces (its report files are the previous run's), the salt of the
-    run's code and options, and the cache folder that keeps the files' row indexes."""
+    """The folder a run replaces (its report files are the previous run's) and the work
+    cache that keeps the files' row indexes, its keys salted with the run's code and
+    options (``stages.previous_reports``)."""
 
     folder: Path
-    salt: str
-    cache_root: Path
-
-    def cache(self) -> Cache:
-        return Cache(open_store(self.cache_root), [self.salt])
+    cache: Cache
 
     def index(self, name: str, filename: str) -> tuple[Path, RowIndex] | None:
         """The previous file of writer ``name`` (or of one of its parts) and its row index,
@@ -73,9 +69,8 @@ class PreviousReports:
         try:
             if not path.is_file():
                 return None
-            cache = self.cache()
-            key = cache.key(ROWS_KEPT, [name, file_digest(path)])
-            data = cache.get_many(ROWS_KEPT, [key]).get(key)
+            key = self.cache.key(ROWS_KEPT, [name, file_digest(path)])
+            data = self.cache.get_many(ROWS_KEPT, [key]).get(key) if key else None
             return None if data is None else (path, ROWS_KEPT.decode(data))
         except (OSError, msgspec.DecodeError):
             return None
@@ -91,9 +86,9 @@ class PreviousReports:
             return None
 
     def keep(self, name: str, file_bytes_digest: str, index: RowIndex) -> None:
-        cache = self.cache()
-        key = cache.key(ROWS_KEPT, [name, file_bytes_digest])
-        cache.put_many(ROWS_KEPT, [(key, ROWS_KEPT.encode(index))])
+        key = self.cache.key(ROWS_KEPT, [name, file_bytes_digest])
+        if key is not None:
+            self.cache.put_many(ROWS_KEPT, [(key, ROWS_KEPT.encode(index))])
 
 
 class FileBytes:
