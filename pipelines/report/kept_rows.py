@@ -86,8 +86,10 @@ class PreviousReports:
             return None
 
     def keep(self, name: str, file_bytes_digest: str, index: RowIndex) -> None:
+        """Keep a file's row index, unless the store holds it already (the same bytes were
+        written before: a run of the same input into another folder writes nothing)."""
         key = self.cache.key(ROWS_KEPT, [name, file_bytes_digest])
-        if key is not None:
+        if key is not None and not self.cache.get_many(ROWS_KEPT, [key]):
             self.cache.put_many(ROWS_KEPT, [(key, ROWS_KEPT.encode(index))])
 
 

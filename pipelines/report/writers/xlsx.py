@@ -7,6 +7,11 @@ of saving into the file (benchmarks/results/xlsx_writers.md). XlsxWriter is impo
 a workbook is written, so that the other stages' commands do not pay for it; its cells'
 short paths, and its shared strings written as text whatever their shape (XlsxWriter takes
 text shaped like its rich string markup for markup), are ``report/xlsx_sheet.py``.
+
+XlsxWriter writes the workbook with each findings sheet's header row only; the findings'
+rows, inline strings without references, are put in after it, those of the previous
+workbook in the run's folder copied from it (``xlsx_sheet.write_with_rows``,
+``kept_rows``).
 """
 
 from __future__ import annotations
