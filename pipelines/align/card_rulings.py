@@ -26,6 +26,7 @@ from ..text.scripts import weighted_letters
 from ..text.tokens import tokens
 from ..thresholds import ALIGN, threshold
 from ..vocabulary import Method
+from .assignment import linear_sum_assignment
 from .calibration import calibrated
 from .context import AlignContext, pair_products, products, screening_error
 from .documents import place
@@ -686,8 +687,6 @@ def _assign(
         symbols = _same_symbols(candidates, targets)
         bonus += SAME_SYMBOLS_BONUS * symbols
     combined = similarity + MARGIN_WEIGHT * margin + bonus
-    from scipy.optimize import linear_sum_assignment  # a quarter-second import, seldom needed
-
     rows = []
     for i, j in zip(*linear_sum_assignment(-combined), strict=True):
         source, target = candidates[i], targets[j]
