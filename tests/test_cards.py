@@ -93,6 +93,25 @@ def test_index_is_built_once_and_cached(tmp_path):
     assert len(list((tmp_path / "cards").glob("*.json"))) == 2
 
 
+def test_the_kept_index_is_found_by_its_names_in_any_order(tmp_path):
+    """The index is kept under its names whatever order the inputs gave them in; the same
+    name of another language is another index."""
+    names = [
+        CardName("Epocrásito", "es", "Epochrasite", "test"),
+        CardName("始祖兽", "zh", "Epochrasite", "test"),
+        CardName("Carta de Ejemplo", "es", "Sample Card", "test"),
+    ]
+    first = CardIndex.cached(names, tmp_path)
+    again = CardIndex.cached(list(reversed(names)), tmp_path)
+    assert again.kept_in == first.kept_in
+    assert again.lookup("Carta de Ejemplo") == {("Sample Card", "es")}
+    moved = CardIndex.cached(
+        [*names[:2], CardName("Carta de Ejemplo", "pt", "Sample Card", "test")], tmp_path
+    )
+    assert moved.kept_in != first.kept_in
+    assert moved.lookup("Carta de Ejemplo") == {("Sample Card", "pt")}
+
+
 def test_the_index_read_back_is_the_index_built_holding_each_pair_once(tmp_path):
     """Read back from the cache, the index is the one built (owners sorted, a name two cards
     share included), with each (card, language) pair one object however many names it has."""

@@ -97,19 +97,21 @@ def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
     languages: dict[str, Counter[str]] = defaultdict(Counter)
     voted: set[str] = set()
     documents_of_file = Counter(members[0].file for members in by_doc.values())
-    for doc, members in by_doc.items():
+    # a document of a file of many (MTGJSON, the rules) has no vote and keeps its own
+    alone = {
+        doc: members for doc, members in by_doc.items() if documents_of_file[members[0].file] == 1
+    }
+    for doc, members in alone.items():
         first = members[0]
         folder_of[doc] = first.file.replace("\\", "/").rpartition("/")[0]
         told[doc] = (first.doc_title in title_langs) or any(
             m.lang == first.doc_lang and weighted_letters(m.text) >= SHORT_TEXT_LETTERS
             for m in members
         )
-        if told[doc] and first.doc_lang and documents_of_file[first.file] == 1:
+        if told[doc] and first.doc_lang:
             languages[folder_of[doc]][first.doc_lang] += 1
             voted.add(doc)
-    for doc, members in by_doc.items():
-        if documents_of_file[members[0].file] > 1:
-            continue  # a document of a file of many (MTGJSON, the rules) keeps its own
+    for doc, members in alone.items():
         votes = Counter(languages.get(folder_of[doc], {}))
         own = members[0].doc_lang
         if doc in voted:
