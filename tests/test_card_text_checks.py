@@ -764,6 +764,54 @@ def test_a_line_that_names_another_card_of_the_folder_is_that_cards(cards):
     assert niambi.id not in {f.ruling_id for f in found}
 
 
+def _paladins(cards: Cards, ardenvale_title: str) -> Ruling:
+    """Ardenvale Paladin's line in its own document, and the same line pasted into Vantress
+    Paladin's (the line returned)."""
+    line = "固色～如果施放此咒语时支付过至少三点白色法术力，则雅登瓦神圣武士进战场时上面有一个+1/+1指示物。"
+    cards.line(
+        "Adamant — If at least three white mana was spent to cast this spell, Ardenvale "
+        "Paladin enters the battlefield with a +1/+1 counter on it.",
+        line,
+        "zh",
+        "Ardenvale Paladin",
+        ardenvale_title,
+    )
+    return cards.line(
+        "Adamant — If at least three blue mana was spent to cast this spell, Vantress Paladin "
+        "enters the battlefield with a +1/+1 counter on it.",
+        line,
+        "zh",
+        "Vantress Paladin",
+        "凡翠丝神圣武士",
+    )
+
+
+def test_a_line_of_another_card_is_found_again_from_the_cache_until_a_title_changes(tmp_path):
+    """MEAN002 is kept per document: a rerun takes the pasted line's finding from the cache
+    while the titles of the run's documents (a corpus fact) are the same, and checks the
+    document again when another card's title changed (no longer the name its line gives)."""
+    from pipelines.store import open_store
+    from pipelines.work import Cache, Reuse
+
+    def run(title: str, reuse: Reuse) -> tuple[Ruling, list[Finding]]:
+        paladins = Cards(*_shipped())
+        pasted = _paladins(paladins, title)
+        ctx = CheckContext(
+            paladins.rulings, paladins.alignment, paladins.termbase, paladins.cards, "en"
+        )
+        found = run_checks(ctx, select=["MEAN002"], work=Cache(open_store(tmp_path), (), reuse))
+        return pasted, found
+
+    pasted, found = run("雅登瓦神圣武士", Reuse())
+    assert [f.ruling_id for f in found] == [pasted.id]
+    reuse = Reuse()
+    pasted, again = run("雅登瓦神圣武士", reuse)
+    assert again == found and reuse.counts["check"] == [2, 0]
+    reuse = Reuse()
+    pasted, retitled = run("雅登瓦圣骑士", reuse)
+    assert retitled == [] and reuse.counts["check"] == [0, 2]
+
+
 def test_a_title_that_is_a_word_is_not_taken_for_a_card(cards):
     """Fabled Passage (ELD) says "tierra"; Earth (AKH) is titled "Tierra"."""
     cards.line("Earth", "Tierra", "es", "Earth", "Tierra")

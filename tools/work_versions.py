@@ -30,7 +30,7 @@ CODE = {
     "align": ["align", "thresholds.py", *COMMON],
     "check": ["check", "termbase", "thresholds.py", "checklists.py", "allowlists.py", *COMMON],
 }
-CODE["check-group"] = CODE["check-pair-keys"] = CODE["check"]
+CODE["check-group"] = CODE["check-pair-keys"] = CODE["check-fact"] = CODE["check"]
 CODE["ingest-set"] = CODE["ingest"]
 CODE["align-scan"] = CODE["align-versions"] = CODE["align"]
 CODE["report-rows"] = ["report", "tables.py", *COMMON]

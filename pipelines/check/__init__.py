@@ -27,6 +27,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import msgspec
+
 from ..catalogue import CATALOGUE, Code, make_finding
 from ..engine import Engine
 from ..memo import digest
@@ -45,6 +47,8 @@ from .registry import (
     PairKeys,
     Problem,
     checks_of,
+    is_worked_out,
+    known_fact,
 )
 
 __all__ = ["AlignedPair", "CheckContext", "Problem", "run_checks", "selected"]
@@ -148,6 +152,26 @@ CHECK_PAIR_KEYS = kind(
 """The pair keys (``registry.PairKey``) of one translated document's pairs, keyed by the
 keys' names, the document, its alignment rows and the documents they point into: what the
 group checks gather their groups by, worked out again only for the documents that changed."""
+
+
+class KeptFact(msgspec.Struct, array_like=True):
+    """A corpus fact's value (MessagePack) and the digest of its JSON."""
+
+    digest: str
+    value: msgspec.Raw
+
+
+CHECK_FACT = kind(
+    "check-fact",
+    "corpus facts gathered",
+    KeptFact,
+    version=CHECK_VERSION,
+    resources=CHECK_RESOURCES,
+    share=False,
+)
+"""A corpus fact worked out from rulings alone (``corpus_fact(reads=...)``), keyed by the fact
+and the lines of the rulings it reads."""
+
 PAIR_KEY_DOCUMENTS_PER_TASK = 500
 
 
@@ -206,7 +230,7 @@ def run_checks(
                     )
     runs, fresh_runs = in_pieces(runs), in_pieces(fresh_runs)
     kept_codes = [code for code in codes if not _every_run(checks[code])]
-    facts = functools.cache(lambda: corpus_facts_digest(ctx))  # only if something is keyed
+    facts = functools.cache(lambda: corpus_facts_digest(ctx, work))  # if something is keyed
     shared = {
         "rulings": ctx.rulings,
         "alignment": ctx.alignment,
@@ -373,14 +397,48 @@ def groups_of(ctx: CheckContext, code: str) -> list[Group]:
     return ctx.cache[key]
 
 
-def corpus_facts_digest(ctx: CheckContext) -> str:
-    """The corpus facts (``registry.corpus_fact``) of this run, in one digest: those that
-    change with any edit are left out (the checks that read them run every time)."""
-    return digest(
-        json.dumps(entry.target(ctx), sort_keys=True, default=sorted, ensure_ascii=False)
-        for entry in CORPUS_FACTS
-        if not entry.meta.get("changing")
+def corpus_facts_digest(ctx: CheckContext, work: Cache | None = None) -> str:
+    """The corpus facts (``registry.corpus_fact``) of this run, in one digest of their
+    values' digests: those that change with any edit are left out (the checks that read them
+    run every time). A fact declared with the rulings it ``reads`` is kept in ``work``
+    (kind ``check-fact``), and read back with its value's digest while they are the same."""
+    work = work or no_cache()
+    entries = [entry for entry in CORPUS_FACTS if not entry.meta.get("changing")]
+    keyed = [entry for entry in entries if entry.meta.get("reads")] if work.keeps else []
+    read: dict[int, tuple[Any, str]] = {}  # facts that read one list of rulings digest it once
+    keys = []
+    for entry in keyed:
+        rulings = entry.meta["reads"](ctx)
+        if id(rulings) not in read:
+            read[id(rulings)] = (rulings, ctx.corpus_digests.digest(rulings))
+        keys.append(work.key(CHECK_FACT, [entry.name, read[id(rulings)][1]]))
+    [kept] = execute(
+        [Job(CHECK_FACT, keys, items=keyed)],
+        _worked_out_facts,
+        cache=work,
+        setup=CheckContext,
+        context=ctx,
     )
+    value_digests = {}
+    for entry, fact in zip(keyed, kept, strict=True):
+        if not is_worked_out(ctx, entry):
+            known_fact(ctx, entry, msgspec.msgpack.decode(fact.value, type=entry.meta["kept_as"]))
+        value_digests[entry.name] = fact.digest
+    return digest(
+        value_digests.get(entry.name) or _value_digest(entry.target(ctx)) for entry in entries
+    )
+
+
+def _worked_out_facts(entries: list[Entry], ctx: CheckContext) -> list[KeptFact]:
+    kept = []
+    for entry in entries:
+        value = entry.target(ctx)
+        kept.append(KeptFact(_value_digest(value), msgspec.Raw(msgspec.msgpack.encode(value))))
+    return kept
+
+
+def _value_digest(value: Any) -> str:
+    return digest([json.dumps(value, sort_keys=True, default=sorted, ensure_ascii=False)])
 
 
 def hold_pair_keys(

@@ -282,6 +282,26 @@ class CheckContext:
         return dict(by_doc)
 
     @cached_property
+    def document_heads(self) -> list[Ruling]:
+        """The first unit of each document, documents in input order."""
+        return [members[0] for members in self.documents.values()]
+
+    @cached_property
+    def rows_by_document(self) -> dict[str, list[Alignment]]:
+        """The alignment rows of each document's units (rows with a translation), in the
+        alignment's order."""
+        found: dict[str, list[Alignment]] = defaultdict(list)
+        for row in self.alignment:
+            if row.target_id:
+                found[self.by_id[row.target_id].doc].append(row)
+        return dict(found)
+
+    @cached_property
+    def in_source_language(self) -> list[Ruling]:
+        """The rulings written in the source language, in any document."""
+        return [r for r in self.rulings if r.lang == self.source_lang]
+
+    @cached_property
     def translations(self) -> list[Ruling]:
         """Rulings of translated documents (whatever language their own text is in)."""
         return [r for r in self.rulings if r.doc_kind == DocKind.TRANSLATION]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from operator import attrgetter
 
 from ...allowlists import covered
 from ...cards import Mention, is_subtype_name, name_key
@@ -18,13 +19,12 @@ LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*")
 CLAUSE_START = re.compile(r"(?:^|[.:;!?\"“(—–•]\s*|\]:\s*)$")
 
 
-@corpus_fact
+@corpus_fact(reads=attrgetter("in_source_language"), kept_as=set[str])
 def _source_words(ctx: CheckContext) -> set[str]:
     """The words the source-language texts of the run write in lower case."""
     found: set[str] = set()
-    for ruling in ctx.rulings:
-        if ruling.lang == ctx.source_lang:
-            found.update(LOWER_WORD.findall(ruling.text))
+    for ruling in ctx.in_source_language:
+        found.update(LOWER_WORD.findall(ruling.text))
     return found
 
 

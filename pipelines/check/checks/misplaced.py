@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from functools import cached_property
+from operator import attrgetter
 
 from ...model import Ruling
 from ...text.card_text import is_card_document_line
@@ -12,12 +13,12 @@ from ...text.tokens import token_counts
 from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Scope, is_unspaced
 from ..context import REMINDER_TEXT, CheckContext, is_card_text
 from ..lexicon import numbers, stated_values
-from ..registry import Problem, check, split_pass
+from ..registry import Problem, check, corpus_fact
 from .terminology import replaced_phrases
 
 
-@check("MEAN002", scope=Scope.CORPUS)
-def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
+@check("MEAN002", scope=Scope.DOCUMENT)
+def translation_of_another_unit(document: list[Ruling], ctx: CheckContext) -> Iterator[Problem]:
     """The translation matches another English unit clearly better than its own (cross-
     lingual similarity at least 0.12 higher, and high in itself): it was swapped with
     another ruling, or a CAT file's segments were misaligned. The evidence names the unit
@@ -34,11 +35,11 @@ def translation_of_another_unit(ctx: CheckContext) -> Iterator[Problem]:
     similarity says (Vantress Paladin's adamant line with Ardenvale Paladin's name and
     colour). A card's line that only reads more like another card's line is MEAN003's
     (off by default)."""
-    yield from (problem for problem, by_likeness in _misplaced(ctx) if not by_likeness)
+    yield from (problem for problem, by_likeness in _misplaced(document, ctx) if not by_likeness)
 
 
-@check("MEAN003", scope=Scope.CORPUS)
-def card_line_like_another(ctx: CheckContext) -> Iterator[Problem]:
+@check("MEAN003", scope=Scope.DOCUMENT)
+def card_line_like_another(document: list[Ruling], ctx: CheckContext) -> Iterator[Problem]:
     """A card's text line reads more like another card's line than like its own (cross-
     lingual similarity at least 0.12 higher, and its game terms, symbols and numbers agree
     no better with its own): a line pasted from another card, or swapped with another line
@@ -47,19 +48,23 @@ def card_line_like_another(ctx: CheckContext) -> Iterator[Problem]:
     misled by an old printing's wording or by a keyword line of another card (Serra
     Angel's vigilance read as Wall of Bone's defender), where the line is its own. The
     same finding on rules text, CAT files and rulings is MEAN002's."""
-    yield from (problem for problem, by_likeness in _misplaced(ctx) if by_likeness)
+    yield from (problem for problem, by_likeness in _misplaced(document, ctx) if by_likeness)
 
 
-def _misplaced(ctx: CheckContext) -> list[tuple[Problem, bool]]:
-    """Every unit that translates another unit, each with whether it is a card's line
-    found by likeness alone (MEAN003) rather than by what MEAN002 reports; worked out once
-    for both codes."""
-    return split_pass(ctx, "misplaced units", lambda: _misplaced_units(ctx))
+def _misplaced(document: list[Ruling], ctx: CheckContext) -> list[tuple[Problem, bool]]:
+    """Every unit of the document that translates another unit, each with whether it is a
+    card's line found by likeness alone (MEAN003) rather than by what MEAN002 reports;
+    worked out once for both codes (the last document's kept)."""
+    key = "misplaced units, of one document"
+    found = ctx.cache.get(key)
+    if found is None or found[0] != document[0].doc:
+        found = ctx.cache[key] = (document[0].doc, list(_misplaced_units(document, ctx)))
+    return found[1]
 
 
-def _misplaced_units(ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:
-    titles = _Titles(ctx)
-    for row in ctx.alignment:
+def _misplaced_units(document: list[Ruling], ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:
+    titles = _titles(ctx)
+    for row in ctx.rows_by_document.get(document[0].doc, ()):
         if row.target_id and not row.better_source:
             found = list(_unrelated(ctx, row))
             for problem in found or _names_another_card(ctx, row, titles):
@@ -112,27 +117,42 @@ def _misplaced_units(ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:
         yield problem, twin is None and is_card_document_line(target)
 
 
+TITLE_MIN_CHARS = 3
+
+
+@corpus_fact(reads=attrgetter("document_heads"), kept_as=list[tuple[str, str]])
+def _translated_titles(ctx: CheckContext) -> list[tuple[str, str]]:
+    """The titles of the run's translated card documents, case-folded, each with its
+    document's language, sorted: what a card's line may name of another card."""
+    titles: set[tuple[str, str]] = set()
+    for head in ctx.document_heads:
+        title = (head.doc_title or "").strip()
+        if head.doc_kind == DocKind.TRANSLATION and len(title) >= TITLE_MIN_CHARS:
+            titles.add((head.doc_lang or head.lang or "", title.casefold()))
+    return sorted(titles)
+
+
+def _titles(ctx: CheckContext) -> _Titles:
+    key = "titles of the translated card documents"
+    if key not in ctx.cache:
+        ctx.cache[key] = _Titles(ctx)
+    return ctx.cache[key]
+
+
 class _Titles:
-    """The titles of the folder's translated card documents, by language: the names of
-    its cards, whether or not any card data knows them. Found in a text by their first two
+    """The titles of the run's translated card documents, by language: the names of its
+    cards, whether or not any card data knows them. Found in a text by their first two
     characters (an index, not a pattern of thousands of names); in a language with spaces,
     only as a capitalised name of two words or more ("Tierra", the Spanish title of the
     Amonkhet half Earth, is also the word for land)."""
-
-    MIN_CHARS = 3
 
     def __init__(self, ctx: CheckContext) -> None:
         self._ctx = ctx
 
     @cached_property
     def _by_start(self) -> dict[tuple[str, str], list[str]]:
-        """Built on first use: most runs have no line that needs it."""
-        titles: set[tuple[str, str]] = set()
-        for members in self._ctx.documents.values():
-            head = members[0]
-            title = (head.doc_title or "").strip()
-            if head.doc_kind == DocKind.TRANSLATION and len(title) >= self.MIN_CHARS:
-                titles.add((head.doc_lang or head.lang or "", title.casefold()))
+        """Built on first use: most documents have no line that needs it."""
+        titles = _translated_titles(self._ctx)
         by_start: dict[tuple[str, str], list[str]] = defaultdict(list)
         for lang, name in sorted(titles, key=lambda t: (t[0], -len(t[1]), t[1])):
             by_start[lang, name[:2]].append(name)
