@@ -767,7 +767,10 @@ def test_a_line_that_names_another_card_of_the_folder_is_that_cards(cards):
 def _paladins(cards: Cards, ardenvale_title: str) -> Ruling:
     """Ardenvale Paladin's line in its own document, and the same line pasted into Vantress
     Paladin's (the line returned)."""
-    line = "固色～如果施放此咒语时支付过至少三点白色法术力，则雅登瓦神圣武士进战场时上面有一个+1/+1指示物。"
+    line = (
+        "固色～如果施放此咒语时支付过至少三点白色法术力，"
+        "则雅登瓦神圣武士进战场时上面有一个+1/+1指示物。"
+    )
     cards.line(
         "Adamant — If at least three white mana was spent to cast this spell, Ardenvale "
         "Paladin enters the battlefield with a +1/+1 counter on it.",
