@@ -127,6 +127,14 @@ class Reuse:
     def count(self, kind: str, hit: bool) -> None:
         self.counts.setdefault(kind, [0, 0])[0 if hit else 1] += 1
 
+    def taken_back(self, kind: str, units: int) -> None:
+        """``units`` counted found in the cache were computed again after all (a stage that
+        found them made with what the run no longer has: ``ingest/passes.py``)."""
+        if units:
+            counts = self.counts.setdefault(kind, [0, 0])
+            counts[0] -= units
+            counts[1] += units
+
     def count_foreign(self, kind: str) -> None:
         self.foreign[kind] = self.foreign.get(kind, 0) + 1
 
@@ -246,9 +254,7 @@ def execute(
     cache = cache or no_cache()
     engine = engine or LocalEngine()
     with paused_gc():
-        copies = _copies(jobs, cache)  # one object for each value the stored records repeat
-        results = [_stored(job, cache, copies) for job in jobs]
-        del copies
+        results = _looked_up(jobs, cache)
         planned: list[tuple[int, list[int]]] = []
         tasks: list[Task] = []
         for number, (job, found) in enumerate(zip(jobs, results, strict=True)):
@@ -264,15 +270,35 @@ def execute(
             for index, part in zip(indices, output, strict=True):
                 parts[number].setdefault(index, []).append(part)
         for job, found, computed in zip(jobs, results, parts, strict=True):
-            kept = _Batches(cache, job.kind)
             for index, pieces in computed.items():
-                result = job.merge(pieces) if job.merge is not None else pieces[0]
-                found[index] = result
-                key = job.keys[index]
-                if key is not None and (job.keep is None or job.keep(result)):
-                    kept.add(key, job.kind.encode(result))
-            kept.flush()
+                found[index] = job.merge(pieces) if job.merge is not None else pieces[0]
+            keep(job, cache, {index: found[index] for index in computed})
     return results
+
+
+def look_up(job: Job, cache: Cache) -> list[Any]:
+    """The job's results the cache holds, None for the others (each keyed unit counted a hit
+    or a miss): for a stage that computes the missing ones itself, where what they are
+    computed with depends on the results found (``ingest/passes.py``); ``keep`` keeps them."""
+    with paused_gc():
+        [found] = _looked_up([job], cache)
+    return [None if result is _MISSING else result for result in found]
+
+
+def keep(job: Job, cache: Cache, computed: dict[int, Any]) -> None:
+    """Keep the computed results of a job's units (by unit index): those with a key, that
+    ``job.keep`` allows."""
+    kept = _Batches(cache, job.kind)
+    for index, result in computed.items():
+        key = job.keys[index]
+        if key is not None and (job.keep is None or job.keep(result)):
+            kept.add(key, job.kind.encode(result))
+    kept.flush()
+
+
+def _looked_up(jobs: Sequence[Job], cache: Cache) -> list[list[Any]]:
+    copies = _copies(jobs, cache)  # one object for each value the stored records repeat
+    return [_stored(job, cache, copies) for job in jobs]
 
 
 KEPT_BATCH_BYTES = 32 << 20

@@ -45,7 +45,10 @@ def test_facts_are_read_back_while_the_rulings_they_read_are_the_same(termbase, 
     assert reuse.counts["check-fact"] == [0, kept_facts()]
 
     translation_edited = a_run(termbase, cards)
-    translation_edited.rulings[1] = replace(translation_edited.rulings[1], text="Roba dos cartas.")
+    # not the first of its document, which the titles of the documents are read from
+    translation_edited.rulings[3] = replace(
+        translation_edited.rulings[3], text="Exilia el artefacto."
+    )
     again, reuse = context(translation_edited), Reuse()
     assert corpus_facts_digest(again, Cache(open_store(store), (), reuse)) == digest
     assert reuse.counts["check-fact"] == [kept_facts(), 0]

@@ -12,17 +12,16 @@ from ..cards import CardIndex
 from ..catalogue import make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
+from ..memo import digest
 from ..model import CardName, Finding, Ruling
 from ..tables import CorpusDigests, paused_gc
 from ..vocabulary import CAT_FORMATS, DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
 from ..work import Cache, Job, execute, kind, no_cache
 from . import sets
-from .cards import identified_names, identify_cards
-from .dates import assign_dates
-from .kinds import assign_documents
-from .languages import assign_languages
+from .cards import card_title_languages, identified_names
+from .passes import PassOptions, pass_files
 from .readers._anchors import unit_anchors
-from .reading import FileResult, accounted_lines, read_file, unaccounted_lines
+from .reading import READ_RESOURCES, FileResult, accounted_lines, read_file, unaccounted_lines
 from .sets import FileSets, SetPart, SetReading, merged, read_set, read_together, split
 from .source import NOT_READ_FOLDER, InputError, SourceFile, discover
 
@@ -31,6 +30,7 @@ __all__ = [
     "IngestResult",
     "InputError",
     "accounted_lines",
+    "card_title_languages",
     "ingest",
     "ingest_sources",
     "read_file",
@@ -96,11 +96,13 @@ def ingest_sources(
     name_lists: tuple[Path, ...] = (),
 ) -> IngestResult:
     """Read the sources (one task per file), identify languages (one task per group of
-    documents), then date the rulings and identify cards over the whole corpus.
+    documents), date the rulings, tell the documents' kinds and identify cards
+    (``passes.py``).
 
-    ``work`` keeps what each file gave, and ``cache_dir`` language identifications and the
-    card-name index, between runs: a file read before with the same name and bytes is not
-    read again.
+    ``work`` keeps what each file gave and the passes' results, and ``cache_dir`` language
+    identifications and the card-name index, between runs: a file read before with the
+    same name and bytes is not read again, nor passed again while what the passes read of
+    the whole run is the same.
     """
     engine = engine or LocalEngine()
     result = IngestResult()
@@ -110,7 +112,17 @@ def ingest_sources(
     if folders:
         result.findings.append(folders_not_read(folders))
     files = [doc for doc in sources if doc.not_read != NOT_READ_FOLDER]
-    for doc, read in zip(files, read_files(files, engine, work), strict=True):
+    plans = plan_readings(files, work)
+    options = PassOptions(
+        identifier, tuple(languages), source_lang, cache_dir, engine, tuple(name_lists)
+    )
+    passed = pass_files(
+        [plan.key for plan in plans],
+        lambda indices: read_plans([plans[i] for i in indices], engine, work),
+        options,
+        work,
+    )
+    for doc, read in zip(files, passed.files, strict=True):
         result.files += 1
         if read.format in CAT_FORMATS and read.rulings:
             result.inputs.append(_input_row(doc, read.format))
@@ -119,8 +131,13 @@ def ingest_sources(
         result.card_names.extend(read.card_names)
         if read.format:
             result.formats[read.format] += 1
+    result.index = passed.index
+    result.findings.extend(passed.findings)
     with paused_gc():
-        _corpus_passes(result, identifier, languages, source_lang, cache_dir, engine, name_lists)
+        result.card_names.extend(
+            identified_names(result.rulings, result.index, result.card_names, languages)
+        )
+        result.findings.sort(key=finding_order)
     return result
 
 
@@ -135,53 +152,12 @@ def _input_row(doc: SourceFile, fmt: str) -> dict:
     return row
 
 
-def _corpus_passes(
-    result: IngestResult,
-    identifier: str,
-    languages: Iterable[str],
-    source_lang: str,
-    cache_dir: Path | None,
-    engine: Engine,
-    name_lists: tuple[Path, ...] = (),
-) -> None:
-    """Languages, dates, document kinds and cards, over everything the files gave."""
-    result.index = CardIndex.cached(result.card_names, cache_dir, name_lists)
-    result.rulings = assign_languages(
-        result.rulings,
-        identifier,
-        tuple(languages),
-        engine=engine,
-        cache_dir=cache_dir,
-        source_lang=source_lang,
-        title_langs=card_title_languages(result.rulings, result.index, languages, source_lang),
-    )
-    result.findings.extend(assign_dates(result.rulings))
-    result.findings.extend(
-        assign_documents(result.rulings, source_lang, tuple(dict.fromkeys(languages)), cache_dir)
-    )
-    result.findings.extend(identify_cards(result.rulings, result.index, source_lang))
-    result.card_names.extend(
-        identified_names(result.rulings, result.index, result.card_names, languages)
-    )
-    result.findings.sort(key=finding_order)
-
-
 READ = kind(
     "ingest",
-    "files read",
+    "readings of files passed again",
     FileResult,
     version="3",
-    resources=(
-        "card_names.tsv",
-        "card_names_manual.tsv",
-        "example_cues.tsv",
-        "its_mqm.tsv",
-        "month_names.tsv",
-        "mtgjson_languages.tsv",
-        "notation.tsv",
-        "placeholder_patterns.tsv",
-        "subtypes.tsv",
-    ),
+    resources=READ_RESOURCES,
 )
 """A file's reading, keyed by its name and bytes. Bump ``version`` when a reader, the
 language of a file's lines or anything else ``read_file`` gives changes
@@ -193,26 +169,48 @@ READ_SET = kind("ingest-set", "sets read", SetReading, READ.version, resources=R
 with the code ``READ`` stands for, and so shares its version."""
 
 
+@dataclass
+class FilePlan:
+    """How a file is read: whole (``READ``), or set by set (``parts``, ``READ_SET``, each
+    with its key); ``key`` names its reading (None: read every time)."""
+
+    doc: SourceFile
+    key: str | None
+    parts: list[SetPart] | None = None
+    part_keys: list[str | None] = field(default_factory=list)
+
+
+def plan_readings(sources: list[SourceFile], work: Cache) -> list[FilePlan]:
+    """Each file's plan: an AllPrintings-shaped file is read (and kept) set by set
+    (``sets.py``) when there is a cache to keep its sets in."""
+    plans = []
+    for doc in sources:
+        parts = split(doc) if work.keeps else None
+        if parts:
+            keys = [work.key(READ_SET, [part.rel, part.code, part.digest]) for part in parts]
+            key = digest(keys) if None not in keys else None
+            plans.append(FilePlan(doc, key, parts, keys))
+        else:
+            plans.append(FilePlan(doc, _file_key(doc, work)))
+    return plans
+
+
 def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[FileResult]:
-    """What each file gave, in order: from the cache for a file read before (same name and
-    bytes, same code), else read (one task per file) and kept. An AllPrintings-shaped file
-    is read (and kept) set by set (``sets.py``)."""
-    cut: dict[int, list[SetPart]] = {}
-    for i, doc in enumerate(sources if work.keeps else ()):
-        if parts := split(doc):
-            cut[i] = parts
-    whole = [doc for i, doc in enumerate(sources) if i not in cut]
-    parts = [part for file_parts in cut.values() for part in file_parts]
+    """What each file gave, in order (``read_plans``)."""
+    return read_plans(plan_readings(sources, work), engine, work)
+
+
+def read_plans(plans: list[FilePlan], engine: Engine, work: Cache) -> list[FileResult]:
+    """What each planned file gave, in order: from the cache for a file read before (same
+    name and bytes, same code), else read (one task per file) and kept."""
+    whole = [plan for plan in plans if plan.parts is None]
+    split_plans = [plan for plan in plans if plan.parts is not None]
+    parts = [part for plan in split_plans for part in plan.parts]
     jobs = [
-        Job(
-            READ,
-            [_file_key(doc, work) for doc in whole],
-            items=whole,
-            keep=_readable,
-        ),
+        Job(READ, [plan.key for plan in whole], items=[plan.doc for plan in whole], keep=_readable),
         Job(
             READ_SET,
-            [work.key(READ_SET, [part.rel, part.code, part.digest]) for part in parts],
+            [key for plan in split_plans for key in plan.part_keys],
             plan=sets.plan(parts),
             keep=lambda reading: _readable(reading.read),
         ),
@@ -220,9 +218,9 @@ def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[F
     read_whole, read_sets = execute(jobs, read_task, cache=work, engine=engine)
     whole_read, start, results = iter(read_whole), 0, []
     with paused_gc():
-        for i in range(len(sources)):
-            if i in cut:
-                end = start + len(cut[i])
+        for plan in plans:
+            if plan.parts is not None:
+                end = start + len(plan.parts)
                 results.append(merged(read_sets[start:end]))
                 start = end
             else:
@@ -264,26 +262,6 @@ def folders_not_read(folders: list[SourceFile], shown: int = 20) -> Finding:
         f"(hidden folders and rulings output folders are not entered): {listed}",
         evidence={"folders": [{"folder": doc.rel, "why": doc.detail} for doc in folders]},
     )
-
-
-def card_title_languages(
-    rulings: list[Ruling], index: CardIndex, languages: Iterable[str], source_lang: str
-) -> dict[str, str]:
-    """Titles that are a card's name in exactly one candidate language other than the
-    source language, and that language (a card document titled with the card's official
-    Spanish name is a Spanish document; an English title decides nothing, since
-    translations keep English names of cards never printed in their language, and neither
-    does a name that is the same in English, "Tarmogoyf": its text tells)."""
-    candidates = set(languages) - {source_lang}
-    found = {}
-    for title in {r.doc_title for r in rulings if r.doc_title}:
-        named = {lang.split("-")[0] for _, lang in index.lookup(title)}
-        if source_lang in named:
-            continue  # also an English name (Tarmogoyf is Tarmogoyf in Spanish): no telling
-        langs = named & candidates
-        if len(langs) == 1:
-            found[title] = langs.pop()
-    return found
 
 
 def finding_order(finding: Finding) -> tuple:

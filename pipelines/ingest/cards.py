@@ -39,6 +39,16 @@ def identify_cards(
     the cards its rulings mention. Documents whose card stays unknown are counted in one
     CARD002 for the run (``unknown_cards``), not reported one by one.
     """
+    findings, unresolved = identify_by_document(rulings, index, source_lang)
+    return findings + identify_across(unresolved, rulings, index)
+
+
+def identify_by_document(
+    rulings: list[Ruling], index: CardIndex, source_lang: str = "en"
+) -> tuple[list[Finding], list[list[Ruling]]]:
+    """What each document tells of its card alone (its title, the names its rulings
+    mention): the cards set, the titles the card data contradicts, and the documents left
+    unresolved (``identify_across``)."""
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
         by_doc[item.doc].append(item)
@@ -57,6 +67,16 @@ def identify_cards(
             continue
         _set_card(members, card, retitle=how == "oracle_id")
         findings.extend(_title_problems(members, card, how, index))
+    return findings, unresolved
+
+
+def identify_across(
+    unresolved: list[list[Ruling]], rulings: list[Ruling], index: CardIndex
+) -> list[Finding]:
+    """The documents ``identify_by_document`` left unresolved (in corpus order), against the
+    whole run's ``rulings``: a title two cards share is the card whose English documents share
+    most of its symbols and numbers; the rest are counted in one CARD002."""
+    findings: list[Finding] = []
     unknown: list[list[Ruling]] = []
     english = EnglishByCard(rulings)
     for members in unresolved:
@@ -306,4 +326,24 @@ def identified_names(
         for lang in dict.fromkeys(languages):
             if names.get(lang) and (card, lang) not in have:
                 found.append(CardName(names[lang], lang, card, "card index"))
+    return found
+
+
+def card_title_languages(
+    rulings: list[Ruling], index: CardIndex, languages: Iterable[str], source_lang: str
+) -> dict[str, str]:
+    """Titles that are a card's name in exactly one candidate language other than the
+    source language, and that language (a card document titled with the card's official
+    Spanish name is a Spanish document; an English title decides nothing, since
+    translations keep English names of cards never printed in their language, and neither
+    does a name that is the same in English, "Tarmogoyf": its text tells)."""
+    candidates = set(languages) - {source_lang}
+    found = {}
+    for title in {r.doc_title for r in rulings if r.doc_title}:
+        named = {lang.split("-")[0] for _, lang in index.lookup(title)}
+        if source_lang in named:
+            continue  # also an English name (Tarmogoyf is Tarmogoyf in Spanish): no telling
+        langs = named & candidates
+        if len(langs) == 1:
+            found[title] = langs.pop()
     return found

@@ -11,17 +11,19 @@ from ..model import Finding, Ruling
 from ..text.dates import DAY_FIRST, MONTH_FIRST, DateMatch, infer_order, leading, search
 
 
-def assign_dates(rulings: list[Ruling]) -> list[Finding]:
-    """Fill ``date`` (ISO) from ``date_raw``, inferring the day/month order per document."""
+def assign_dates(rulings: list[Ruling], corpus_order: str | None = None) -> list[Finding]:
+    """Fill ``date`` (ISO) from ``date_raw``, inferring the day/month order per document; a
+    document that does not tell it takes the corpus's (``corpus_order``: by default, that
+    of these rulings' dates, ``corpus_date_order``)."""
     parsed: dict[str, DateMatch | None] = {}
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
         if item.date_raw:
             by_doc[item.doc].append(item)
             if item.date_raw not in parsed:
-                found = leading(item.date_raw)
-                parsed[item.date_raw] = found[0] if found else search(item.date_raw)
-    corpus_order = infer_order([d for d in parsed.values() if d]) or DAY_FIRST
+                parsed[item.date_raw] = _parsed(item.date_raw)
+    if corpus_order is None:
+        corpus_order = infer_order([d for d in parsed.values() if d]) or DAY_FIRST
     findings: list[Finding] = []
     # each date read once, as one string: a million rulings held a million strings of a
     # few thousand dates
@@ -49,6 +51,18 @@ def assign_dates(rulings: list[Ruling]) -> list[Finding]:
                     )
                 )
     return findings
+
+
+def corpus_date_order(rulings: list[Ruling]) -> str:
+    """The day/month order the dates of the whole corpus tell (day first where they do not):
+    the order of a document whose own dates do not tell it."""
+    raw = dict.fromkeys(item.date_raw for item in rulings if item.date_raw)  # in corpus order:
+    return infer_order([d for d in map(_parsed, raw) if d]) or DAY_FIRST  # a tie goes first
+
+
+def _parsed(raw: str) -> DateMatch | None:
+    found = leading(raw)
+    return found[0] if found else search(raw)
 
 
 def _order_problems(

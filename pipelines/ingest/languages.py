@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -34,11 +35,14 @@ def assign_languages(
     *,
     source_lang: str = DEFAULT_SOURCE_LANG,
     title_langs: dict[str, str] | None = None,
+    follow: bool = True,
 ) -> list[Ruling]:
     """The rulings with ``lang``, ``spans`` and ``doc_lang`` filled, in the same order;
     documents are identified in groups, one task each. With a ``cache_dir`` the
     identifications of earlier runs are reused (texts are identified once, ever).
-    ``title_langs`` gives the language of titles that are card names in one language."""
+    ``title_langs`` gives the language of titles that are card names in one language.
+    ``follow``: documents that cannot tell their language take their folder's
+    (``follow_folders``); without it, the caller decides that over all the run's folders."""
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
         by_doc[item.doc].append(item)
@@ -64,7 +68,8 @@ def assign_languages(
         store.add({key: value for _, new in done for key, value in new.items()})
     shared_identifier.cache_clear()
     identified = [by_id[item.id] for item in rulings]
-    follow_folders(identified, title_langs or {})
+    if follow:
+        follow_folders(identified, title_langs or {})
     return identified
 
 
@@ -89,44 +94,73 @@ def follow_folders(rulings: list[Ruling], title_langs: dict[str, str]) -> None:
     another language than a folder all of one language (``FOLDER_UNANIMITY``) takes the
     folder's (English left in a Spanish document). The units of a document that changes
     language follow it where they are short (``_defer_to_document``)."""
+    take_folder_languages(rulings, folder_languages(folder_votes(rulings, title_langs)))
+
+
+@dataclass
+class FolderVote:
+    """What a document alone in its file says of its folder's language (``follow_folders``):
+    the folder, whether the document tells its own language, and that language."""
+
+    doc: str
+    folder: str
+    told: bool
+    lang: str | None
+
+
+def folder_votes(rulings: list[Ruling], title_langs: dict[str, str]) -> list[FolderVote]:
+    """The votes of the documents alone in their files, in the rulings' order (a document of
+    a file of many, MTGJSON or the rules, has no vote and keeps its own language)."""
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
         by_doc[item.doc].append(item)
-    told: dict[str, bool] = {}
-    folder_of: dict[str, str] = {}
-    languages: dict[str, Counter[str]] = defaultdict(Counter)
-    voted: set[str] = set()
     documents_of_file = Counter(members[0].file for members in by_doc.values())
-    # a document of a file of many (MTGJSON, the rules) has no vote and keeps its own
-    alone = {
-        doc: members for doc, members in by_doc.items() if documents_of_file[members[0].file] == 1
-    }
-    for doc, members in alone.items():
+    votes = []
+    for doc, members in by_doc.items():
         first = members[0]
-        folder_of[doc] = first.file.replace("\\", "/").rpartition("/")[0]
-        told[doc] = (first.doc_title in title_langs) or any(
+        if documents_of_file[first.file] != 1:
+            continue
+        told = (first.doc_title in title_langs) or any(
             m.lang == first.doc_lang and weighted_letters(m.text) >= SHORT_TEXT_LETTERS
             for m in members
         )
-        if told[doc] and first.doc_lang:
-            languages[folder_of[doc]][first.doc_lang] += 1
-            voted.add(doc)
-    for doc, members in alone.items():
-        votes = Counter(languages.get(folder_of[doc], {}))
-        own = members[0].doc_lang
-        if doc in voted:
-            votes[own] -= 1  # the other documents' votes
-        if sum(votes.values()) < FOLDER_MIN_DOCUMENTS:
+        folder = first.file.replace("\\", "/").rpartition("/")[0]
+        votes.append(FolderVote(doc, folder, told, first.doc_lang))
+    return votes
+
+
+def folder_languages(votes: list[FolderVote]) -> dict[str, str]:
+    """The documents that take their folder's language (``follow_folders``), and that
+    language."""
+    languages: dict[str, Counter[str]] = defaultdict(Counter)
+    for vote in votes:
+        if vote.told and vote.lang:
+            languages[vote.folder][vote.lang] += 1
+    taken = {}
+    for vote in votes:
+        others = Counter(languages.get(vote.folder, {}))
+        if vote.told and vote.lang:
+            others[vote.lang] -= 1  # the other documents' votes
+        if sum(others.values()) < FOLDER_MIN_DOCUMENTS:
             continue
-        lang, count = max(sorted(votes.items()), key=lambda kv: kv[1])
-        if lang == own:
+        lang, count = max(sorted(others.items()), key=lambda kv: kv[1])
+        if lang == vote.lang:
             continue
-        share = count / sum(votes.values())
-        if told[doc] and not (share >= FOLDER_UNANIMITY and count >= FOLDER_UNANIMOUS_DOCUMENTS):
+        share = count / sum(others.values())
+        if vote.told and not (share >= FOLDER_UNANIMITY and count >= FOLDER_UNANIMOUS_DOCUMENTS):
             continue
         if share < FOLDER_MAJORITY:
             continue
-        for item in members:
+        taken[vote.doc] = lang
+    return taken
+
+
+def take_folder_languages(rulings: list[Ruling], taken: dict[str, str]) -> None:
+    """Give the documents of ``taken`` their folder's language; their units that are short
+    follow it (``_defer_to_document``)."""
+    for item in rulings:
+        lang = taken.get(item.doc)
+        if lang is not None:
             item.doc_lang = lang
             if not item.spans and _defer_to_document(item):
                 item.lang = lang

@@ -11,6 +11,20 @@ from ..model import CardName, Finding, Ruling
 from .readers import READERS, Output, choose
 from .source import NOT_READ_HIDDEN, SourceFile
 
+READ_RESOURCES = (
+    "card_names.tsv",
+    "card_names_manual.tsv",
+    "example_cues.tsv",
+    "its_mqm.tsv",
+    "month_names.tsv",
+    "mtgjson_languages.tsv",
+    "notation.tsv",
+    "placeholder_patterns.tsv",
+    "subtypes.tsv",
+)
+"""The shipped data the readers and the passes over their readings read: their bytes are in
+the versions of the ingest kinds of unit."""
+
 
 @dataclass
 class FileResult:

@@ -1,0 +1,276 @@
+"""The passes over what the files gave (languages, dates, document kinds, cards), kept per
+file.
+
+Run over the whole corpus on every run, the passes took 42 s of a million-unit rerun with
+one file edited (``benchmarks/results/work_layer.md``). They look at one document at a time
+but for four things of the whole run:
+
+- the card index, built from every file's card names: a title is a card's name, a ruling
+  mentions a card, a title is a card name of one language;
+- the day/month order of the corpus's dates, which a document whose own dates do not tell
+  it takes (``dates.corpus_date_order``);
+- its folder's language, which a document that cannot tell its own takes
+  (``languages.follow_folders``), decided from the votes of the folder's documents;
+- for a translated document whose title two cards share, the English of those cards in the
+  run (``cards.identify_across``).
+
+A file's passed reading is kept (kind ``ingest-passes``) under its reading's key, with the
+run-wide things it was passed with: ``base``, the digest of the card index, the date order
+and the options, and ``taken``, the folder languages its documents took. A rerun reads every
+file's passed reading, works the index, the date order and the folder languages out from
+them (each file keeps its documents' votes, cast before any folder language was taken), and
+passes again, from its reading, a file passed with anything else. The documents whose card
+their own text does not tell are resolved across the run every time: a few in a run.
+
+A document is part of one file, as every reader makes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..cards import CardIndex
+from ..engine import Engine
+from ..memo import digest
+from ..model import Finding, Ruling
+from ..tables import paused_gc
+from ..work import Cache, Job, keep, kind, look_up
+from .cards import card_title_languages, identify_across, identify_by_document
+from .dates import assign_dates, corpus_date_order
+from .kinds import assign_documents
+from .languages import (
+    FolderVote,
+    assign_languages,
+    folder_languages,
+    folder_votes,
+    take_folder_languages,
+)
+from .reading import READ_RESOURCES, FileResult
+
+
+@dataclass
+class PassedFile:
+    """A file's reading after the passes (the record of kind ``ingest-passes``)."""
+
+    reading: FileResult
+    """Its rulings with their languages, dates, document kinds and cards; its findings with
+    those of the passes."""
+    base: str = ""
+    """The digest of the card index, the corpus's date order and the options."""
+    taken: dict[str, str] = field(default_factory=dict)
+    """The documents that took their folder's language, and that language."""
+    votes: list[FolderVote] = field(default_factory=list)
+    """Its documents' votes on their folder's language, before any took it."""
+    unresolved: list[str] = field(default_factory=list)
+    """Its documents whose card their own text does not tell (``identify_across``)."""
+
+
+@dataclass
+class PassOptions:
+    identifier: str
+    languages: tuple[str, ...]
+    source_lang: str
+    cache_dir: Path | None
+    engine: Engine
+    name_lists: tuple[Path, ...] = ()
+
+
+@dataclass
+class Passed:
+    """Every file's passed reading (in the files' order), the card index, and the findings
+    of the whole run (cards resolved across documents, the run's CARD002)."""
+
+    files: list[FileResult]
+    index: CardIndex
+    findings: list[Finding]
+
+
+PASSED = kind("ingest-passes", "files read", PassedFile, version="1", resources=READ_RESOURCES)
+"""A file's reading after the passes, keyed by the reading's key (``FilePlan.key``); valid
+while its ``base`` and ``taken`` are the run's. Bump ``version`` when a pass gives something
+else for the same reading (``docs/work.md``)."""
+
+
+def pass_files(
+    keys: list[str | None],
+    read: Callable[[list[int]], list[FileResult]],
+    options: PassOptions,
+    work: Cache,
+) -> Passed:
+    """The passes over every file: ``keys`` are the files' reading keys (None: passed every
+    time), ``read`` gives the readings of the files of some indices."""
+    job = Job(
+        PASSED,
+        [work.key(PASSED, [key]) if key else None for key in keys],
+        keep=lambda record: not any(f.code == "PARSE010" for f in record.reading.findings),
+    )
+    found: list[PassedFile | None] = look_up(job, work)
+    readings: dict[int, FileResult] = {}
+    _read(readings, [i for i, record in enumerate(found) if record is None], read)
+
+    def reading(i: int) -> FileResult:
+        return readings[i] if i in readings else found[i].reading
+
+    index = CardIndex.cached(
+        [name for i in range(len(keys)) for name in reading(i).card_names],
+        options.cache_dir,
+        options.name_lists,
+    )
+    order = corpus_date_order([r for i in range(len(keys)) for r in reading(i).rulings])
+    base = (
+        digest(
+            [index.kept_in.name, order, options.identifier, *options.languages, options.source_lang]
+        )
+        if index.kept_in is not None
+        else None
+    )
+    stale = [i for i, record in enumerate(found) if record is not None and record.base != base]
+    _read(readings, stale, read)
+    for i in stale:
+        found[i] = None
+    work.reuse.taken_back(PASSED.name, len(stale))
+    languages = _Languages(readings, index, options)
+    languages.identify(sorted(readings))
+    votes = [
+        v
+        for i, record in enumerate(found)
+        for v in (record.votes if record else languages.votes[i])
+    ]
+    taken = folder_languages(votes)
+    moved = [
+        i
+        for i, record in enumerate(found)
+        if record is not None and record.taken != _taken_by(record.votes, taken)
+    ]
+    _read(readings, moved, read)
+    languages.identify(moved)
+    for i in moved:
+        found[i] = None
+    work.reuse.taken_back(PASSED.name, len(moved))
+    computed, loose = _pass_rest(readings, languages, taken, index, order, options, base)
+    if base is not None and not loose:
+        keep(job, work, computed)
+    records = [found[i] if found[i] is not None else computed[i] for i in range(len(keys))]
+    files = [record.reading for record in records]
+    unresolved = [
+        members
+        for record in records
+        for members in _members(record.reading.rulings, record.unresolved)
+    ]
+    with paused_gc():
+        findings = identify_across(unresolved, [r for f in files for r in f.rulings], index)
+    return Passed(files, index, loose + findings)
+
+
+def _read(readings: dict[int, FileResult], indices: list[int], read) -> None:
+    if indices:
+        readings.update(zip(indices, read(indices), strict=True))
+
+
+class _Languages:
+    """The first pass over the files passed again: every document's language (its folder's
+    aside), and each file's votes on its folder's language."""
+
+    def __init__(self, readings: dict[int, FileResult], index: CardIndex, options: PassOptions):
+        self.readings, self.index, self.options = readings, index, options
+        self.votes: dict[int, list[FolderVote]] = {}
+
+    def identify(self, indices: list[int]) -> None:
+        if not indices:
+            return
+        options = self.options
+        rulings = [r for i in indices for r in self.readings[i].rulings]
+        title_langs = card_title_languages(
+            rulings, self.index, options.languages, options.source_lang
+        )
+        with paused_gc():
+            identified = assign_languages(
+                rulings,
+                options.identifier,
+                tuple(options.languages),
+                engine=options.engine,
+                cache_dir=options.cache_dir,
+                source_lang=options.source_lang,
+                title_langs=title_langs,
+                follow=False,
+            )
+        start = 0
+        for i in indices:
+            reading = self.readings[i]
+            end = start + len(reading.rulings)
+            reading.rulings = identified[start:end]
+            start = end
+            self.votes[i] = folder_votes(reading.rulings, title_langs)
+
+
+def _taken_by(votes: list[FolderVote], taken: dict[str, str]) -> dict[str, str]:
+    return {vote.doc: taken[vote.doc] for vote in votes if vote.doc in taken}
+
+
+def _pass_rest(
+    readings: dict[int, FileResult],
+    languages: _Languages,
+    taken: dict[str, str],
+    index: CardIndex,
+    order: str,
+    options: PassOptions,
+    base: str | None,
+) -> tuple[dict[int, PassedFile], list[Finding]]:
+    """The other passes over the files passed again, their documents given the folder
+    languages they take: each file's record, and the findings of no file's rulings (none:
+    each pass reports on a ruling's file; one that did not would have the records not
+    kept)."""
+    indices = sorted(readings)
+    if not indices:
+        return {}, []
+    rulings = []
+    for i in indices:
+        take_folder_languages(readings[i].rulings, _taken_by(languages.votes[i], taken))
+        rulings.extend(readings[i].rulings)
+    with paused_gc():
+        found = assign_dates(rulings, order)
+        found += assign_documents(
+            rulings, options.source_lang, tuple(dict.fromkeys(options.languages)), options.cache_dir
+        )
+        by_card, unresolved = identify_by_document(rulings, index, options.source_lang)
+    found += by_card
+    of_file = {r.file: i for i in indices for r in readings[i].rulings}
+    findings: dict[int, list[Finding]] = {i: [] for i in indices}
+    loose: list[Finding] = []
+    for finding in found:
+        if finding.file in of_file:
+            findings[of_file[finding.file]].append(finding)
+        else:
+            loose.append(finding)
+    unresolved_of: dict[int, list[str]] = {i: [] for i in indices}
+    for members in unresolved:
+        unresolved_of[of_file[members[0].file]].append(members[0].doc)
+    records = {
+        i: PassedFile(
+            FileResult(
+                readings[i].rulings,
+                readings[i].findings + findings[i],
+                readings[i].card_names,
+                readings[i].format,
+            ),
+            base or "",
+            _taken_by(languages.votes[i], taken),
+            languages.votes[i],
+            unresolved_of[i],
+        )
+        for i in indices
+    }
+    return records, loose
+
+
+def _members(rulings: Iterable[Ruling], docs: list[str]) -> list[list[Ruling]]:
+    """The rulings of each of ``docs`` (one file's), in the docs' order."""
+    if not docs:
+        return []
+    wanted: dict[str, list[Ruling]] = {doc: [] for doc in docs}
+    for item in rulings:
+        if item.doc in wanted:
+            wanted[item.doc].append(item)
+    return list(wanted.values())
