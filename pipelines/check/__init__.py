@@ -405,13 +405,11 @@ def corpus_facts_digest(ctx: CheckContext, work: Cache | None = None) -> str:
     work = work or no_cache()
     entries = [entry for entry in CORPUS_FACTS if not entry.meta.get("changing")]
     keyed = [entry for entry in entries if entry.meta.get("reads")] if work.keeps else []
-    read: dict[int, tuple[Any, str]] = {}  # facts that read one list of rulings digest it once
-    keys = []
-    for entry in keyed:
-        rulings = entry.meta["reads"](ctx)
-        if id(rulings) not in read:
-            read[id(rulings)] = (rulings, ctx.corpus_digests.digest(rulings))
-        keys.append(work.key(CHECK_FACT, [entry.name, read[id(rulings)][1]]))
+    read = {  # each list of rulings digested once, whatever number of facts read it
+        name: ctx.corpus_digests.digest(getattr(ctx, name))
+        for name in {entry.meta["reads"] for entry in keyed}
+    }
+    keys = [work.key(CHECK_FACT, [entry.name, read[entry.meta["reads"]]]) for entry in keyed]
     [kept] = execute(
         [Job(CHECK_FACT, keys, items=keyed)],
         _worked_out_facts,
@@ -565,15 +563,12 @@ class Reads:
         self.ctx = ctx
         digests = ctx.corpus_digests
         self.doc_digest = {doc: digests.digest(units) for doc, units in ctx.documents.items()}
-        self.rows_of: dict[str, list[Alignment]] = defaultdict(list)
-        for row in ctx.alignment:
-            target = ctx.by_id.get(row.target_id) if row.target_id else None
-            self.rows_of[target.doc if target else row.group].append(row)
+        self.rows_of = ctx.rows_by_document
         self.facts: dict[str, str] = {}
         self.by_unit: dict[str, dict[str, list[tuple[int, Alignment]]]] = {}
 
     def of_document(self, doc: str) -> list[str | bytes]:
-        rows = self.rows_of[doc]
+        rows = self.rows_of.get(doc, [])
         return [self.doc_digest[doc], values_json(rows), *self._pointed(rows)]
 
     def of_stretch(self, scope: Scope, start: int, end: int) -> list[str | bytes]:
@@ -605,7 +600,7 @@ class Reads:
         """The rows of a document's units, by unit, each with its place among the rows."""
         if doc not in self.by_unit:
             found: dict[str, list[tuple[int, Alignment]]] = defaultdict(list)
-            for position, row in enumerate(self.rows_of[doc]):
+            for position, row in enumerate(self.rows_of.get(doc, ())):
                 if row.target_id:
                     found[row.target_id].append((position, row))
             self.by_unit[doc] = found

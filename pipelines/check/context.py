@@ -288,12 +288,13 @@ class CheckContext:
 
     @cached_property
     def rows_by_document(self) -> dict[str, list[Alignment]]:
-        """The alignment rows of each document's units (rows with a translation), in the
-        alignment's order."""
+        """The alignment rows of each document, in the alignment's order: a row with a
+        translation under the translation's document, one without under its group (the
+        English document)."""
         found: dict[str, list[Alignment]] = defaultdict(list)
         for row in self.alignment:
-            if row.target_id:
-                found[self.by_id[row.target_id].doc].append(row)
+            target = self.by_id.get(row.target_id) if row.target_id else None
+            found[target.doc if target else row.group].append(row)
         return dict(found)
 
     @cached_property

@@ -180,7 +180,7 @@ def corpus_fact(
     function: Callable[[CheckContext], Any] | None = None,
     *,
     changing: bool = False,
-    reads: Callable[[CheckContext], Iterable[Ruling]] | None = None,
+    reads: str | None = None,
     kept_as: Any = None,
 ) -> Any:
     """A value computed once per run over the whole corpus that checks of one document read
@@ -189,8 +189,9 @@ def corpus_fact(
     reused only while the facts they may have read are the same. Values must be JSON or
     sets (of JSON values).
 
-    ``reads`` gives the rulings the value is worked out from, where it is worked out from
-    rulings alone (the words of the English texts), and ``kept_as`` its type: the value is
+    ``reads`` names the ``CheckContext`` list of rulings the value is worked out from,
+    where it is worked out from rulings alone (``"in_source_language"``: the words of the
+    English texts), and ``kept_as`` its type: the value is
     then kept in the work cache under their lines, and a rerun that changed none of them
     reads it back (the words of a million units' English took 6 s to gather on every
     rerun).

@@ -21,7 +21,14 @@ from . import sets
 from .cards import card_title_languages, identified_names
 from .passes import PassOptions, pass_files
 from .readers._anchors import unit_anchors
-from .reading import READ_RESOURCES, FileResult, accounted_lines, read_file, unaccounted_lines
+from .reading import (
+    READ_RESOURCES,
+    FileResult,
+    accounted_lines,
+    keepable,
+    read_file,
+    unaccounted_lines,
+)
 from .sets import FileSets, SetPart, SetReading, merged, read_set, read_together, split
 from .source import NOT_READ_FOLDER, InputError, SourceFile, discover
 
@@ -207,12 +214,12 @@ def read_plans(plans: list[FilePlan], engine: Engine, work: Cache) -> list[FileR
     split_plans = [plan for plan in plans if plan.parts is not None]
     parts = [part for plan in split_plans for part in plan.parts]
     jobs = [
-        Job(READ, [plan.key for plan in whole], items=[plan.doc for plan in whole], keep=_readable),
+        Job(READ, [plan.key for plan in whole], items=[plan.doc for plan in whole], keep=keepable),
         Job(
             READ_SET,
             [key for plan in split_plans for key in plan.part_keys],
             plan=sets.plan(parts),
-            keep=lambda reading: _readable(reading.read),
+            keep=lambda reading: keepable(reading.read),
         ),
     ]
     read_whole, read_sets = execute(jobs, read_task, cache=work, engine=engine)
@@ -226,12 +233,6 @@ def read_plans(plans: list[FilePlan], engine: Engine, work: Cache) -> list[FileR
             else:
                 results.append(next(whole_read))
     return results
-
-
-def _readable(read: FileResult) -> bool:
-    """Whether a reading may be kept: not one of a file that could not be read (PARSE010:
-    the next run tries again)."""
-    return not any(f.code == "PARSE010" for f in read.findings)
 
 
 def read_task(task: list[SourceFile | SetPart] | FileSets) -> list[FileResult | SetReading]:

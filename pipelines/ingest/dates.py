@@ -5,6 +5,7 @@ written and read is ``pipelines.text.dates``."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 
 from ..catalogue import make_finding
 from ..model import Finding, Ruling
@@ -23,7 +24,7 @@ def assign_dates(rulings: list[Ruling], corpus_order: str | None = None) -> list
             if item.date_raw not in parsed:
                 parsed[item.date_raw] = _parsed(item.date_raw)
     if corpus_order is None:
-        corpus_order = infer_order([d for d in parsed.values() if d]) or DAY_FIRST
+        corpus_order = _order_of(parsed.values())
     findings: list[Finding] = []
     # each date read once, as one string: a million rulings held a million strings of a
     # few thousand dates
@@ -56,8 +57,14 @@ def assign_dates(rulings: list[Ruling], corpus_order: str | None = None) -> list
 def corpus_date_order(rulings: list[Ruling]) -> str:
     """The day/month order the dates of the whole corpus tell (day first where they do not):
     the order of a document whose own dates do not tell it."""
-    raw = dict.fromkeys(item.date_raw for item in rulings if item.date_raw)  # in corpus order:
-    return infer_order([d for d in map(_parsed, raw) if d]) or DAY_FIRST  # a tie goes first
+    raw = dict.fromkeys(item.date_raw for item in rulings if item.date_raw)
+    return _order_of(map(_parsed, raw))
+
+
+def _order_of(dates: Iterable[DateMatch | None]) -> str:
+    """The order the distinct dates tell, in corpus order (a tie goes to the first met),
+    day first where they do not tell one."""
+    return infer_order([d for d in dates if d]) or DAY_FIRST
 
 
 def _parsed(raw: str) -> DateMatch | None:

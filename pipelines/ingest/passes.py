@@ -47,7 +47,7 @@ from .languages import (
     folder_votes,
     take_folder_languages,
 )
-from .reading import READ_RESOURCES, FileResult
+from .reading import READ_RESOURCES, FileResult, keepable
 
 
 @dataclass
@@ -104,7 +104,7 @@ def pass_files(
     job = Job(
         PASSED,
         [work.key(PASSED, [key]) if key else None for key in keys],
-        keep=lambda record: not any(f.code == "PARSE010" for f in record.reading.findings),
+        keep=lambda record: keepable(record.reading),
     )
     found: list[PassedFile | None] = look_up(job, work)
     readings: dict[int, FileResult] = {}

@@ -45,6 +45,12 @@ class FileResult:
             self.card_names.append(item)
 
 
+def keepable(read: FileResult) -> bool:
+    """Whether a reading may be kept in the work cache: not one of a file that could not be
+    read (PARSE010: the next run tries again)."""
+    return not any(f.code == "PARSE010" for f in read.findings)
+
+
 def read_file(doc: SourceFile) -> FileResult:
     """One file through the reader that recognises it; problems become findings."""
     try:

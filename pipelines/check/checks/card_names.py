@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from operator import attrgetter
 
 from ...allowlists import covered
 from ...cards import Mention, is_subtype_name, name_key
@@ -19,7 +18,7 @@ LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*")
 CLAUSE_START = re.compile(r"(?:^|[.:;!?\"“(—–•]\s*|\]:\s*)$")
 
 
-@corpus_fact(reads=attrgetter("in_source_language"), kept_as=set[str])
+@corpus_fact(reads="in_source_language", kept_as=set[str])
 def _source_words(ctx: CheckContext) -> set[str]:
     """The words the source-language texts of the run write in lower case."""
     found: set[str] = set()

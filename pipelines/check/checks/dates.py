@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from operator import attrgetter
 
 from ...model import Ruling
 from ...text import template_text
@@ -83,7 +82,7 @@ def english_dates(ctx: CheckContext, source: Ruling) -> set[str]:
     return _english_dates(ctx).get(template_text(source), set()) | {source.date}
 
 
-@corpus_fact(reads=attrgetter("in_source_language"), kept_as=dict[str, set[str]])
+@corpus_fact(reads="in_source_language", kept_as=dict[str, set[str]])
 def _english_dates(ctx: CheckContext) -> dict[str, set[str]]:
     dates: dict[str, set[str]] = defaultdict(set)
     for ruling in ctx.in_source_language:

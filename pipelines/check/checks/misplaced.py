@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
-from operator import attrgetter
+from typing import TypeVar
 
 from ...model import Ruling
 from ...text.card_text import is_card_document_line
@@ -15,6 +15,8 @@ from ..context import REMINDER_TEXT, CheckContext, is_card_text
 from ..lexicon import numbers, stated_values
 from ..registry import Problem, check, corpus_fact
 from .terminology import replaced_phrases
+
+T = TypeVar("T")
 
 
 @check("MEAN002", scope=Scope.DOCUMENT)
@@ -54,12 +56,11 @@ def card_line_like_another(document: list[Ruling], ctx: CheckContext) -> Iterato
 def _misplaced(document: list[Ruling], ctx: CheckContext) -> list[tuple[Problem, bool]]:
     """Every unit of the document that translates another unit, each with whether it is a
     card's line found by likeness alone (MEAN003) rather than by what MEAN002 reports;
-    worked out once for both codes (the last document's kept)."""
-    key = "misplaced units, of one document"
-    found = ctx.cache.get(key)
-    if found is None or found[0] != document[0].doc:
-        found = ctx.cache[key] = (document[0].doc, list(_misplaced_units(document, ctx)))
-    return found[1]
+    worked out once for both codes."""
+    doc = document[0].doc
+    return _of_one_document(
+        ctx, "misplaced units", doc, lambda: list(_misplaced_units(document, ctx))
+    )
 
 
 def _misplaced_units(document: list[Ruling], ctx: CheckContext) -> Iterator[tuple[Problem, bool]]:
@@ -120,7 +121,7 @@ def _misplaced_units(document: list[Ruling], ctx: CheckContext) -> Iterator[tupl
 TITLE_MIN_CHARS = 3
 
 
-@corpus_fact(reads=attrgetter("document_heads"), kept_as=list[tuple[str, str]])
+@corpus_fact(reads="document_heads", kept_as=list[tuple[str, str]])
 def _translated_titles(ctx: CheckContext) -> list[tuple[str, str]]:
     """The titles of the run's translated card documents, case-folded, each with its
     document's language, sorted: what a card's line may name of another card."""
@@ -269,14 +270,24 @@ def _units_with_text(ctx: CheckContext, doc: str) -> dict[str, list[Ruling]]:
     """A document's units by text, in order. Only the document being checked is indexed (a
     document's checks run together): an index of every document's units, built once per
     run, held a million entries for the one document an edited run checks again."""
-    key = "units by text, of one document"
-    indexed = ctx.cache.get(key)
-    if indexed is None or indexed[0] != doc:
+
+    def index() -> dict[str, list[Ruling]]:
         found: dict[str, list[Ruling]] = defaultdict(list)
         for unit in ctx.documents.get(doc, ()):
             found[unit.text].append(unit)
-        indexed = ctx.cache[key] = (doc, found)
-    return indexed[1]
+        return found
+
+    return _of_one_document(ctx, "units by text", doc, index)
+
+
+def _of_one_document(ctx: CheckContext, name: str, doc: str, compute: Callable[[], T]) -> T:
+    """What ``compute`` gives for one document, kept in the context for the document being
+    checked only (a document's checks run together)."""
+    key = f"{name}, of one document"
+    kept = ctx.cache.get(key)
+    if kept is None or kept[0] != doc:
+        kept = ctx.cache[key] = (doc, compute())
+    return kept[1]
 
 
 def _content(ruling: Ruling) -> str:
