@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from test_incremental import SPANISH, edit, run, same_outputs
 
+from pipelines.model import Alignment, Finding, Ruling
 from pipelines.report import kept_rows
 from pipelines.report.kept_rows import PreviousReports, RowsWriter, row_digest, rows_file
 from pipelines.report.writers.csv import _csv_lines
 from pipelines.store import open_store
+from pipelines.tables import RunTables
 from pipelines.work import Cache
 from testkit.faults import _rotate_entries
 
@@ -139,7 +141,8 @@ def test_an_edited_run_renders_only_the_changed_findings_rows(
     tmp_path: Path, corpus_dir, monkeypatch
 ):
     """The reports written row by row after an edit (findings.csv, findings.sarif, the HTML
-    page's findings, findings.xlsx's sheets, findings.xlf's units): the rows the edit did
+    page's findings, findings.xlsx's sheets, findings.xlf's units, aligned.tmx's documents):
+    the rows the edit did
     not touch come from the previous files, and every output is still a cold run's."""
     corpus = tmp_path / "corpus"
     shutil.copytree(corpus_dir, corpus)
@@ -179,6 +182,7 @@ def test_an_edited_run_renders_only_the_changed_findings_rows(
     assert written["xlsx zh"][0] == written["xlsx zh"][1] > 0  # no Chinese finding changed
     rows, copied = written["xliff"]  # a unit for every ruling and source
     assert rows > 60 and rows - 3 <= copied < rows
+    assert written["tmx"][0] == written["tmx"][1] > 0  # its one document's pairs unchanged
 
     run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert same_outputs(out, tmp_path / "cold") == []
@@ -199,3 +203,93 @@ def test_a_row_index_stored_for_another_file_is_not_used(tmp_path: Path, corpus_
     run(corpus, out, cache)
     run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert same_outputs(out, tmp_path / "cold") == []
+
+
+SOURCES = {
+    1: "Flash lets you cast a spell any time you could cast an instant.",
+    2: "Its triggered ability resolves before combat damage is dealt.",
+    3: "If the target becomes illegal, the ability doesn't resolve.",
+}
+TRANSLATIONS = {
+    "es": {
+        1: "El destello te permite lanzar un hechizo cuando podrías lanzar un instantáneo.",
+        2: "Su habilidad disparada se resuelve antes de que se haga el daño de combate.",
+        3: "Si el objetivo se vuelve ilegal, la habilidad no se resuelve.",
+    },
+    "zh": {
+        1: "闪现让你可以在任何你能施放瞬间的时机施放咒语。",
+        2: "其触发式异能在战斗伤害造成前结算。",
+        3: "如果目标变为不合法，该异能不会结算。",
+    },
+}
+
+
+def unit(lang: str, n: int, text: str, kind: str) -> Ruling:
+    """Line ``n`` of the document ``{lang}.txt``."""
+    file = f"{lang}.txt"
+    nothing = dict.fromkeys(("doc_title", "card", "section", "date", "date_raw"))
+    return Ruling(
+        f"{file}:{n}", file, n, "plain-dated", **nothing, doc_lang=lang, lang=lang, spans=[],
+        text=text, doc=file, doc_kind=kind,
+    )  # fmt: skip
+
+
+def memory_run(translations: dict[str, dict[int, str]], warning_on: str = "") -> RunTables:
+    """Two translated card documents (Spanish, Chinese) aligned with one English document;
+    a style warning on the ruling ``warning_on``."""
+    rulings = [unit("en", n, text, "source") for n, text in SOURCES.items()]
+    alignment, findings = [], []
+    for lang, texts in translations.items():
+        for n, text in texts.items():
+            rulings.append(unit(lang, n, text, "translation"))
+            rid = rulings[-1].id
+            alignment.append(Alignment(f"en.txt:{n}", rid, lang, 0.9 - n / 100, "embedding"))
+            if rid == warning_on:
+                where = dict(lang=lang, file=f"{lang}.txt", line=n, ruling_id=rid)
+                findings.append(
+                    Finding("STYLE003", "style", "warning", **where, source_id=f"en.txt:{n}",
+                            card=None, section=None, message="tú and usted", evidence={})
+                )  # fmt: skip
+    return RunTables(rulings, alignment, findings, source_lang="en")
+
+
+def test_the_memory_copies_the_pairs_of_documents_that_did_not_change(tmp_path: Path, monkeypatch):
+    """aligned.tmx's rows are each translated document's pairs: after a Spanish edit and a
+    Chinese warning, the Spanish and Chinese rows are written again and the file is the one
+    written without a previous file."""
+    from pipelines.report.writers import tmx
+
+    previous = previous_in(tmp_path / "before", "salt", tmp_path / "cache")
+    previous.folder.mkdir()
+    run = memory_run(TRANSLATIONS)
+    run.previous = previous
+    tmx.write_tmx(run, previous.folder)
+
+    rendered: list[str] = []
+    block_text = tmx._block_text
+
+    def counting(block, source_lang):
+        rendered.append(block[0].target.doc)
+        return block_text(block, source_lang)
+
+    monkeypatch.setattr(tmx, "_block_text", counting)
+    for edited, warning, again in [
+        ({**TRANSLATIONS}, "", []),
+        (
+            {**TRANSLATIONS, "es": {**TRANSLATIONS["es"], 2: "Su habilidad activada se resuelve."}},
+            "",
+            ["es.txt"],
+        ),
+        (TRANSLATIONS, "zh.txt:3", ["zh.txt"]),
+    ]:
+        rendered.clear()
+        now = tmp_path / f"now{len(again)}{warning}"
+        now.mkdir()
+        run = memory_run(edited, warning)
+        run.previous = previous
+        written = tmx.write_tmx(run, now).read_bytes()
+        assert rendered == again
+        run.previous = None
+        rendered.clear()
+        assert written == tmx.write_tmx(run, tmp_path).read_bytes()
+        assert rendered == ["es.txt", "zh.txt"]

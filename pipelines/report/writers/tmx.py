@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
 from translate.storage import tmx
 from translate.storage.lisa import DEFAULT_LANGUAGE_VARIANTS, normalize_language
 
+from ...model import Alignment, Ruling
 from ...tables import RunTables
 from ...vocabulary import TRANSLATION_METHODS, Severity
 from .. import rulings_by_id, writer
+from ..kept_rows import PreviousReports, row_digest, rows_file
 from ..markup import attribute, text, xml_safe
 
 NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -33,14 +35,23 @@ def write_tmx(run: RunTables, out: Path) -> Path:
     error finding (untranslated and unmatched rulings are left out too), written with
     translate-toolkit; each unit's id is the translation's ruling id, its note says how it
     was aligned, and a pair with warnings carries their codes in a property."""
-    units = _units(run)
+    pairs = _pairs(run)
     path = out / "aligned.tmx"
-    if _plain(units, run.source_lang):
-        with path.open("wb") as handle:
-            handle.writelines(_as_text(units, run.source_lang))
+    if _plain(pairs, run.source_lang):
+        _write_as_text(pairs, run.source_lang, path, run.previous)
     else:
-        path.write_bytes(_with_translate_toolkit(units, run.source_lang))
+        path.write_bytes(_with_translate_toolkit(map(_unit, pairs), run.source_lang))
     return path
+
+
+class _Pair(NamedTuple):
+    """A unit of the memory before it is text: its alignment row, its two rulings and the
+    codes of the translation's warnings (or empty)."""
+
+    row: Alignment
+    source: Ruling
+    target: Ruling
+    warnings: str
 
 
 class _Unit(NamedTuple):
@@ -53,35 +64,44 @@ class _Unit(NamedTuple):
     """The codes of the translation's warnings, or empty."""
 
 
-def _units(run: RunTables) -> list[_Unit]:
+def _pairs(run: RunTables) -> list[_Pair]:
     by_id = rulings_by_id(run)
     severities: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for finding in run.findings:
         if finding.ruling_id:
             severities[finding.ruling_id][finding.severity].add(finding.code)
-    units = []
+    pairs = []
     for row in run.alignment:
         if row.method not in TRANSLATION_METHODS or not row.source_id or not row.target_id:
             continue
         found = severities.get(row.target_id, {})
         if found.get(Severity.ERROR) or row.superseded_by or row.release:
             continue
-        source, target = by_id[row.source_id], by_id[row.target_id]
         warnings = found.get(Severity.WARNING)
-        units.append(
-            _Unit(
-                target.id,
-                _xml_text(source.text),
-                _xml_text(target.text),
-                row.lang or "",
-                f"{row.method} score={row.score:.4f} source={source.id}",
+        pairs.append(
+            _Pair(
+                row,
+                by_id[row.source_id],
+                by_id[row.target_id],
                 " ".join(sorted(warnings)) if warnings else "",
             )
         )
-    return units
+    return pairs
 
 
-def _with_translate_toolkit(units: list[_Unit], source_lang: str) -> bytes:
+def _unit(pair: _Pair) -> _Unit:
+    row, source, target = pair.row, pair.source, pair.target
+    return _Unit(
+        target.id,
+        _xml_text(source.text),
+        _xml_text(target.text),
+        row.lang or "",
+        f"{row.method} score={row.score:.4f} source={source.id}",
+        pair.warnings,
+    )
+
+
+def _with_translate_toolkit(units: Iterable[_Unit], source_lang: str) -> bytes:
     """The memory built unit by unit with translate-toolkit."""
     memory = tmx.tmxfile(sourcelanguage=source_lang)
     for unit in units:
@@ -106,11 +126,11 @@ def _with_translate_toolkit(units: list[_Unit], source_lang: str) -> bytes:
 # compares the bytes). Anything else goes through translate-toolkit.
 
 
-def _plain(units: list[_Unit], source_lang: str) -> bool:
+def _plain(pairs: list[_Pair], source_lang: str) -> bool:
     """Whether translate-toolkit gives each pair a variant per language, in this order (both
     languages named, and the translation's neither the source's, as it compares them, nor
     its default regional variant), and lxml takes every value as it is."""
-    langs = {unit.lang for unit in units}
+    langs = {pair.row.lang or "" for pair in pairs}
     if not source_lang or not all(langs) or not xml_safe(source_lang + "".join(langs)):
         return False
     source = normalize_language(source_lang)
@@ -118,24 +138,75 @@ def _plain(units: list[_Unit], source_lang: str) -> bool:
         target = normalize_language(lang)
         if target == source or DEFAULT_LANGUAGE_VARIANTS.get(target) == source:
             return False
-    return all(xml_safe(unit.tuid + unit.note + unit.warnings) for unit in units)
+    return xml_safe(
+        "".join(pair.target.id + pair.source.id + pair.row.method + pair.warnings for pair in pairs)
+    )
 
 
-def _as_text(units: list[_Unit], source_lang: str) -> Iterator[bytes]:
-    """The memory translate-toolkit would write, in parts of a thousand units (a large
-    memory is never in memory whole)."""
+def _write_as_text(
+    pairs: list[_Pair], source_lang: str, path: Path, previous: PreviousReports | None
+) -> None:
+    """The memory translate-toolkit would write. Its rows are the runs of consecutive units
+    of one translated document, each copied from the previous run's file when its pairs are
+    the same (``kept_rows``): an edited document writes its own units again, not the
+    memory's."""
     empty = bytes(tmx.tmxfile(sourcelanguage=source_lang))
-    if not units:
-        yield empty
-        return
-    head, body, tail = empty.partition(b"<body/>")
-    if not body:
-        raise ValueError("translate-toolkit's empty memory has no <body/>")
+    with rows_file(path, "tmx", previous) as rows:
+        if not pairs:
+            rows.piece(empty)
+            return
+        head, body, tail = empty.partition(b"<body/>")
+        if not body:
+            raise ValueError("translate-toolkit's empty memory has no <body/>")
+        rows.piece(head + b"<body>\n")
+        blocks = _blocks(pairs)
+        rows.rows(
+            blocks,
+            [_block_digest(block, source_lang) for block in blocks],
+            lambda these: [_block_text(block, source_lang) for block in these],
+        )
+        rows.piece(b"  </body>" + tail)
+
+
+def _blocks(pairs: list[_Pair]) -> list[list[_Pair]]:
+    """The pairs in runs of consecutive pairs of one translated document."""
+    blocks: list[list[_Pair]] = []
+    doc = None
+    for pair in pairs:
+        if pair.target.doc != doc or not blocks:
+            blocks.append([])
+            doc = pair.target.doc
+        blocks[-1].append(pair)
+    return blocks
+
+
+def _block_digest(block: list[_Pair], source_lang: str) -> bytes | None:
+    """The digest of everything a block's units are made of."""
+    return row_digest(
+        source_lang,
+        [
+            (
+                pair.target.id,
+                pair.source.id,
+                pair.source.text,
+                pair.target.text,
+                pair.row.lang,
+                pair.row.method,
+                pair.row.score,
+                pair.warnings,
+            )
+            for pair in block
+        ],
+    )
+
+
+def _block_text(block: list[_Pair], source_lang: str) -> bytes:
+    """A block's units as translate-toolkit builds them and lxml's pretty printer lays them
+    out."""
     unit_start = f'    <tu srclang="{attribute(source_lang)}" tuid="'
     source_start = f'\n      <tuv xml:lang="{attribute(source_lang)}">\n        <seg>'
-    yield head + b"<body>\n"
     parts: list[str] = []
-    for number, unit in enumerate(units, 1):
+    for unit in map(_unit, block):
         parts.append(unit_start + attribute(unit.tuid) + '">')
         if unit.warnings:
             parts.append(f'\n      <prop type="{WARNINGS_PROPERTY}">{text(unit.warnings)}</prop>')
@@ -143,10 +214,7 @@ def _as_text(units: list[_Unit], source_lang: str) -> Iterator[bytes]:
         parts.append(source_start + text(unit.source))
         parts.append(f'</seg>\n      </tuv>\n      <tuv xml:lang="{attribute(unit.lang)}">')
         parts.append(f"\n        <seg>{text(unit.target)}</seg>\n      </tuv>\n    </tu>\n")
-        if number % 1000 == 0:
-            yield "".join(parts).encode("utf-8")
-            parts = []
-    yield "".join(parts).encode("utf-8") + b"  </body>" + tail
+    return "".join(parts).encode("utf-8")
 
 
 def _xml_text(value: str) -> str:
