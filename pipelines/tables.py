@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from functools import cache
 from operator import attrgetter
 from pathlib import Path
+from types import MemberDescriptorType
 from typing import Any, TypeVar
 
 import msgspec
@@ -410,7 +411,7 @@ def _one_copy(value: Any, copies: dict[Any, Any]) -> Any:
     if kind is not list and kind is not dict:
         return value
     if not value:
-        return _walked(kind, value, copies)
+        return copies.setdefault((kind,), value)  # as _walked keys an empty one
     try:
         content = (_CONTENT, hashlib.blake2b(_PACK(value), digest_size=16).digest())
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
@@ -527,8 +528,9 @@ def share(value: Any, copies: dict[Any, Any]) -> None:
     A frozen record's fields are set as its own ``__init__`` sets them."""
     kind = type(value)
     if kind is list:
-        for item in value:
-            share(item, copies)
+        if not _shared_by_column(value, copies):
+            for item in value:
+                share(item, copies)
         return
     if kind is dict:
         for item in value.values():
@@ -545,6 +547,57 @@ def share(value: Any, copies: dict[Any, Any]) -> None:
         object.__setattr__(value, name, _one_copy(getattr(value, name), copies))
     for name in held:
         share(getattr(value, name), copies)
+
+
+def _shared_by_column(records: list[Any], copies: dict[Any, Any]) -> bool:
+    """``share`` of a list of records of one type with slots, a column at a time: the
+    values got, looked up and set back in C loops (``map``), not one attribute at a time.
+    15,000 file readings of the million-unit corpus read back: 16.2 microseconds a ruling
+    record by record, 10.7 a column at a time (``benchmarks/results/work_layer.md``).
+    False, with nothing or part of it done, when the list is not such (``share`` then does
+    it record by record: doing it again changes nothing)."""
+    if not records:
+        return True
+    kind = type(records[0])
+    setters = _column_setters(kind)
+    if setters is None or any(type(record) is not kind for record in records):
+        return False
+    repeated, parts = setters
+    setdefault = copies.setdefault
+    for name, set_value in repeated:
+        values = list(map(attrgetter(name), records))
+        if not _TEXT_OR_NOTHING.issuperset(map(type, values)):
+            return False
+        for _ in map(set_value, records, map(setdefault, values, values)):
+            pass
+    for name, set_value in parts:
+        single = [_one_copy(part, copies) for part in map(attrgetter(name), records)]
+        for _ in map(set_value, records, single):
+            pass
+    return True
+
+
+_TEXT_OR_NOTHING = frozenset({str, type(None)})
+"""The kinds of value a repeated column is shared by column for (a number or a boolean is
+not: 1 and True are equal keys)."""
+
+
+@cache
+def _column_setters(
+    record_type: type,
+) -> tuple[tuple[tuple[str, Callable[[Any, Any], None]], ...], ...] | None:
+    """Each repeated column's and shared part's name and the setter of its slot (which sets
+    a frozen record's field as its ``__init__`` does); None for a type without them or
+    without slots."""
+    names = _share_names(record_type)
+    if names is None or names[2]:
+        return None
+    slots = [getattr(record_type, name, None) for name in (*names[0], *names[1])]
+    if not all(isinstance(slot, MemberDescriptorType) for slot in slots):
+        return None
+    return tuple(
+        tuple((name, getattr(record_type, name).__set__) for name in group) for group in names[:2]
+    )
 
 
 @cache

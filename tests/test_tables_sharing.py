@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.model import Finding
+from pipelines.model import Finding, Ruling
 from pipelines.tables import _identity, _one_copy, share
 
 SCALARS = st.one_of(
@@ -153,3 +153,44 @@ def test_card_names_read_back_share_their_language_and_card():
     share(names, {})
     assert names[0].lang is names[1].lang and names[0].card is names[1].card
     assert names[0].source is names[1].source and names[0].name == "Descarga"
+
+
+def _rulings(texts: list[str]) -> list[Ruling]:
+    """Units of one Spanish card file, each with its own copies of the file's strings."""
+    return [
+        Ruling(
+            "".join(["es/shock.txt:", str(n)]), "".join(["es/", "shock.txt"]), n, "plain-dated",
+            "".join(["Desc", "arga"]), "".join(["Sh", "ock"]), None, "es", "es", [], None, None,
+            text, doc="".join(["es/", "shock.txt"]), carried=[{"text": "".join(["x", "y"])}],
+        )
+        for n, text in enumerate(texts, 1)
+    ]  # fmt: skip
+
+
+def test_a_list_of_records_is_shared_a_column_at_a_time_as_one_by_one():
+    """A file's rulings read back: their repeated strings and equal parts are one object
+    each, the same objects as when each ruling is shared on its own."""
+    texts = ["Descarga hace 2 puntos de daño.", "Si el objetivo es ilegal, no se resuelve."]
+    by_column, one_by_one = _rulings(texts), _rulings(texts)
+    copies: dict[Any, Any] = {}
+    share(by_column, copies)
+    singles: dict[Any, Any] = {}
+    for ruling in one_by_one:
+        share(ruling, singles)
+    assert by_column == one_by_one
+    first, second = by_column
+    assert first.file is second.file is second.doc and first.card is second.card
+    assert first.spans is second.spans and first.carried is second.carried
+    assert first.text is not second.text  # a ruling's own text is not a repeated column
+    assert set(map(type, copies)) == set(map(type, singles)) | {type(None)}
+    assert {k for k in copies if type(k) is str} == {k for k in singles if type(k) is str}
+
+
+def test_a_column_holding_anything_but_text_is_shared_one_by_one():
+    """``True`` in a text column (a record built by hand) is not taken for the 1 before it:
+    equal keys are not enough to share."""
+    rulings = _rulings(["uno", "dos"])
+    rulings[0].card, rulings[1].card = 1, True
+    share(rulings, {})
+    assert rulings[0].card == 1 and rulings[1].card is True
+    assert rulings[0].file is rulings[1].file
