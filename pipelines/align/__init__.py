@@ -22,6 +22,7 @@ from ..engine.local import LocalEngine
 from ..memo import digest
 from ..model import Alignment, Ruling, id_order
 from ..tables import CorpusDigests, paused_gc
+from ..text import template_text
 from ..thresholds import ALIGN, threshold
 from ..work import Cache, Job, execute, kind, no_cache
 from . import kept_scan
@@ -225,10 +226,11 @@ def _world(
             for doc, members in ctx.documents.items()
             if is_source_document(members[0]) and any(is_rules_unit(m) for m in members)
         }
+        templates = {item.id: template_text(item) for item in english_cards}
         _WORLDS[key] = _World(
             ctx,
-            SourcePool.build(ctx, english_cards),
-            Versions(ctx, english_cards),
+            SourcePool.build(ctx, english_cards, templates),
+            Versions(ctx, english_cards, templates),
             own_by_card,
             rules_sources,
         )

@@ -146,9 +146,15 @@ class SourcePool:
         return self._copy if self._copy is not None else self.vectors[self.text_rows]
 
     @classmethod
-    def build(cls, ctx: AlignContext, english: list[Ruling]) -> SourcePool:
+    def build(
+        cls, ctx: AlignContext, english: list[Ruling], templates: dict[str, str] | None = None
+    ) -> SourcePool:
+        """The pool of ``english``; ``templates``: their ``template_text`` by id, when the
+        caller has them (the versions of the same rulings read them too)."""
         chosen: dict[tuple[str, str | None], Ruling] = {}
-        templates = [template_text(item) for item in english]
+        templates = [
+            templates[item.id] if templates is not None else template_text(item) for item in english
+        ]
         for item, text in zip(english, templates, strict=True):
             chosen.setdefault((text, item.date), item)
         rulings = list(chosen.values())

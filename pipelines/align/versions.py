@@ -27,7 +27,9 @@ WORD = re.compile(r"\w+")
 
 
 class Versions:
-    def __init__(self, ctx: AlignContext, english: list[Ruling]) -> None:
+    def __init__(
+        self, ctx: AlignContext, english: list[Ruling], templates: dict[str, str] | None = None
+    ) -> None:
         self.ctx = ctx
         self.english = [r for r in english if r.date]
         self._found: dict[str, str | None] = {}
@@ -40,7 +42,9 @@ class Versions:
         for index, item in enumerate(self.english):
             self._by_card.setdefault(item.card, []).append(index)
             self._by_id[item.id] = index
-            self._templates[item.id] = template_text(item)
+            self._templates[item.id] = (
+                templates[item.id] if templates is not None else template_text(item)
+            )
 
     @cached_property
     def _rows(self) -> np.ndarray:
