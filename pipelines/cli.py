@@ -875,14 +875,17 @@ def cache_prune(cache_dir: Path | None, limit: str | None) -> int:
 def cache_clear(cache_dir: Path | None, kinds: tuple[str, ...]) -> int:
     """Remove every entry of the work cache (or of the given kinds); without kinds, also the
     input files' digests kept for the next run (the next run reads every input again) and
-    the embedding model kept ready to read (the next run reads it from its package)."""
+    the embedding model kept ready to read (the next run reads it from its package) and the
+    report writers' last times."""
     kept = _store(cache_dir)
     removed = kept.clear(kinds)
     click.echo(f"Removed {removed:,} entries from {kept.path}")
     if not kinds:
         from .align.embed import usem3_kept
+        from .report.balance import SECONDS_FILE
 
         (cache_root(cache_dir) / DIGESTS_FILE).unlink(missing_ok=True)
+        (cache_root(cache_dir) / SECONDS_FILE).unlink(missing_ok=True)
         usem3_kept.clear(cache_root(cache_dir))
     return EXIT_OK
 

@@ -37,7 +37,7 @@ from .ingest import IngestResult, InputError, finding_order, ingest, ingest_sour
 from .ingest.source import SourceFile, discover, input_exists
 from .memo import digest
 from .model import Alignment, CardName, Finding, Ruling
-from .report import write_reports
+from .report import balance, write_reports
 from .report.kept_rows import PreviousReports
 from .settings import Settings
 from .store import close_stores, open_store
@@ -421,7 +421,18 @@ def report_stage(
         formats = list(settings.formats)
     elif not formats:
         return []
-    return write_reports(run, out, formats, processes=processes)
+    root = cache_root(settings.cache_dir)
+    seconds: dict[str, float] = {}
+    written = write_reports(
+        run,
+        out,
+        formats,
+        processes=processes,
+        last_seconds=balance.last_seconds(root),
+        seconds=seconds,
+    )
+    balance.keep_seconds(root, seconds)
+    return written
 
 
 def card_index(

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from conftest import said
 
 from pipelines.cli import main
-from pipelines.report import WRITERS, write_reports
+from pipelines.report import WRITERS, balance, write_reports
 from pipelines.report import processes as two_processes
 from pipelines.tables import RunTables
 
@@ -24,8 +24,11 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture
 def forks(monkeypatch) -> list[int]:
     """The processes forked (counted in the parent). The writers fork whatever this test
-    process's size (a whole suite's models and tables can take it past ``MAX_RESIDENT``)."""
+    process's size (a whole suite's models and tables can take it past ``MAX_RESIDENT``),
+    and are shared by their declared cost, as ``balanced_halves`` without seconds shares
+    them (not by the seconds an earlier run kept in the cache folder)."""
     monkeypatch.setattr(two_processes, "MAX_RESIDENT", 2**40)
+    monkeypatch.setattr(balance, "last_seconds", lambda cache_dir: {})
     made: list[int] = []
     real_fork = os.fork
 
@@ -87,6 +90,40 @@ def test_the_writers_are_shared_by_cost():
     assert {"xlsx", "html"} - set(parent) and {"xlsx", "html"} - set(child), (
         "the two heaviest writers run side by side"
     )
+
+
+def test_the_writers_are_shared_by_the_seconds_they_took_last_time():
+    """Seconds for every writer (the last nightly run's, where the page and the XLIFF were
+    the slow ones) share them by those; seconds for some only, by the declared costs."""
+    entries = [WRITERS[name] for name in WRITERS.names()]
+    seconds = dict.fromkeys(WRITERS.names(), 0.1) | {"html": 2.0, "xliff": 1.8, "xlsx": 0.6}
+    parent, child = two_processes.balanced_halves(entries, seconds)
+    assert {"html", "xliff"} - set(parent) and {"html", "xliff"} - set(child)
+    loads = [sum(seconds[name] for name in half) for half in (parent, child)]
+    assert abs(loads[0] - loads[1]) <= max(seconds.values())
+    assert two_processes.balanced_halves(entries, {"html": 2.0, "xliff": 1.8}) == (
+        two_processes.balanced_halves(entries)
+    )
+
+
+def test_the_seconds_kept_are_read_back_and_a_damaged_file_is_none(tmp_path: Path):
+    assert balance.last_seconds(tmp_path) == {} == balance.last_seconds(None)
+    balance.keep_seconds(tmp_path, {"html": 2.25, "csv": 0.5})
+    balance.keep_seconds(tmp_path, {"csv": 0.75})
+    assert balance.last_seconds(tmp_path) == {"csv": 0.75, "html": 2.25}
+    kept = tmp_path / balance.SECONDS_FILE
+    kept.write_bytes(kept.read_bytes().replace(b"2.25", b"9.25"))
+    assert balance.last_seconds(tmp_path) == {}
+
+
+@pytest.mark.model
+def test_every_writer_is_timed_in_either_process(seed_run: Path, tmp_path, forks):
+    run = RunTables.load(seed_run)
+    seconds: dict[str, float] = {}
+    write_reports(run, tmp_path, processes=2, seconds=seconds)
+    assert len(forks) == 1
+    assert sorted(seconds) == sorted(WRITERS.names())
+    assert all(0 < value < 60 for value in seconds.values())
 
 
 def _failing(error: BaseException):

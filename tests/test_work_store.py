@@ -223,6 +223,7 @@ def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -
         assert f"{kind} " in info.output and "current" in info.output
     models = cache / "models"
     assert "Embedding model kept ready to read: " in info.output and any(models.rglob("*.npz"))
+    assert (cache / "report-seconds.json").is_file()
     pruned = runner.invoke(main, ["cache", "prune", "--cache-dir", str(cache), "--limit", "1KB"])
     assert pruned.exit_code == 0 and "Removed" in pruned.output
     assert Store(cache).size() <= 1024
@@ -230,7 +231,7 @@ def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -
     assert bad.exit_code == 2
     cleared = runner.invoke(main, ["cache", "clear", "--cache-dir", str(cache)])
     assert cleared.exit_code == 0 and Store(cache).info() == []
-    assert not models.exists()
+    assert not models.exists() and not (cache / "report-seconds.json").exists()
 
 
 @pytest.mark.model

@@ -41,22 +41,34 @@ def writer(
 
 
 def write_reports(
-    run: RunTables, out: Path, formats: Iterable[str] = (), *, processes: int = 1
+    run: RunTables,
+    out: Path,
+    formats: Iterable[str] = (),
+    *,
+    processes: int = 1,
+    last_seconds: dict[str, float] | None = None,
+    seconds: dict[str, float] | None = None,
 ) -> list[Path]:
     """Write the chosen formats (all when none are named); returns the files written.
     With ``processes`` 2, half of the writers run in a forked process when the machine
-    allows it (``processes.py``): the same files, sooner."""
+    allows it (``processes.py``): the same files, sooner, shared by ``last_seconds`` (each
+    writer's in the last run: ``balance.py``) when given. Each writer's seconds go into
+    ``seconds``."""
     names = list(formats) or WRITERS.names()
+    took: dict[str, float] = {} if seconds is None else seconds
     token = _SHARED.set((run, {}))
     try:
         with paused_gc():
             if processes < 2 or len(names) < 2 or not two_processes.usable():
-                return [WRITERS[name].target(run, out) for name in names]
+                write = two_processes.timed(lambda name: WRITERS[name].target(run, out), took)
+                return [write(name) for name in names]
             for compute in SHARED_BEFORE_FORK:
                 shared(run, compute)  # once, in the parent: the child reads them too
-            _, child = two_processes.balanced_halves([WRITERS[name] for name in names])
+            _, child = two_processes.balanced_halves(
+                [WRITERS[name] for name in names], last_seconds
+            )
             return two_processes.write_in_two(
-                names, child, lambda name: WRITERS[name].target(run, out)
+                names, child, lambda name: WRITERS[name].target(run, out), took
             )
     finally:
         _SHARED.reset(token)

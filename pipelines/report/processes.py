@@ -21,8 +21,9 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,25 +57,39 @@ def usable() -> bool:
     )
 
 
-def balanced_halves(entries: Sequence[Entry]) -> tuple[list[str], list[str]]:
-    """The writers' names in two halves of about equal ``cost`` (each writer's relative
-    time, in its registration; 1 when it names none), heaviest first."""
+def balanced_halves(
+    entries: Sequence[Entry], seconds: Mapping[str, float] | None = None
+) -> tuple[list[str], list[str]]:
+    """The writers' names in two halves of about equal time, heaviest first: by ``seconds``
+    (each writer's in the last run: ``balance.py``) when it has every writer's, else by
+    ``cost`` (each writer's relative time in a cold run, in its registration; 1 when it
+    names none)."""
+    known = seconds if seconds and all(entry.name in seconds for entry in entries) else None
+
+    def cost(entry: Entry) -> float:
+        return known[entry.name] if known is not None else entry.meta.get("cost", 1)
+
     halves: tuple[list[str], list[str]] = ([], [])
     loads = [0.0, 0.0]
-    for entry in sorted(entries, key=lambda entry: -entry.meta.get("cost", 1)):
+    for entry in sorted(entries, key=lambda entry: -cost(entry)):
         lighter = 0 if loads[0] <= loads[1] else 1
         halves[lighter].append(entry.name)
-        loads[lighter] += entry.meta.get("cost", 1)
+        loads[lighter] += cost(entry)
     return halves
 
 
 def write_in_two(
-    names: Sequence[str], child_names: Sequence[str], write: Callable[[str], Path]
+    names: Sequence[str],
+    child_names: Sequence[str],
+    write: Callable[[str], Path],
+    seconds: dict[str, float] | None = None,
 ) -> list[Path]:
     """``write(name)`` for every name, those in ``child_names`` in a forked process; the
-    paths in the order of ``names``. A failure of the child is raised here: an OSError as
-    the OSError it was (the command reports it in one line), anything else as
-    WriterError."""
+    paths in the order of ``names``; each writer's seconds into ``seconds``. A failure of
+    the child is raised here: an OSError as the OSError it was (the command reports it in
+    one line), anything else as WriterError."""
+    took: dict[str, float] = {}
+    write = timed(write, took)
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child ends with os._exit, coverage cannot see it
@@ -95,7 +110,22 @@ def write_in_two(
     if "error" in outcome:
         raise _as_exception(outcome)
     written.update({name: Path(path) for name, path in outcome["written"].items()})
+    if seconds is not None:
+        seconds.update(took)
+        seconds.update(outcome.get("seconds", {}))
     return [written[name] for name in names]
+
+
+def timed(write: Callable[[str], Path], seconds: dict[str, float]) -> Callable[[str], Path]:
+    """``write``, each call's seconds put in ``seconds`` by the writer's name."""
+
+    def timed_write(name: str) -> Path:
+        start = time.perf_counter()
+        path = write(name)
+        seconds[name] = time.perf_counter() - start
+        return path
+
+    return timed_write
 
 
 def _child(names: Sequence[str], write: Callable[[str], Path], pipe: int) -> None:
@@ -103,7 +133,9 @@ def _child(names: Sequence[str], write: Callable[[str], Path], pipe: int) -> Non
     (its atexit handlers, its buffered output, its staging folder are the parent's)."""
     code = 0
     try:
-        outcome: dict[str, Any] = {"written": {name: str(write(name)) for name in names}}
+        seconds: dict[str, float] = {}
+        written = {name: str(timed(write, seconds)(name)) for name in names}
+        outcome: dict[str, Any] = {"written": written, "seconds": seconds}
     except BaseException as problem:  # everything goes back to the parent, even Ctrl-C
         code = 1
         outcome = {
