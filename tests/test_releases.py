@@ -177,3 +177,36 @@ def test_a_card_ruling_reworded_in_a_later_snapshot(tmp_path):
     with open(out / "updates.csv", encoding="utf-8-sig", newline="") as handle:
         [row] = list(csv.DictReader(handle))
     assert row["rule"] == "Phthisis" and row["translation"].startswith("Mientras se resuelve")
+
+
+@pytest.mark.model
+def test_a_rerun_reads_the_word_diffs_back(tmp_path, monkeypatch):
+    """The English changes the update list compares are kept in the work store: a run that
+    replaces the folder after another file was added compares none of them again, and
+    writes the same list."""
+    from pipelines.report import updates
+
+    inputs, out, cache = tmp_path / "in", tmp_path / "out", tmp_path / "cache"
+    inputs.mkdir()
+    for file in (OLDER_EN, CURRENT_EN, OLDER_ZH):
+        shutil.copy(RELEASES / file, inputs / file)
+
+    def run() -> list[tuple[str, str]]:
+        compared: list[tuple[str, str]] = []
+        compare = updates._compared
+
+        def counted(old: str, new: str):
+            compared.append((old, new))
+            return compare(old, new)
+
+        monkeypatch.setattr(updates, "_compared", counted)
+        args = ["run", str(inputs), "--out", str(out), "--cache-dir", str(cache)]
+        assert CliRunner().invoke(main, args).exit_code in (0, 1)
+        return compared
+
+    first = run()
+    listed = (out / "updates.csv").read_bytes()
+    assert first and len(set(first)) == len(first)
+    shutil.copy(FIXTURES.parent.parent / "corpus" / "000_40e512ac1ae253c1.txt", inputs / "card.txt")
+    assert run() == []
+    assert (out / "updates.csv").read_bytes() == listed
