@@ -89,7 +89,6 @@ def write_in_two(
     the child is raised here: an OSError as the OSError it was (the command reports it in
     one line), anything else as WriterError."""
     took: dict[str, float] = {}
-    write = timed(write, took)
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child ends with os._exit, coverage cannot see it
@@ -98,7 +97,8 @@ def write_in_two(
     os.close(writer)
     done = False
     try:
-        written = {name: write(name) for name in names if name not in child_names}
+        own = timed(write, took)
+        written = {name: own(name) for name in names if name not in child_names}
         report = _read_all(reader)
         _, status = os.waitpid(pid, 0)
         done = True

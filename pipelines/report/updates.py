@@ -18,8 +18,9 @@ from ..model import Ruling, id_order
 from ..tables import RunTables
 from ..text.diff import diff_text, word_diff
 from ..vocabulary import Method, Release
-from ..work import Job, execute, kind
+from ..work import Job, execute, kind, no_cache
 from . import computed_before_fork, rulings_by_id, shared
+from .kept_rows import PreviousReports
 
 COLUMNS = (
     "document",
@@ -73,11 +74,10 @@ def update_rows(run: RunTables) -> list[UpdateRow]:
 @computed_before_fork
 def _update_rows(run: RunTables) -> list[UpdateRow]:
     by_id = rulings_by_id(run)
-    diffs = _diffs(run, by_id)
     translations = {
         (row.group, row.lang): by_id[row.target_id].doc for row in run.alignment if row.target_id
     }
-    rows: list[tuple[tuple, UpdateRow]] = []
+    listed: list[tuple[str, str | None, str, Ruling | None, Ruling | None, Ruling | None]] = []
     for row in run.alignment:
         if row.superseded_by and row.source_id and row.target_id:
             old, new, target = by_id[row.source_id], by_id[row.superseded_by], by_id[row.target_id]
@@ -91,7 +91,13 @@ def _update_rows(run: RunTables) -> list[UpdateRow]:
         else:
             continue
         document = target.doc if target else translations.get((row.group, row.lang), row.group)
-        update = _row(document, row.lang, status, old, new, target, diffs)
+        listed.append((document, row.lang, status, old, new, target))
+    diffs = _diffs(
+        [(old.text, new.text) for *_, old, new, _ in listed if old and new], run.previous
+    )
+    rows: list[tuple[tuple, UpdateRow]] = []
+    for document, lang, status, old, new, target in listed:
+        update = _row(document, lang, status, old, new, target, diffs)
         rows.append(((document, id_order(update.rule)), update))
     for finding in run.findings:
         if finding.code == "OUT004" and finding.ruling_id and finding.source_id:
@@ -104,7 +110,7 @@ def _update_rows(run: RunTables) -> list[UpdateRow]:
 
 
 def _row(document, lang, status, old, new, target, diffs) -> UpdateRow:
-    runs, changes = _word_diff(old.text, new.text, diffs) if old and new else ((), "")
+    runs, changes = diffs[(old.text, new.text)] if old and new else ((), "")
     english = new or old
     return UpdateRow(
         document=document,
@@ -120,15 +126,6 @@ def _row(document, lang, status, old, new, target, diffs) -> UpdateRow:
         english_id=english.id,
         runs=runs,
     )
-
-
-def _word_diff(old: str, new: str, diffs: dict[tuple[str, str], tuple[Runs, str]]):
-    """``word_diff`` as (op, old, new) runs and as one line, once per pair of texts (a
-    reworded English unit has a row for each language it is translated into)."""
-    key = (old, new)
-    if key not in diffs:
-        diffs[key] = _compared(old, new)
-    return diffs[key]
 
 
 def _compared(old: str, new: str) -> tuple[Runs, str]:
@@ -150,20 +147,17 @@ corpus's update list compares 5,423 pairs, 5.8 s of every run's report, and they
 only with the English. Bump ``version`` when ``word_diff`` or ``diff_text`` changes."""
 
 
-def _diffs(run: RunTables, by_id: dict[str, Ruling]) -> dict[tuple[str, str], tuple[Runs, str]]:
-    """The word diffs of every pair of English texts the update list compares: those the
-    work store of the folder the run replaces keeps (``RunTables.previous``), the others
-    compared and kept there (without one, compared as the rows are made)."""
-    if run.previous is None:
-        return {}
-    pairs: dict[tuple[str, str], None] = {}
-    for row in run.alignment:
-        if row.superseded_by and row.source_id and row.target_id:
-            pairs[(by_id[row.source_id].text, by_id[row.superseded_by].text)] = None
-    cache = run.previous.cache
-    texts = list(pairs)
-    keys = [cache.key(DIFFS, [old, new]) for old, new in texts]
-    [found] = execute([Job(DIFFS, keys, items=texts, size=256)], _compare_all, cache=cache)
+def _diffs(
+    pairs: list[tuple[str, str]], previous: PreviousReports | None
+) -> dict[tuple[str, str], tuple[Runs, str]]:
+    """The word diff of each pair of English texts, as (op, old, new) runs and as one line,
+    once per pair (a reworded English unit has a row for each language it is translated
+    into): those the work store of the folder the run replaces keeps, the others compared
+    and kept there (without one, all compared)."""
+    work = previous.cache if previous is not None else no_cache()
+    texts = list(dict.fromkeys(pairs))
+    keys = [work.key(DIFFS, list(pair)) for pair in texts]
+    [found] = execute([Job(DIFFS, keys, items=texts, size=256)], _compare_all, cache=work)
     return {pair: (tuple(kept.runs), kept.line) for pair, kept in zip(texts, found, strict=True)}
 
 
