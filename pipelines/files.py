@@ -75,32 +75,91 @@ _USED: set[tuple[str, int, int, int, int]] | None = None
 DIGESTS_FILE = "file-digests.json"
 
 
-def file_digest(path: Path | str) -> str:
-    """A digest of a file's bytes (OSError when it cannot be read), remembered while the
-    file's size, modification and status-change times and inode stay the same: a run's key
-    and its ingest both need the digest of every input file, and with ``digests_kept`` the
-    next run does not read an unchanged file at all. (The status-change time cannot be set
-    back: a file written again and given its old modification time is read again.)"""
+_WRITTEN: dict[tuple[str, int, int, int, int], str] = {}
+"""The digests of files this run wrote into its staging folder (``wrote``), by stamp."""
+
+
+def _stamp(path: Path | str) -> tuple[str, int, int, int, int]:
     status = os.stat(path)
-    key = (
+    return (
         os.fspath(path),
         status.st_size,
         status.st_mtime_ns,
         status.st_ctime_ns,
         status.st_ino,
     )
-    found = _DIGESTS.get(key)
+
+
+def file_digest(path: Path | str) -> str:
+    """A digest of a file's bytes (OSError when it cannot be read), remembered while the
+    file's size, modification and status-change times and inode stay the same: a run's key
+    and its ingest both need the digest of every input file, and with ``digests_kept`` the
+    next run does not read an unchanged file at all. (The status-change time cannot be set
+    back: a file written again and given its old modification time is read again.)"""
+    key = _stamp(path)
+    found = _DIGESTS.get(key) or _WRITTEN.get(key)
     if found is None:
         digest = hashlib.blake2b(digest_size=16)
         with open(path, "rb") as handle:
             while chunk := handle.read(1 << 20):
                 digest.update(chunk)
         found = digest.hexdigest()
-        if time.time_ns() - max(status.st_mtime_ns, status.st_ctime_ns) > SETTLED_NS:
+        if time.time_ns() - max(key[2], key[3]) > SETTLED_NS:
             _DIGESTS[key] = found
     if _USED is not None and key in _DIGESTS:
         _USED.add(key)
     return found
+
+
+def wrote(path: Path | str, digest: str) -> None:
+    """Remember ``digest`` (as ``file_digest`` makes it) for the bytes this process has just
+    written to ``path`` in a run's staging folder, which no other process writes to:
+    ``file_digest`` gives it without reading the file while the file keeps its stamp, and
+    ``moved`` keeps it for the next run. The report files' digests were otherwise read
+    again twice, by the run that wrote them and by the next one (9 s of an edited run at a
+    million units)."""
+    with contextlib.suppress(OSError):
+        _WRITTEN[_stamp(path)] = digest
+
+
+def written_under(folder: Path | str | None = None) -> list[list[Any]]:
+    """What ``wrote`` remembers of the files in ``folder`` (None: of every file), as rows of
+    ``digests_kept``'s file (a forked writer hands them to the process that commits)."""
+    prefix = "" if folder is None else os.path.join(os.fspath(folder), "")
+    return [[*key, digest] for key, digest in _WRITTEN.items() if key[0].startswith(prefix)]
+
+
+def add_written(rows: list[list[Any]]) -> None:
+    """Remember rows of ``written_under`` (from another process)."""
+    for row in rows:
+        if _digest_row(row):
+            _WRITTEN[tuple(row[:5])] = row[5]
+
+
+def moved(staging: Path | str, out: Path | str) -> None:
+    """After ``staging`` became ``out`` whole (its files keep their stamps), the digests of
+    the files this run wrote there become those of their new paths, and are kept for the
+    next run (inside ``digests_kept``) when their last change is more than ``SETTLED_NS``
+    old: whatever changes a file later gives it a later stamp (the same rule as for a file
+    read). What ``wrote`` remembered of ``staging`` is forgotten (``forget``)."""
+    now = time.time_ns()
+    for path, size, mtime, ctime, inode, digest in written_under(staging):
+        target = os.path.join(os.fspath(out), os.path.relpath(path, os.fspath(staging)))
+        try:
+            key = _stamp(target)
+        except OSError:
+            continue
+        if key[1:] == (size, mtime, ctime, inode) and now - max(mtime, ctime) > SETTLED_NS:
+            _DIGESTS[key] = digest
+            if _USED is not None:
+                _USED.add(key)
+    forget(staging)
+
+
+def forget(folder: Path | str) -> None:
+    """Forget what ``wrote`` remembered of the files in ``folder`` (a staging folder gone)."""
+    for row in written_under(folder):
+        _WRITTEN.pop(tuple(row[:5]), None)
 
 
 @contextlib.contextmanager

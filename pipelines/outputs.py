@@ -28,6 +28,8 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from . import files
+
 STAGING = ".rulings-staging-"
 ASIDE = ".rulings-previous-"
 OLD_LOCK = ".rulings-lock"
@@ -148,11 +150,13 @@ def staged(out: Path, outputs: Iterable[str]) -> Iterator[Path]:
     try:
         yield staging
         _commit(out, staging, set(outputs))
+        files.moved(staging, out)
     except OutputError:
         raise
     except OSError as error:
         raise write_error(error, out, staging) from None
     finally:
+        files.forget(staging)
         shutil.rmtree(staging, ignore_errors=True)
 
 

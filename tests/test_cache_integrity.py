@@ -160,6 +160,49 @@ def test_a_file_digest_is_remembered_only_while_the_file_is_unchanged(tmp_path, 
     assert files.file_digest(path) != settled and reads == [path]
 
 
+def test_a_file_a_run_wrote_is_digested_from_what_it_wrote(tmp_path, monkeypatch):
+    """A report file's digest is that of the bytes its writer wrote (``files.wrote``), not
+    read again: in the run, in its staging folder, and in the next run, once the staging
+    folder became the output folder (``files.moved``), if the file had settled by then. A
+    file written just before the exchange, or changed afterwards, is read again."""
+    from pipelines import files
+
+    monkeypatch.setattr(files, "_DIGESTS", {})
+    monkeypatch.setattr(files, "_WRITTEN", {})
+    cache, staging, out = tmp_path / "cache", tmp_path / ".out.staging", tmp_path / "out"
+    staging.mkdir()
+    written, unwritten = staging / "findings.csv", staging / "summary.json"
+    written.write_bytes(b"code,severity\n")
+    unwritten.write_bytes(b"{}\n")  # a file no writer told about
+    files.wrote(written, "written-digest")  # not the bytes' digest: shows it was not read
+    assert files.file_digest(written) == "written-digest"
+    now = time.time_ns()
+    with files.digests_kept(cache):
+        os.rename(staging, out)
+        monkeypatch.setattr(files.time, "time_ns", lambda: now + 10 * files.SETTLED_NS)
+        files.moved(staging, out)
+    assert files._WRITTEN == {}, "the staging folder's are forgotten"
+    kept = files.read_checked(cache / files.DIGESTS_FILE)
+    assert [row[0] for row in kept] == [str(out / "findings.csv")]
+
+    monkeypatch.setattr(files, "_DIGESTS", {})  # the next run
+    with files.digests_kept(cache):
+        assert files.file_digest(out / "findings.csv") == "written-digest"
+        (out / "findings.csv").write_bytes(b"code,message\n")
+        assert files.file_digest(out / "findings.csv") != "written-digest"
+
+    monkeypatch.setattr(files, "_DIGESTS", {})
+    staging.mkdir()
+    (staging / "report.html").write_bytes(b"<!doctype html>\n")
+    files.wrote(staging / "report.html", "page-digest")
+    monkeypatch.setattr(files.time, "time_ns", lambda: now)  # the exchange right after it
+    with files.digests_kept(cache):
+        os.rename(staging, tmp_path / "other")
+        files.moved(staging, tmp_path / "other")
+    kept = files.read_checked(cache / files.DIGESTS_FILE)
+    assert kept == [] and files._WRITTEN == {}, "written within the clock's tick of the exchange"
+
+
 def test_a_file_is_written_whole_into_a_new_folder_and_leaves_no_temporary_file(tmp_path):
     from pipelines.files import read_checked, write_atomic, write_checked
 

@@ -3,15 +3,18 @@ is the one a cold run writes, and only the rows whose content changed are render
 
 from __future__ import annotations
 
+import hashlib
 import io
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 from test_incremental import SPANISH, edit, run, same_outputs
 
+from pipelines import files, manifest
 from pipelines.model import Alignment, Finding, Ruling
-from pipelines.report import kept_rows
+from pipelines.report import WRITERS, kept_rows
 from pipelines.report.kept_rows import PreviousReports, RowsWriter, row_digest, rows_file
 from pipelines.report.writers.csv import _csv_lines
 from pipelines.store import open_store
@@ -201,6 +204,59 @@ def test_a_row_index_stored_for_another_file_is_not_used(tmp_path: Path, corpus_
 
     edit(corpus / SPANISH, 3)
     run(corpus, out, cache)
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert same_outputs(out, tmp_path / "cold") == []
+
+
+@pytest.mark.model
+def test_report_files_are_digested_from_the_bytes_written_not_read_again(
+    tmp_path: Path, corpus_dir, monkeypatch
+):
+    """A run records each report file written row by row in its manifest with the digest of
+    the bytes it wrote (``files.wrote``), and the next run into the same folder finds the
+    previous files' row indexes by those digests: neither reads those files to digest them
+    (the clock is moved on: the files settled before the exchange). The edited run still
+    writes a cold run's files."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    log = tmp_path / "log"  # some writers run in a forked process
+    real_open = open
+
+    def logging_open(path, *args, **kwargs):
+        with real_open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"read {Path(path).name}\n")
+        return real_open(path, *args, **kwargs)
+
+    rows = PreviousReports.rows
+
+    def logging_rows(self: PreviousReports, name: str, filename: str):
+        found = rows(self, name, filename)
+        with real_open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"{'kept' if found else 'none'} {filename}\n")
+        return found
+
+    def logged() -> set[str]:
+        lines = set(log.read_text(encoding="utf-8").splitlines())
+        log.unlink()
+        return lines
+
+    later = time.time_ns() + 10 * files.SETTLED_NS
+    monkeypatch.setattr(files.time, "time_ns", lambda: later)
+    monkeypatch.setattr(files, "open", logging_open, raising=False)
+    monkeypatch.setattr(PreviousReports, "rows", logging_rows)
+    by_rows = ["findings.csv", "findings.sarif", "report.html", "findings.xlf", "aligned.tmx"]
+    run(corpus, out, cache)
+    assert logged() & {f"read {name}" for name in by_rows} == set()
+    for name, (_, digest) in manifest.reports(out).items():
+        data = (out / WRITERS[name].meta["filename"]).read_bytes()
+        assert digest == hashlib.blake2b(data, digest_size=16).hexdigest(), name
+
+    edit(corpus / SPANISH, 3)
+    run(corpus, out, cache)
+    lines = logged()
+    assert lines & {f"read {name}" for name in by_rows} == set()
+    assert {f"kept {name}" for name in by_rows} <= lines
     run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert same_outputs(out, tmp_path / "cold") == []
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..files import file_digest
+from ..files import file_digest, wrote
 from ..memo import digest
 from ..tables import ALIGNMENT, CORPUS, FINDINGS, INPUTS, SUPPRESSED
 from . import WRITERS
@@ -71,13 +71,14 @@ def carry(previous: Path, out: Path, inputs: dict[str, str], recorded: dict[str,
         entry = recorded.get(name)
         filename = WRITERS[name].meta["filename"]
         source = previous / filename
-        wrote = isinstance(entry, list) and len(entry) == 2 and entry[0] == inputs_digest
-        if not wrote or not source.is_file():
+        same_inputs = isinstance(entry, list) and len(entry) == 2 and entry[0] == inputs_digest
+        if not same_inputs or not source.is_file():
             continue
         try:
             if file_digest(source) != entry[1]:
                 continue
             _link(source, out / filename)
+            wrote(out / filename, entry[1])
         except OSError:
             continue
         carried.append(name)

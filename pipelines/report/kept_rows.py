@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
-from ..files import file_digest
+from ..files import file_digest, wrote
 from ..work import Cache, kind
 
 T = TypeVar("T")
@@ -149,6 +149,7 @@ def rows_file(path: Path, name: str, previous: PreviousReports | None) -> Iterat
         rows = RowsWriter(handle, kept)
         yield rows
         rows.flush()
+    wrote(path, rows.hash.hexdigest())
     if previous is not None:
         previous.keep(name, rows.hash.hexdigest(), rows.index())
 

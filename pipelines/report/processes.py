@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import files
 from ..registry import Entry
 
 ROOM_FACTOR = 1.0
@@ -110,6 +111,7 @@ def write_in_two(
     if "error" in outcome:
         raise _as_exception(outcome)
     written.update({name: Path(path) for name, path in outcome["written"].items()})
+    files.add_written(outcome.get("digests", []))
     if seconds is not None:
         seconds.update(took)
         seconds.update(outcome.get("seconds", {}))
@@ -135,7 +137,11 @@ def _child(names: Sequence[str], write: Callable[[str], Path], pipe: int) -> Non
     try:
         seconds: dict[str, float] = {}
         written = {name: str(timed(write, seconds)(name)) for name in names}
-        outcome: dict[str, Any] = {"written": written, "seconds": seconds}
+        outcome: dict[str, Any] = {
+            "written": written,
+            "seconds": seconds,
+            "digests": files.written_under(),
+        }
     except BaseException as problem:  # everything goes back to the parent, even Ctrl-C
         code = 1
         outcome = {
