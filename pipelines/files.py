@@ -116,8 +116,8 @@ def wrote(path: Path | str, digest: str) -> None:
     written to ``path`` in a run's staging folder, which no other process writes to:
     ``file_digest`` gives it without reading the file while the file keeps its stamp, and
     ``moved`` keeps it for the next run. The report files' digests were otherwise read
-    again twice, by the run that wrote them and by the next one (9 s of an edited run at a
-    million units)."""
+    again twice, by the run that wrote them and by the next one (9 s of CPU of an edited run
+    at a million units)."""
     with contextlib.suppress(OSError):
         _WRITTEN[_stamp(path)] = digest
 
