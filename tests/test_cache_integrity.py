@@ -200,7 +200,7 @@ def test_a_file_a_run_wrote_is_digested_from_what_it_wrote(tmp_path, monkeypatch
         os.rename(staging, tmp_path / "other")
         files.moved(staging, tmp_path / "other")
     kept = files.read_checked(cache / files.DIGESTS_FILE)
-    assert kept == [] and files._WRITTEN == {}, "written within the clock's tick of the exchange"
+    assert kept == [] and files._WRITTEN == {}, "written just before the exchange"
 
 
 def test_a_file_is_written_whole_into_a_new_folder_and_leaves_no_temporary_file(tmp_path):
