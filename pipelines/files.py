@@ -113,11 +113,11 @@ def file_digest(path: Path | str) -> str:
 
 def wrote(path: Path | str, digest: str) -> None:
     """Remember ``digest`` (as ``file_digest`` makes it) for the bytes this process has just
-    written to ``path`` in a run's staging folder, which no other process writes to:
-    ``file_digest`` gives it without reading the file while the file keeps its stamp, and
-    ``moved`` keeps it for the next run. The report files' digests were otherwise read
-    again twice, by the run that wrote them and by the next one (9 s of CPU of an edited run
-    at a million units)."""
+    written to ``path`` (a report file; in a run, into its staging folder, which no other
+    process writes to): ``file_digest`` gives it without reading the file while the file
+    keeps its stamp, and ``moved`` keeps it for the next run. The report files' digests were
+    otherwise read again twice, by the run that wrote them and by the next one (9 s of CPU
+    of an edited run at a million units)."""
     with contextlib.suppress(OSError):
         _WRITTEN[_stamp(path)] = digest
 

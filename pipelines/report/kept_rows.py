@@ -149,9 +149,10 @@ def rows_file(path: Path, name: str, previous: PreviousReports | None) -> Iterat
         rows = RowsWriter(handle, kept)
         yield rows
         rows.flush()
-    wrote(path, rows.hash.hexdigest())
+    digest = rows.hash.hexdigest()
+    wrote(path, digest)
     if previous is not None:
-        previous.keep(name, rows.hash.hexdigest(), rows.index())
+        previous.keep(name, digest, rows.index())
 
 
 class RowsWriter:
