@@ -286,3 +286,51 @@ def test_keyword_lines_printed_as_one_listing_paragraph(tmp_path_factory):
     codes = {f["code"] for f in _rows(out, "findings.jsonl")}
     assert not codes & {"MISS001", "MISS002", "EXTRA001", "EXTRA003", "INCON001", "INCON002"}
     assert not codes & {"MEAN002", "MEAN003"}
+
+
+def test_a_listing_line_printed_apart_after_one_keyword_was_paired(tmp_path_factory):
+    """Serra Angel's "Flying, vigilance" (DOM) printed as two Chinese lines, as an older
+    printing may give it: 飞行 pairs with the line one to one, and 警戒 with its reminder
+    text looks like the walls' 守军 line (Defender, on three cards) more than like any line
+    of its own card. It says part of its own card's line: it is no other card's line,
+    nothing is extra, and 飞行 is no other way of translating "Flying, vigilance" than Aven
+    Wind Guide's 飞行，警戒 (INCON001)."""
+    root = tmp_path_factory.mktemp("apart")
+    _write(root, "en", "serra-angel", "Serra Angel", ["Flying, vigilance"])
+    _write(root, "zh", "serra-angel", "撒拉天使", ["飞行", "警戒（进行攻击不会使此生物横置。）"])
+    guide = "Creature tokens you control have flying and vigilance."
+    _write(root, "en", "aven-wind-guide", "Aven Wind Guide", ["Flying, vigilance", guide])
+    _write(
+        root,
+        "zh",
+        "aven-wind-guide",
+        "风兆艾文",
+        ["飞行，警戒", "由你操控的衍生生物具有飞行与警戒异能。"],
+    )
+    walls = {
+        "benevolent-ancestor": ("Benevolent Ancestor", "善心祖灵", "{T}: Prevent the next 1 "
+            "damage that would be dealt to any target this turn.", "{T}：于本回合中，防止接下来"
+            "将对目标生物或牌手造成的1点伤害。"),
+        "wall-of-roots": ("Wall of Roots", "根墙", "Put a -0/-1 counter on Wall of Roots: Add "
+            "{G}. Activate only once each turn.", "在根墙上放置一个-0/-1指示物：加{G}。每回合"
+            "中只能起动一次。"),
+        "amaranthine-wall": ("Amaranthine Wall", "不凋墙", "{2}: Amaranthine Wall gains "
+            "indestructible until end of turn.", "{2}：不凋墙获得不灭异能直到回合结束。"),
+    }  # fmt: skip
+    for slug, (name, title, english, chinese) in walls.items():
+        _write(root, "en", slug, name, ["Defender (This creature can't attack.)", english])
+        _write(root, "zh", slug, title, ["守军（此生物不能攻击。）", chinese])
+    out = tmp_path_factory.mktemp("apart-run")
+    every = ",".join(sorted({str(row.category) for row in CATALOGUE.values()}))  # opt-in too
+    result = CliRunner().invoke(
+        main, ["run", str(root), "--out", str(out), "--fail-on", "never", "--select", every]
+    )
+    assert result.exit_code == 0, result.output
+    says: dict[str, set[str]] = {}
+    for r in _rows(out, "alignment.jsonl"):
+        if r["source_id"] and r["target_id"]:
+            says.setdefault(r["target_id"], set()).add(r["source_id"])
+    assert says["zh/serra-angel.txt:3"] == {"en/serra-angel.txt:3"}
+    assert says["zh/serra-angel.txt:5"] == {"en/serra-angel.txt:3"}
+    codes = {f["code"] for f in _rows(out, "findings.jsonl") if "serra" in (f["file"] or "")}
+    assert not codes & {"EXTRA001", "EXTRA003", "INCON001", "MISS001", "MISS002"}

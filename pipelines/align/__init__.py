@@ -98,7 +98,7 @@ ALIGN_DOCUMENT = kind(
     "align",
     "documents aligned",
     list[Alignment],
-    version="5",
+    version="6",
     resources=(
         "alignment_calibration.json",
         "card_names.tsv",

@@ -413,7 +413,9 @@ def align_card_document(
     rows = [_untranslated(ctx, stray, own_sources, pool, lang, group) for stray in strays]
     current = _with_newer_versions(ctx, own_sources, pool, versions, {members[0].doc})
     rows.extend(_pairs(ctx, targets, current, pool, lang, group, embedder))
-    rows.extend(merged_lines(ctx, targets, own_sources, rows, lang, group, embedder))
+    rows = _own_lines_first(
+        rows, merged_lines(ctx, targets, own_sources, rows, lang, group, embedder), own_sources
+    )
     paired = {row.target_id for row in rows if row.source_id}
     rows.extend(
         Alignment(None, target.id, lang, 0.0, "no-source", None, group)
@@ -426,6 +428,21 @@ def align_card_document(
         for source in _missing(ctx, rows, strays, expected, versions)
     )
     return rows
+
+
+def _own_lines_first(
+    rows: list[Alignment], merged: list[Alignment], own_sources: list[Ruling]
+) -> list[Alignment]:
+    """The pairs with the merged rows added; a paragraph the merged rows find saying part of
+    one of its card's own lines loses the pair with another card's line it had."""
+    own = {source.id for source in own_sources}
+    retaken = {row.target_id for row in merged}
+    kept = [
+        row
+        for row in rows
+        if row.target_id not in retaken or row.source_id is None or row.source_id in own
+    ]
+    return kept + merged
 
 
 FACES = " // "

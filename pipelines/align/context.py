@@ -171,6 +171,15 @@ def printed_keywords(text: str) -> list[str]:
     return parts
 
 
+def is_printed_keyword(text: str) -> bool:
+    """A printed card paragraph that is one keyword, reminder text aside (飞行; 警戒（…）;
+    "Vuela.")."""
+    head = REMINDER_TEXT.sub("", text).strip().rstrip(".。").strip()
+    if not head or SENTENCE_INSIDE.search(head):
+        return False
+    return len(PRINTED_LIST.split(head)) == 1 and _one_keyword(head)
+
+
 def _one_keyword(part: str) -> bool:
     han = script_profile(part).get("han", 0)
     return han <= KEYWORD_ITEM_HAN if han else len(part.split()) <= KEYWORD_ITEM_WORDS

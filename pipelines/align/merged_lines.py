@@ -27,7 +27,7 @@ from ..text.scripts import weighted_letters
 from ..text.tokens import tokens
 from ..vocabulary import Method
 from .calibration import calibrated
-from .context import MAX_JOINED_LINES, AlignContext, is_keyword_line
+from .context import MAX_JOINED_LINES, AlignContext, is_keyword_line, is_printed_keyword
 
 MERGE_GAIN = -0.03
 """A line joins a paragraph's lines when the joined text's similarity with the paragraph
@@ -66,8 +66,9 @@ def merged_lines(
     """New rows: ``merged`` for each English line a paragraph says besides its own, the
     pair of a paragraph paired with nothing that says a stretch of unpaired lines (its
     first line as its pair, the others merged), and ``merged`` for a paragraph that says
-    part of its neighbour's line (``_split_lines``). Only card text of one English
-    document."""
+    part of its neighbour's line (``_split_lines``; ``_keywords_printed_apart`` for a
+    keyword of a listing line, even one another card's line had taken). Only card text of
+    one English document."""
     if not targets or len({s.doc for s in own_sources}) != 1:
         return []
     if not all(is_card_text(r) for r in [*targets, *own_sources]):
@@ -94,6 +95,18 @@ def merged_lines(
             said[target.id] = [k]
             method = Method.ORDER if n == 0 else Method.MERGED
             new.append(_row(lines[k], target, method, value, lang, group, embedder))
+    own = {line.id for line in lines}
+    borrowed = {
+        row.target_id
+        for row in rows
+        if row.target_id
+        and row.source_id
+        and row.source_id not in own
+        and not _same_line_with_reminder(ctx.by_id[row.source_id], lines)
+    }
+    for target, k, value in _keywords_printed_apart(ctx, targets, free, borrowed, lines, said):
+        said[target.id] = [k]
+        new.append(_row(lines[k], target, Method.MERGED, value, lang, group, embedder))
     by_id = {t.id: t for t in targets}
     for target_id, run, values in _keywords_run_together(ctx, by_id, lines, said):
         for k, value in zip(run, values, strict=True):
@@ -195,6 +208,62 @@ def _listed_keywords(
         if closest == list(range(len(here))) and min(values) >= KEYWORD_MIN_SIMILARITY:
             found.append([(t, k, v) for t, v in zip(here, values, strict=True)])
     return found
+
+
+def _keywords_printed_apart(
+    ctx: AlignContext,
+    targets: list[Ruling],
+    free: list[Ruling],
+    borrowed: set[str],
+    lines: list[Ruling],
+    said: dict[str, list[int]],
+) -> list[tuple[Ruling, int, float]]:
+    """An English line that lists keywords ("Flying, vigilance") printed a keyword a
+    paragraph (飞行 / 警戒（…）) when the 1-1 pairing has paired one paragraph with the line:
+    the paragraphs next to it, paired with nothing or with another card's line (a lone
+    keyword with reminder text looks like any other keyword line: 警戒（…） and "Defender
+    (…)"), as many with it as the line's keywords, each one keyword (``is_printed_keyword``),
+    closest to its keyword in order and not unrelated to it (``KEYWORD_MIN_SIMILARITY``, as
+    ``_listed_keywords``). Each says part of the line (``merged``): the card's own line
+    outranks another card's."""
+    ordered = sorted(targets, key=lambda t: t.position)
+    open_ = {t.id for t in free if t.id not in said} | borrowed
+    found = []
+    for at, target in enumerate(ordered):
+        window = said.get(target.id)
+        if not window or len(window) != 1:
+            continue
+        k = window[0]
+        size = len(ctx.item_rows.get(lines[k].id, ()))
+        if size < 2:
+            continue
+        for start in range(max(0, at - size + 1), min(at, len(ordered) - size) + 1):
+            run = ordered[start : start + size]
+            others = [t for t in run if t is not target]
+            if any(t.id not in open_ or is_reminder_line(t) for t in others) or not all(
+                is_printed_keyword(t.text) for t in run
+            ):
+                continue
+            values = [ctx.item_similarities(lines[k], t) for t in run]
+            if [int(v.argmax()) for v in values] != list(range(size)):
+                continue
+            if min(float(v[n]) for n, v in enumerate(values)) < KEYWORD_MIN_SIMILARITY:
+                continue
+            found.extend(
+                (t, k, float(v[n]))
+                for n, (t, v) in enumerate(zip(run, values, strict=True))
+                if t is not target
+            )
+            open_.difference_update(t.id for t in others)
+            break
+    return found
+
+
+def _same_line_with_reminder(source: Ruling, lines: list[Ruling]) -> bool:
+    """Whether another card's line is one of these lines with its reminder text (the pair
+    ``card_rulings._with_reminder`` makes for a keyword printed with its reminder)."""
+    head = REMINDER_TEXT.sub("", source.text).strip()
+    return head != source.text and any(line.text.strip() == head for line in lines)
 
 
 def _keywords_run_together(
