@@ -10,8 +10,9 @@ of a rarer code, the rest proportional to the code's share) and, within a code, 
 with ``--uniform``, a simple random sample of all the findings (whose precision estimates the
 whole list's: a stratified one over-weights rare codes).
 It writes one JSON object per finding (id, run, the finding, and the texts a judge needs: the
-translation, its English source, or the document it points at) to SHEET.jsonl, and the same
-as a readable SHEET.md.
+translation, its English source and the other English lines it says (``merged`` rows: a
+printed paragraph that runs lines together), or the document it points at) to SHEET.jsonl,
+and the same as a readable SHEET.md.
 
 ``score`` joins judgements (lines ``{"id", "verdict": "true"|"debatable"|"false",
 "reason"}``) with the sheet, stores them as data in ``benchmarks/judgements/NAME.jsonl`` (the
@@ -83,15 +84,19 @@ def load_run(run_dir: Path, name: str) -> list[dict]:
         by_file[row["file"]].append(row)
         if row.get("card") or row.get("section"):
             by_card[row.get("card") or row.get("section"), row.get("doc_lang")].append(row)
-    aligned = {
-        row["target_id"]: row["source_id"]
-        for row in read_jsonl(run_dir / "alignment.jsonl")
-        if row.get("target_id") and row.get("source_id")
-    }
+    aligned, also = {}, defaultdict(list)
+    for row in read_jsonl(run_dir / "alignment.jsonl"):
+        if row.get("target_id") and row.get("source_id"):
+            if row.get("method") == "merged":
+                also[row["target_id"]].append(row["source_id"])
+            else:
+                aligned[row["target_id"]] = row["source_id"]
     items = []
     for finding in read_jsonl(run_dir / "findings.jsonl"):
         ruling = by_id.get(finding.get("ruling_id"))
+        merged = also.get(finding.get("ruling_id"), [])
         source_id = finding.get("source_id") or aligned.get(finding.get("ruling_id"))
+        source_id = source_id or (merged[0] if merged else None)
         is_source = ruling is not None and ruling["id"] == source_id
         translation = None if ruling is None or is_source else ruling["text"]
         source = by_id.get(source_id)
@@ -113,6 +118,7 @@ def load_run(run_dir: Path, name: str) -> list[dict]:
                 "doc_title": rows[0].get("doc_title") if rows else None,
                 "translation": translation,
                 "source": source["text"] if source else None,
+                "also_says": [by_id[i]["text"] for i in merged if i != source_id and i in by_id],
                 "document": _document(rows) if rows and (translation is None) else None,
                 "fingerprint": finding.get("fingerprint"),
             }
@@ -172,6 +178,8 @@ def sheet_markdown(items: list[dict]) -> str:
         for label in ("translation", "source"):
             if item[label]:
                 out.append(f"- {label}: {item[label]}")
+        for text in item.get("also_says") or ():
+            out.append(f"- the translation also says this English line: {text}")
         if item["document"]:
             out += ["- document:", "", "```text", item["document"], "```"]
         out += [f"- evidence: `{json.dumps(item['evidence'], ensure_ascii=False)}`", ""]
