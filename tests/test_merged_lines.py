@@ -144,12 +144,26 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for lang, (title, lines) in translations.items():
             _write(root, lang, slug, title, lines)
     out = tmp_path_factory.mktemp("printed-run")
-    every = ",".join(sorted({str(row.category) for row in CATALOGUE.values()}))  # opt-in too
+    _run_every_code(root, out)
+    return out
+
+
+def _run_every_code(root: Path, out: Path) -> None:
+    """``rulings run`` on ``root`` with every code selected, the ones off by default too."""
+    every = ",".join(sorted({str(row.category) for row in CATALOGUE.values()}))
     result = CliRunner().invoke(
         main, ["run", str(root), "--out", str(out), "--fail-on", "never", "--select", every]
     )
     assert result.exit_code == 0, result.output
-    return out
+
+
+def _says(out: Path) -> dict[str, set[str]]:
+    """The English lines each translated line is paired or merged with."""
+    says: dict[str, set[str]] = {}
+    for r in _rows(out, "alignment.jsonl"):
+        if r["source_id"] and r["target_id"]:
+            says.setdefault(r["target_id"], set()).add(r["source_id"])
+    return says
 
 
 def _rows(run: Path, name: str) -> list[dict]:
@@ -215,11 +229,7 @@ def test_a_line_of_keywords_printed_a_keyword_a_line(tmp_path_factory):
         ],
     )
     out = tmp_path_factory.mktemp("keywords-run")
-    every = ",".join(sorted({str(row.category) for row in CATALOGUE.values()}))  # opt-in too
-    result = CliRunner().invoke(
-        main, ["run", str(root), "--out", str(out), "--fail-on", "never", "--select", every]
-    )
-    assert result.exit_code == 0, result.output
+    _run_every_code(root, out)
     rows = {r["target_id"]: r for r in _rows(out, "alignment.jsonl") if r["target_id"]}
     assert rows["zh/thornweald-archer.txt:3"]["source_id"] == "en/thornweald-archer.txt:3"
     assert rows["zh/thornweald-archer.txt:5"]["method"] == "merged"
@@ -266,15 +276,8 @@ def test_keyword_lines_printed_as_one_listing_paragraph(tmp_path_factory):
         "每当你抓每回合中你的第二张牌时，在精怪破坏者上放置一个+1/+1指示物。",
     ])  # fmt: skip
     out = tmp_path_factory.mktemp("listing-run")
-    every = ",".join(sorted({str(row.category) for row in CATALOGUE.values()}))  # opt-in too
-    result = CliRunner().invoke(
-        main, ["run", str(root), "--out", str(out), "--fail-on", "never", "--select", every]
-    )
-    assert result.exit_code == 0, result.output
-    says: dict[str, set[str]] = {}
-    for r in _rows(out, "alignment.jsonl"):
-        if r["source_id"] and r["target_id"]:
-            says.setdefault(r["target_id"], set()).add(r["source_id"])
+    _run_every_code(root, out)
+    says = _says(out)
     for target in (
         "es/so-tiny.txt:3",
         "es/wildborn-preserver.txt:3",
@@ -321,15 +324,8 @@ def test_a_listing_line_printed_apart_after_one_keyword_was_paired(tmp_path_fact
         _write(root, "en", slug, name, ["Defender (This creature can't attack.)", english])
         _write(root, "zh", slug, title, ["守军（此生物不能攻击。）", chinese])
     out = tmp_path_factory.mktemp("apart-run")
-    every = ",".join(sorted({str(row.category) for row in CATALOGUE.values()}))  # opt-in too
-    result = CliRunner().invoke(
-        main, ["run", str(root), "--out", str(out), "--fail-on", "never", "--select", every]
-    )
-    assert result.exit_code == 0, result.output
-    says: dict[str, set[str]] = {}
-    for r in _rows(out, "alignment.jsonl"):
-        if r["source_id"] and r["target_id"]:
-            says.setdefault(r["target_id"], set()).add(r["source_id"])
+    _run_every_code(root, out)
+    says = _says(out)
     assert says["zh/serra-angel.txt:3"] == {"en/serra-angel.txt:3"}
     assert says["zh/serra-angel.txt:5"] == {"en/serra-angel.txt:3"}
     codes = {f["code"] for f in _rows(out, "findings.jsonl") if "serra" in (f["file"] or "")}
