@@ -312,7 +312,8 @@ class CardIndex:
             card, lang = min(owners)  # the others have the same span: it is taken
             taken.insert(at, Mention(card, lang, text[start:end], start, end))
             starts.insert(at, start)
-        return tuple(taken)
+        ends = {mention.end for mention in taken}
+        return tuple(m for m in taken if not _an_epithet(text, m.start, ends))
 
     def _name_shapes(self) -> tuple[dict[str, int], dict[str, set[int]]]:
         """How names start: first word -> most words (Latin), first character -> lengths
@@ -556,5 +557,21 @@ def _converted(chars: str) -> bool:
 
 
 WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
+NAME_BEFORE_COMMA = re.compile(r"(?:^|(?<=\s))([A-Z][\w'’\-]*), $")
+SENTENCE_BREAK = re.compile(r"(?:^|[.!?:;()\"“”—•\n])\s*$")
+
+
+def _an_epithet(text: str, start: int, ends: set[int]) -> bool:
+    """Whether the name found at ``start`` is the second half of a longer name that writes
+    a comma ("a card named Teferi, Timebender": not the card Timebender; "When Niambi,
+    Faithful Healer enters"): it follows a capitalised word and a comma, that word ends no
+    other name (a list: "Plains, Island") and does not begin its sentence ("However,
+    Timebender…")."""
+    found = NAME_BEFORE_COMMA.search(text, max(0, start - 40), start)
+    if found is None or found.end(1) in ends:
+        return False
+    return SENTENCE_BREAK.search(text, max(0, found.start(1) - 40), found.start(1)) is None
+
+
 WORD_GOES_ON = re.compile(r"[\w'’\-]")
 HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")

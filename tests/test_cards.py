@@ -81,6 +81,19 @@ def test_mentions_find_card_names_in_text():
     assert (mention.card, mention.lang, mention.name) == ("Meddling Mage", "en", "Meddling Mage")
 
 
+def test_a_name_after_a_comma_in_a_longer_name_is_not_that_card():
+    """Niambi, Faithful Healer (DOM) searches for "a card named Teferi, Timebender": with an
+    index that knows Timebender (TSP) and not Teferi's card, Timebender is not mentioned; a
+    list of names and a sentence's first word before the comma leave the name mentioned."""
+    index = CardIndex.build([])
+    named = "search your library for a card named Zorba, Timebender, reveal it"
+    assert [m.name for m in index.mentions(named)] == []
+    listed = "search for a Plains, Island, or Swamp card"
+    assert [m.card for m in index.mentions(listed)] == ["Plains", "Island", "Swamp"]
+    first = "However, Timebender can still be returned to its owner's hand."
+    assert [m.card for m in index.mentions(first)] == ["Timebender"]
+
+
 def test_index_is_built_once_and_cached(tmp_path):
     names = [CardName("Epocrásito", "es", "Epochrasite", "test")]
     first = CardIndex.cached(names, tmp_path)

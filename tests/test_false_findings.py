@@ -298,6 +298,38 @@ def test_incon001_prefers_the_version_that_names_the_sources_keyword(run):
     assert [f.ruling_id for f in run.findings("INCON001")] == ["zh/calciderm.txt:2"]
 
 
+def test_incon001_a_basic_land_type_in_lower_case_is_not_a_difference(run):
+    """Sulfur Falls as ISD printed it ("una isla o una montaña") and as DOM did ("una Isla o
+    una Montaña"): only the case of two land names differs (S63-007); a wording difference
+    beside it is still one."""
+    english = (
+        "Sulfur Falls enters the battlefield tapped unless you control an Island or a Mountain."
+    )
+    printed = "La Cascada de azufre entra al campo de batalla girada a menos que controles {}."
+    pairs = [
+        ("Sulfur Falls", english, printed.format("una isla o una montaña"), "isd.txt"),
+        ("Sulfur Falls", english, printed.format("una Isla o una Montaña"), "dom.txt"),
+    ]
+    family_run(run, pairs, "es")
+    assert run.findings("INCON001") == []
+
+
+def test_incon001_a_wording_difference_beside_a_land_name_is_reported(run):
+    english = (
+        "Sulfur Falls enters the battlefield tapped unless you control an Island or a Mountain."
+    )
+    pairs = [
+        ("Sulfur Falls", english, "La Cascada de azufre entra al campo de batalla girada a "
+         "menos que controles una isla o una montaña.", "isd.txt"),
+        ("Sulfur Falls", english, "La Cascada de azufre entra en juego girada a menos que "
+         "controles una Isla o una Montaña.", "dom.txt"),
+    ]  # fmt: skip
+    family_run(run, pairs, "es")
+    (finding,) = run.findings("INCON001")
+    (change,) = finding.evidence["differences"]  # not "[card] instead of isla"
+    assert {change["preferred"], change["found"]} == {"al campo de batalla", "en juego"}
+
+
 def test_incon001_a_real_wording_difference_is_still_reported(run):
     family_run(
         run,

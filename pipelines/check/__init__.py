@@ -117,7 +117,7 @@ CHECK_RESOURCES = tuple(
 )
 """The shipped data the checks read (the termbase, the card names, the word lists): a
 change to any of them recomputes every document's and group's checks."""
-CHECK_VERSION = "11"
+CHECK_VERSION = "12"
 """Bump when what a check finds on the same units changes (``docs/work.md``)."""
 
 CHECK_DOCUMENT = kind(
@@ -145,7 +145,7 @@ CHECK_PAIR_KEYS = kind(
     "check-pair-keys",
     "documents and stretches keyed for the groups",
     list[PairKeys],
-    version="1",
+    version="2",
     resources=CHECK_RESOURCES,
     share=False,
 )

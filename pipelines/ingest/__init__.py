@@ -163,7 +163,7 @@ READ = kind(
     "ingest",
     "readings of files passed again",
     FileResult,
-    version="3",
+    version="4",
     resources=READ_RESOURCES,
 )
 """A file's reading, keyed by its name and bytes. Bump ``version`` when a reader, the

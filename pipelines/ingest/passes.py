@@ -87,7 +87,7 @@ class Passed:
     findings: list[Finding]
 
 
-PASSED = kind("ingest-passes", "files read", PassedFile, version="1", resources=READ_RESOURCES)
+PASSED = kind("ingest-passes", "files read", PassedFile, version="2", resources=READ_RESOURCES)
 """A file's reading after the passes, keyed by the reading's key (``FilePlan.key``); valid
 while its ``base`` and ``taken`` are the run's. Bump ``version`` when a pass gives something
 else for the same reading (``docs/work.md``)."""

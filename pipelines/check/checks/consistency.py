@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
+from ...cards import WORD as NAME_WORD
 from ...model import Ruling
 from ...resources import read_tsv
 from ...termbase import USABLE
@@ -47,7 +48,30 @@ def variant_key(ruling: Ruling, ctx: CheckContext) -> str:
     "entran giradas", "entra girado"), and a card's text line is read without its reminder
     text, which printed cards give or leave out as space allows. (A number or symbol a
     translation gets wrong is reported against its own source by NUM001 and PH001.)"""
-    return uniform(shown_text(ruling, ctx), ruling.lang or "")
+    lang = ruling.lang or ""
+    return uniform(_lower_case_names_masked(shown_text(ruling, ctx), lang, ctx), lang)
+
+
+def _lower_case_names_masked(text: str, lang: str, ctx: CheckContext) -> str:
+    """The words of a text written in lower case that are a one-word card name of its
+    language, as the placeholder too: a basic land type printed in lower case in one set
+    and capitalised in another ("una isla o una montaña", "una Isla o una Montaña") is one
+    version, as a capitalised name alone would be masked (``mask_card_names`` finds names
+    by their capital)."""
+    wanted = lang.split("-")[0]
+
+    def masked(word: re.Match[str]) -> str:
+        found = word.group()
+        if not found[0].islower():
+            return found
+        key = ("lower-case name", found, wanted)
+        named = ctx.memo.get(key)
+        if named is None:
+            owners = ctx.cards.lookup(found)
+            named = ctx.memo[key] = any(owner.split("-")[0] == wanted for _, owner in owners)
+        return CARD_PLACEHOLDER if named else found
+
+    return NAME_WORD.sub(masked, text)
 
 
 def shown_text(ruling: Ruling, ctx: CheckContext) -> str:
@@ -163,7 +187,10 @@ def shown_differences(
 ) -> list[dict[str, str]]:
     """The word-level differences of two versions as a translator reads them (card names as
     a placeholder shown "[card]"), leaving out those that only agree with a card name."""
-    left, right = shown_text(preferred, ctx), shown_text(other, ctx)
+    left, right = (
+        _lower_case_names_masked(shown_text(ruling, ctx), lang, ctx)
+        for ruling in (preferred, other)
+    )
     placeholder_free = CARD_PLACEHOLDER not in left and CARD_PLACEHOLDER not in right
     kept = []
     for change in differences(left, right, lang):
