@@ -557,6 +557,9 @@ def _converted(chars: str) -> bool:
 
 
 WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
+WORD_GOES_ON = re.compile(r"[\w'’\-]")
+HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+
 NAME_BEFORE_COMMA = re.compile(r"(?:^|(?<=\s))([A-Z][\w'’\-]*), $")
 SENTENCE_BREAK = re.compile(r"(?:^|[.!?:;()\"“”—•\n])\s*$")
 
@@ -571,7 +574,3 @@ def _an_epithet(text: str, start: int, ends: set[int]) -> bool:
     if found is None or found.end(1) in ends:
         return False
     return SENTENCE_BREAK.search(text, max(0, found.start(1) - 40), found.start(1)) is None
-
-
-WORD_GOES_ON = re.compile(r"[\w'’\-]")
-HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
