@@ -129,15 +129,17 @@ def unknown_cards(unknown: list[list[Ruling]], index: CardIndex) -> list[Finding
         if len(titles) > UNKNOWN_TITLES_SHOWN
         else ""
     )
+    one = len(unknown) == 1
+    documents = "1 translated document is" if one else f"{len(unknown)} translated documents are"
+    english = "its English document is" if one else "their English documents are"
+    cards = "1 card" if len(titles) == 1 else f"{len(titles)} cards"
     return [
         make_finding(
             "CARD002",
-            f"{len(unknown)} translated documents are about cards the card index "
-            f"({len(index):,} cards) does not know ({shown}{more}): their English documents "
-            "are found by place or by content, and card names are not checked in them. Add "
-            "the set's "
-            "card data (`rulings fetch mtgjson SET`, or an MTGJSON or Scryfall file among "
-            "the inputs) to name them.",
+            f"{documents} about {cards} the card index ({len(index):,} cards) does not know "
+            f"({shown}{more}): {english} found by place or by content, and card names are not "
+            "checked in them. Add the set's card data (`rulings fetch mtgjson SET`, or an "
+            "MTGJSON or Scryfall file among the inputs) to name them.",
             evidence={
                 "documents": len(unknown),
                 "titles": titles,
