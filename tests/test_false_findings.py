@@ -330,6 +330,30 @@ def test_incon001_a_wording_difference_beside_a_land_name_is_reported(run):
     assert {change["preferred"], change["found"]} == {"al campo de batalla", "en juego"}
 
 
+def test_incon001_a_two_character_title_that_names_its_card_is_a_card_name(run):
+    """A Chinese card name is often two characters (投掷 for Fling, S64-012): the version that
+    names its card with it is the version that names Altar's Reap with 祭坛夺命, both of them
+    old templates against the one that says 此咒语 ("this spell"), which is preferred. The
+    title here is one no card data knows (抛掷), as a new set's."""
+    english = "As an additional cost to cast this spell, sacrifice a creature."
+    printed = "牺牲一个生物，以作为施放{}的额外费用。"
+    pairs = [
+        ("Hurl", english, printed.format("抛掷"), "hurl.txt"),
+        ("Altar's Reap", english, printed.format("祭坛夺命"), "altar-s-reap.txt"),
+        ("Fling", english, printed.format("此咒语"), "fling.txt"),
+    ]
+    family_run(run, pairs, "zh")
+    titles = {"zh/hurl.txt:1": "抛掷", "zh/altar-s-reap.txt:2": "祭坛夺命"}
+    for unit in run.rulings:
+        if unit.lang == "zh":  # documents of a set the card data does not know
+            unit.card, unit.doc_title = None, titles.get(unit.id)
+        else:
+            unit.doc_title = unit.card
+    findings = run.findings("INCON001")
+    assert sorted(f.ruling_id for f in findings) == ["zh/altar-s-reap.txt:2", "zh/hurl.txt:1"]
+    assert all(f.evidence["preferred_because"] == "fewest defects" for f in findings)
+
+
 def test_incon001_a_real_wording_difference_is_still_reported(run):
     family_run(
         run,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -37,7 +37,7 @@ class Variant:
         return (self.defects, -len(self.rulings), self.key)
 
 
-def variant_key(ruling: Ruling, ctx: CheckContext) -> str:
+def variant_key(ruling: Ruling, ctx: CheckContext, short_title_named: bool = False) -> str:
     """The text with quotes, spacing, case and every card name made uniform, with the words
     that agree with a name (its article: "la Micóloga", "el Micodermo pálido";
     resources/name_agreement.tsv) and the numbers and symbols that are a card's own
@@ -48,8 +48,16 @@ def variant_key(ruling: Ruling, ctx: CheckContext) -> str:
     "entran giradas", "entra girado"), and a card's text line is read without its reminder
     text, which printed cards give or leave out as space allows. (A number or symbol a
     translation gets wrong is reported against its own source by NUM001 and PH001.)"""
-    lang = ruling.lang or ""
-    return uniform(_lower_case_names_masked(shown_text(ruling, ctx), lang, ctx), lang)
+    return uniform(compared_text(ruling, ctx, short_title_named), ruling.lang or "")
+
+
+def compared_text(ruling: Ruling, ctx: CheckContext, short_title_named: bool = False) -> str:
+    """``shown_text`` with the one-word card names written in lower case masked too, and a
+    title of one or two characters where it names its card (``_short_titles_named``)."""
+    text = shown_text(ruling, ctx)
+    if short_title_named and ruling.doc_title:
+        text = text.replace(ruling.doc_title, CARD_PLACEHOLDER)
+    return _lower_case_names_masked(text, ruling.lang or "", ctx)
 
 
 def _lower_case_names_masked(text: str, lang: str, ctx: CheckContext) -> str:
@@ -72,6 +80,30 @@ def _lower_case_names_masked(text: str, lang: str, ctx: CheckContext) -> str:
         return CARD_PLACEHOLDER if named else found
 
     return NAME_WORD.sub(masked, text)
+
+
+def _short_titles_named(
+    rulings: list[Ruling], keys: dict[str, str], ctx: CheckContext
+) -> dict[str, str]:
+    """The versions whose card document's title of one or two characters names their card in
+    their text, with the key they have with it masked: a Chinese name is often two
+    characters and often a word too (投掷 "throw", 反击 "counter"), so ``shown_text`` leaves
+    such a title as it is unless masking it makes the version one that another version of
+    the family writes ("以作为施放投掷的额外费用" in Fling's text, as "施放祭坛夺命" in Altar's
+    Reap's). Counterspell's 反击目标咒语 is no name there: masked, it is no other version."""
+    masked = {
+        ruling.id: variant_key(ruling, ctx, short_title_named=True)
+        for ruling in rulings
+        if ruling.section is None
+        and 0 < len(ruling.doc_title or "") <= 2
+        and ruling.doc_title in ruling.text
+    }
+    written, masked_alike = Counter(keys.values()), Counter(masked.values())
+    return {
+        ruling_id: key
+        for ruling_id, key in masked.items()
+        if key != keys[ruling_id] and (written[key] or masked_alike[key] > 1)
+    }
 
 
 def shown_text(ruling: Ruling, ctx: CheckContext) -> str:
@@ -183,14 +215,12 @@ def differences(preferred: str, other: str, lang: str) -> list[dict[str, str]]:
 
 
 def shown_differences(
-    preferred: Ruling, other: Ruling, ctx: CheckContext, lang: str
+    preferred: Ruling, other: Ruling, ctx: CheckContext, lang: str, named: Collection[str] = ()
 ) -> list[dict[str, str]]:
     """The word-level differences of two versions as a translator reads them (card names as
-    a placeholder shown "[card]"), leaving out those that only agree with a card name."""
-    left, right = (
-        _lower_case_names_masked(shown_text(ruling, ctx), lang, ctx)
-        for ruling in (preferred, other)
-    )
+    a placeholder shown "[card]"; ``named``: the ids of versions whose short title names
+    their card), leaving out those that only agree with a card name."""
+    left, right = (compared_text(ruling, ctx, ruling.id in named) for ruling in (preferred, other))
     placeholder_free = CARD_PLACEHOLDER not in left and CARD_PLACEHOLDER not in right
     kept = []
     for change in differences(left, right, lang):
@@ -213,9 +243,10 @@ def _agreeing(change: dict[str, str], lang: str) -> bool:
     )
 
 
-def defects(ruling: Ruling, ctx: CheckContext) -> int:
+def defects(ruling: Ruling, ctx: CheckContext, short_title_named: bool = False) -> int:
     """What is wrong with one translation as far as a check can tell: wrong or old terms,
-    and, against its own source, lost symbols and numbers."""
+    and, against its own source, lost symbols and numbers (``short_title_named``: its title
+    of one or two characters is its card's name in its text, ``_short_titles_named``)."""
     hits = ctx.term_hits(ruling.text, ruling.lang or "")
     approved = {(h.start, h.end) for h in hits if h.status in ("approved", "admitted")}
     count = sum(
@@ -228,7 +259,7 @@ def defects(ruling: Ruling, ctx: CheckContext) -> int:
         count += sum(len(found) for found in wrong_spans(ctx, pair).values())
         count += len(_unnamed_concepts(ctx, pair))
         count += len(replaced_phrases(ruling, pair, ctx))
-        count += _names_itself_unlike_source(ruling, pair.source)
+        count += _names_itself_unlike_source(ruling, pair.source, short_title_named)
         source_tokens = token_counts(pair.source.text)
         target_tokens = token_counts(ruling.text)
         count += sum(len(source_tokens[kind] - target_tokens[kind]) for kind in source_tokens)
@@ -237,13 +268,14 @@ def defects(ruling: Ruling, ctx: CheckContext) -> int:
     return count
 
 
-def _names_itself_unlike_source(ruling: Ruling, source: Ruling) -> int:
+def _names_itself_unlike_source(ruling: Ruling, source: Ruling, short_ok: bool = False) -> int:
     """1 where the translation names its own card and its English does not (an old template:
     "Como coste adicional para lanzar la Voz del tormento" where the English now says "this
-    spell"), else 0. A card document's title is its card's name."""
+    spell"), else 0. A card document's title is its card's name; a title shorter than three
+    characters only where it is known to name it there (``short_ok``)."""
     own = ruling.doc_title or ""
     english = source.card or source.doc_title or ""
-    if len(own) < 3 or len(english) < 3 or ruling.section or source.section:
+    if (len(own) < 3 and not short_ok) or len(english) < 3 or ruling.section or source.section:
         return 0
     return int(own.casefold() in ruling.text.casefold() and english not in source.text)
 
@@ -392,14 +424,17 @@ def translated_several_ways(group: Group, ctx: CheckContext) -> Iterator[Problem
     count as differences; nothing depends on file names or their order."""
     family, lang = group.name
     rulings = group.members
+    keys = {ruling.id: variant_key(ruling, ctx) for ruling in rulings}
+    named = _short_titles_named(rulings, keys, ctx)
+    keys.update(named)
     variants: dict[str, Variant] = {}
     for ruling in sorted(rulings, key=lambda r: r.text):
-        key = variant_key(ruling, ctx)
+        key = keys[ruling.id]
         variants.setdefault(key, Variant(key, ruling.text)).rulings.append(ruling)
     if len(variants) < 2:
         return
     for variant in variants.values():
-        variant.defects = min(defects(r, ctx) for r in variant.rulings)
+        variant.defects = min(defects(r, ctx, r.id in named) for r in variant.rulings)
     _lost_tokens(list(variants.values()), lang)
     _confused_terms(list(variants.values()), ctx, lang)
     ranked = sorted(variants.values(), key=lambda v: v.rank)
@@ -425,7 +460,7 @@ def translated_several_ways(group: Group, ctx: CheckContext) -> Iterator[Problem
     source = ctx.by_id.get(family)
     source = source if source and source.lang == ctx.source_lang else None
     for version, variant in enumerate(ranked[1:], 1):
-        changes = shown_differences(best.rulings[0], variant.rulings[0], ctx, lang)
+        changes = shown_differences(best.rulings[0], variant.rulings[0], ctx, lang, named)
         shown = "; ".join(
             [
                 f"\u201c{found}\u201d instead of \u201c{expected}\u201d (the termbase forbids it)"
