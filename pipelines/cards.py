@@ -313,7 +313,7 @@ class CardIndex:
             taken.insert(at, Mention(card, lang, text[start:end], start, end))
             starts.insert(at, start)
         ends = {mention.end for mention in taken}
-        return tuple(m for m in taken if not _an_epithet(text, m.start, ends))
+        return tuple(m for m in taken if not _an_epithet(text, m.start, m.end, ends))
 
     def _name_shapes(self) -> tuple[dict[str, int], dict[str, set[int]]]:
         """How names start: first word -> most words (Latin), first character -> lengths
@@ -562,15 +562,17 @@ HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 NAME_BEFORE_COMMA = re.compile(r"(?:^|(?<=\s))([A-Z][\w'’\-]*), $")
 SENTENCE_BREAK = re.compile(r"(?:^|[.!?:;()\"“”—•\n])\s*$")
+LIST_GOES_ON = re.compile(r",?\s+(?:and|or)\s|,\s*[A-Z]")
 
 
-def _an_epithet(text: str, start: int, ends: set[int]) -> bool:
-    """Whether the name found at ``start`` is the second half of a longer name that writes
-    a comma ("a card named Teferi, Timebender": not the card Timebender; "When Niambi,
-    Faithful Healer enters"): it follows a capitalised word and a comma, that word ends no
-    other name (a list: "Plains, Island") and does not begin its sentence ("However,
-    Timebender…")."""
+def _an_epithet(text: str, start: int, end: int, ends: set[int]) -> bool:
+    """Whether the name found from ``start`` to ``end`` is the second half of a longer name
+    that writes a comma ("a card named Teferi, Timebender, reveal it": not the card
+    Timebender; "When Niambi, Faithful Healer enters"): it follows a capitalised word and a
+    comma, and it is no item of a list: the word before the comma ends no other name
+    ("Plains, Island"), the list does not go on after it ("named Zorba, Timebender, or
+    Island"), and the word does not begin its sentence ("However, Timebender…")."""
     found = NAME_BEFORE_COMMA.search(text, max(0, start - 40), start)
-    if found is None or found.end(1) in ends:
+    if found is None or found.end(1) in ends or LIST_GOES_ON.match(text, end):
         return False
     return SENTENCE_BREAK.search(text, max(0, found.start(1) - 40), found.start(1)) is None

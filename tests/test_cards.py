@@ -88,6 +88,10 @@ def test_a_name_after_a_comma_in_a_longer_name_is_not_that_card():
     index = CardIndex.build([])
     named = "search your library for a card named Zorba, Timebender, reveal it"
     assert [m.name for m in index.mentions(named)] == []
+    assert [m.card for m in index.mentions("cards named Zorba, Timebender, or Island")] == [
+        "Timebender",
+        "Island",
+    ]
     listed = "search for a Plains, Island, or Swamp card"
     assert [m.card for m in index.mentions(listed)] == ["Plains", "Island", "Swamp"]
     first = "However, Timebender can still be returned to its owner's hand."

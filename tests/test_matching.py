@@ -215,7 +215,36 @@ def reference_mentions(index: CardIndex, text: str) -> tuple[Mention, ...]:
     for mention in found:
         if all(mention.end <= t.start or mention.start >= t.end for t in taken):
             taken.append(mention)
-    return tuple(sorted(taken, key=lambda m: m.start))
+    ends = {t.end for t in taken}
+    return tuple(
+        sorted((t for t in taken if not _after_a_name_part(text, t, ends)), key=lambda m: m.start)
+    )
+
+
+def _after_a_name_part(text: str, mention: Mention, ends: set[int]) -> bool:
+    """The second half of a name written with a comma ("named Teferi, Timebender, reveal"),
+    character by character: ", " before the name, and before it a word of letters that
+    starts with a capital and after a space (or the text's start), within 40 characters of
+    the name; the word ends no name found, no list goes on after the name (", and", " or",
+    ", Island"), and nothing in the 40 characters before the word (but spaces) ends a
+    sentence or the text."""
+    comma = mention.start - 2
+    if comma < 1 or text[comma : mention.start] != ", " or comma in ends:
+        return False
+    word_start = comma
+    while word_start > 0 and (text[word_start - 1].isalnum() or text[word_start - 1] in "_'’-"):
+        word_start -= 1
+    if not "A" <= text[word_start] <= "Z" or word_start < mention.start - 40:
+        return False
+    if word_start > 0 and not text[word_start - 1].isspace():
+        return False
+    if re.match(r",?\s+(?:and|or)\s|,\s*[A-Z]", text[mention.end :]):
+        return False
+    window = text[max(0, word_start - 40) : word_start]
+    words = window.rstrip()
+    if not words:
+        return word_start > 40
+    return "\n" not in window[len(words) :] and words[-1] not in '.!?:;()"“”—•\n'
 
 
 def noisy_mention_texts(index: CardIndex, count: int, seed: int) -> list[str]:
