@@ -227,7 +227,7 @@ def _keywords_printed_apart(
     ``_listed_keywords``). Each says part of the line (``merged``): the card's own line
     outranks another card's."""
     ordered = sorted(targets, key=lambda t: t.position)
-    open_ = {t.id for t in free if t.id not in said} | borrowed
+    available = {t.id for t in free if t.id not in said} | borrowed
     found = []
     for at, target in enumerate(ordered):
         window = said.get(target.id)
@@ -240,7 +240,7 @@ def _keywords_printed_apart(
         for start in range(max(0, at - size + 1), min(at, len(ordered) - size) + 1):
             run = ordered[start : start + size]
             others = [t for t in run if t is not target]
-            if any(t.id not in open_ or is_reminder_line(t) for t in others) or not all(
+            if any(t.id not in available or is_reminder_line(t) for t in others) or not all(
                 is_printed_keyword(t.text) for t in run
             ):
                 continue
@@ -254,7 +254,7 @@ def _keywords_printed_apart(
                 for n, (t, v) in enumerate(zip(run, values, strict=True))
                 if t is not target
             )
-            open_.difference_update(t.id for t in others)
+            available.difference_update(t.id for t in others)
             break
     return found
 

@@ -52,11 +52,8 @@ def variant_key(ruling: Ruling, ctx: CheckContext, short_title_named: bool = Fal
 
 
 def compared_text(ruling: Ruling, ctx: CheckContext, short_title_named: bool = False) -> str:
-    """``shown_text`` with the one-word card names written in lower case masked too, and a
-    title of one or two characters where it names its card (``_short_titles_named``)."""
-    text = shown_text(ruling, ctx)
-    if short_title_named and ruling.doc_title:
-        text = text.replace(ruling.doc_title, CARD_PLACEHOLDER)
+    """``shown_text`` with the one-word card names written in lower case masked too."""
+    text = shown_text(ruling, ctx, short_title_named)
     return _lower_case_names_masked(text, ruling.lang or "", ctx)
 
 
@@ -94,9 +91,7 @@ def _short_titles_named(
     masked = {
         ruling.id: variant_key(ruling, ctx, short_title_named=True)
         for ruling in rulings
-        if ruling.section is None
-        and 0 < len(ruling.doc_title or "") <= 2
-        and ruling.doc_title in ruling.text
+        if 0 < len(ruling.doc_title or "") <= 2 and ruling.doc_title in ruling.text
     }
     written, masked_alike = Counter(keys.values()), Counter(masked.values())
     return {
@@ -106,13 +101,15 @@ def _short_titles_named(
     }
 
 
-def shown_text(ruling: Ruling, ctx: CheckContext) -> str:
+def shown_text(ruling: Ruling, ctx: CheckContext, short_title_named: bool = False) -> str:
     """The text as versions are compared and shown: without a card line's reminder text,
-    every card name (and a card document's title) as one placeholder."""
+    every card name (and a card document's title, one of one or two characters only where
+    it names its card: ``_short_titles_named``) as one placeholder."""
     lang = ruling.lang or ""
     text = mask_card_names(_without_reminder(ruling), lang, ctx.cards, own=ruling.card)
     title = ruling.doc_title
-    if title and ruling.section is None and len(title) > 2 and title in text:
+    long_enough = len(title or "") > 2 or short_title_named
+    if title and ruling.section is None and long_enough and title in text:
         text = text.replace(title, CARD_PLACEHOLDER)  # a card no card data names yet
     return text
 
@@ -268,14 +265,21 @@ def defects(ruling: Ruling, ctx: CheckContext, short_title_named: bool = False) 
     return count
 
 
-def _names_itself_unlike_source(ruling: Ruling, source: Ruling, short_ok: bool = False) -> int:
+def _names_itself_unlike_source(
+    ruling: Ruling, source: Ruling, short_title_named: bool = False
+) -> int:
     """1 where the translation names its own card and its English does not (an old template:
     "Como coste adicional para lanzar la Voz del tormento" where the English now says "this
     spell"), else 0. A card document's title is its card's name; a title shorter than three
-    characters only where it is known to name it there (``short_ok``)."""
+    characters only where it is known to name it there (``short_title_named``)."""
     own = ruling.doc_title or ""
     english = source.card or source.doc_title or ""
-    if (len(own) < 3 and not short_ok) or len(english) < 3 or ruling.section or source.section:
+    if (
+        (len(own) < 3 and not short_title_named)
+        or len(english) < 3
+        or ruling.section
+        or source.section
+    ):
         return 0
     return int(own.casefold() in ruling.text.casefold() and english not in source.text)
 
