@@ -60,7 +60,7 @@ def test_set_by_set_gives_what_the_whole_file_gives(tmp_path, split_any_size, in
     reuse = Reuse()
     by_set = read(path, tmp_path / "store", reuse)
     whole = read(path, None)
-    assert reuse.counts == {"ingest-set": [0, 4]}
+    assert reuse.counts == {"ingest-set-ruled": [0, 4], "ingest-set": [0, 4]}
     assert by_set == whole
     problems = [f.evidence["json_path"] for f in whole.findings]
     assert problems == ["/data/NEW/cards/0/rulings/1"]
@@ -78,7 +78,7 @@ def test_one_set_changed_is_the_one_set_read_again(tmp_path, split_any_size):
     write(tmp_path, json.dumps(data))
     reuse = Reuse()
     again = read(path, tmp_path / "store", reuse)
-    assert reuse.counts == {"ingest-set": [3, 1]}
+    assert reuse.counts == {"ingest-set-ruled": [3, 1], "ingest-set": [3, 1]}
     assert again == read(path, None)
     assert any(r.text.endswith("(revised)") for r in again.rulings)
 
@@ -87,7 +87,7 @@ def test_a_byte_order_mark_is_read_past(tmp_path, split_any_size):
     path = write(tmp_path, codecs.BOM_UTF8 + json.dumps(four_sets()).encode("utf-8"))
     reuse = Reuse()
     assert read(path, tmp_path / "store", reuse) == read(path, None)
-    assert reuse.counts == {"ingest-set": [0, 4]}
+    assert reuse.counts == {"ingest-set-ruled": [0, 4], "ingest-set": [0, 4]}
 
 
 def test_a_set_code_given_twice_reads_the_file_whole(tmp_path, split_any_size):
@@ -186,7 +186,7 @@ def test_a_run_after_one_set_changed_reads_that_set_and_writes_what_a_cold_run_w
 ):
     from test_incremental import run, same_outputs
 
-    import pipelines.ingest as ingest_package
+    import pipelines.ingest.units as units
 
     data = four_sets()
     inputs = tmp_path / "in"
@@ -198,10 +198,11 @@ def test_a_run_after_one_set_changed_reads_that_set_and_writes_what_a_cold_run_w
     read_alone: list[str] = []
     real_read_set = sets.read_set
     monkeypatch.setattr(
-        ingest_package, "read_set", lambda part: read_alone.append(part.code) or real_read_set(part)
+        units, "read_set", lambda part: read_alone.append(part.code) or real_read_set(part)
     )
-    run(inputs, tmp_path / "out", tmp_path / "cache")
+    reused = run(inputs, tmp_path / "out", tmp_path / "cache")
     assert read_alone == ["NEW"]
+    assert reused["files"] == (3, 4), "the other sets' passed readings are taken"
     run(inputs, tmp_path / "cold", tmp_path / "cold-cache")
     assert read_alone == ["NEW"], "a cold run reads the file in one pass"
     assert same_outputs(tmp_path / "out", tmp_path / "cold") == []

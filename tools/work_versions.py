@@ -31,7 +31,7 @@ CODE = {
     "check": ["check", "termbase", "thresholds.py", "checklists.py", "allowlists.py", *COMMON],
 }
 CODE["check-group"] = CODE["check-pair-keys"] = CODE["check-fact"] = CODE["check"]
-CODE["ingest-set"] = CODE["ingest-passes"] = CODE["ingest"]
+CODE["ingest-set"] = CODE["ingest-set-ruled"] = CODE["ingest-passes"] = CODE["ingest"]
 CODE["align-scan"] = CODE["align-versions"] = CODE["align"]
 CODE["report-rows"] = ["report", "tables.py", *COMMON]
 CODE["report-diffs"] = ["report/updates.py", "text/diff.py"]

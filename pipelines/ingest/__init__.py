@@ -12,25 +12,16 @@ from ..cards import CardIndex
 from ..catalogue import make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
-from ..memo import digest
 from ..model import CardName, Finding, Ruling
 from ..tables import CorpusDigests, paused_gc
 from ..vocabulary import CAT_FORMATS, DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
-from ..work import Cache, Job, execute, kind, no_cache
-from . import sets
+from ..work import Cache, no_cache
 from .cards import card_title_languages, identified_names
 from .passes import PassOptions, pass_files
 from .readers._anchors import unit_anchors
-from .reading import (
-    READ_RESOURCES,
-    FileResult,
-    accounted_lines,
-    keepable,
-    read_file,
-    unaccounted_lines,
-)
-from .sets import FileSets, SetPart, SetReading, merged, read_set, read_together, split
+from .reading import FileResult, accounted_lines, read_file, unaccounted_lines
 from .source import NOT_READ_FOLDER, InputError, SourceFile, discover
+from .units import Readings, read_files
 
 __all__ = [
     "FileResult",
@@ -41,6 +32,7 @@ __all__ = [
     "ingest",
     "ingest_sources",
     "read_file",
+    "read_files",
     "unaccounted_lines",
 ]
 
@@ -119,17 +111,18 @@ def ingest_sources(
     if folders:
         result.findings.append(folders_not_read(folders))
     files = [doc for doc in sources if doc.not_read != NOT_READ_FOLDER]
-    plans = plan_readings(files, work)
+    readings = Readings(files, engine, work)
     options = PassOptions(
         identifier, tuple(languages), source_lang, cache_dir, engine, tuple(name_lists)
     )
     passed = pass_files(
-        [plan.key for plan in plans],
-        lambda indices: read_plans([plans[i] for i in indices], engine, work),
+        [unit.key for unit in readings.units],
+        readings.read,
         options,
         work,
+        alone=[unit.part is not None for unit in readings.units],
     )
-    for doc, read in zip(files, passed.files, strict=True):
+    for doc, read in zip(files, readings.files(passed.files), strict=True):
         result.files += 1
         if read.format in CAT_FORMATS and read.rulings:
             result.inputs.append(_input_row(doc, read.format))
@@ -157,99 +150,6 @@ def _input_row(doc: SourceFile, fmt: str) -> dict:
     row = {"file": doc.rel, "path": os.path.abspath(doc.path), "format": fmt, "digest": digest}
     row.update(unit_anchors(doc, fmt))
     return row
-
-
-READ = kind(
-    "ingest",
-    "readings of files passed again",
-    FileResult,
-    version="4",
-    resources=READ_RESOURCES,
-)
-"""A file's reading, keyed by its name and bytes. Bump ``version`` when a reader, the
-language of a file's lines or anything else ``read_file`` gives changes
-(``docs/work.md``)."""
-
-
-READ_SET = kind("ingest-set", "sets read", SetReading, READ.version, resources=READ.resources)
-"""One set of an AllPrintings-shaped file (``sets.py``), keyed by its code and bytes; it reads
-with the code ``READ`` stands for, and so shares its version."""
-
-
-@dataclass
-class FilePlan:
-    """How a file is read: whole (``READ``), or set by set (``parts``, ``READ_SET``, each
-    with its key); ``key`` names its reading (None: read every time)."""
-
-    doc: SourceFile
-    key: str | None
-    parts: list[SetPart] | None = None
-    part_keys: list[str | None] = field(default_factory=list)
-
-
-def plan_readings(sources: list[SourceFile], work: Cache) -> list[FilePlan]:
-    """Each file's plan: an AllPrintings-shaped file is read (and kept) set by set
-    (``sets.py``) when there is a cache to keep its sets in."""
-    plans = []
-    for doc in sources:
-        parts = split(doc) if work.keeps else None
-        if parts:
-            keys = [work.key(READ_SET, [part.rel, part.code, part.digest]) for part in parts]
-            key = digest(keys) if None not in keys else None
-            plans.append(FilePlan(doc, key, parts, keys))
-        else:
-            plans.append(FilePlan(doc, _file_key(doc, work)))
-    return plans
-
-
-def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[FileResult]:
-    """What each file gave, in order (``read_plans``)."""
-    return read_plans(plan_readings(sources, work), engine, work)
-
-
-def read_plans(plans: list[FilePlan], engine: Engine, work: Cache) -> list[FileResult]:
-    """What each planned file gave, in order: from the cache for a file read before (same
-    name and bytes, same code), else read (one task per file) and kept."""
-    whole = [plan for plan in plans if plan.parts is None]
-    split_plans = [plan for plan in plans if plan.parts is not None]
-    parts = [part for plan in split_plans for part in plan.parts]
-    jobs = [
-        Job(READ, [plan.key for plan in whole], items=[plan.doc for plan in whole], keep=keepable),
-        Job(
-            READ_SET,
-            [key for plan in split_plans for key in plan.part_keys],
-            plan=sets.plan(parts),
-            keep=lambda reading: keepable(reading.read),
-        ),
-    ]
-    read_whole, read_sets = execute(jobs, read_task, cache=work, engine=engine)
-    whole_read, start, results = iter(read_whole), 0, []
-    with paused_gc():
-        for plan in plans:
-            if plan.parts is not None:
-                end = start + len(plan.parts)
-                results.append(merged(read_sets[start:end]))
-                start = end
-            else:
-                results.append(next(whole_read))
-    return results
-
-
-def read_task(task: list[SourceFile | SetPart] | FileSets) -> list[FileResult | SetReading]:
-    if isinstance(task, FileSets):
-        return read_together(task)
-    return [read_set(item) if isinstance(item, SetPart) else read_file(item) for item in task]
-
-
-def _file_key(doc: SourceFile, work: Cache) -> str | None:
-    """The cache key of a file's ingest: its name and bytes (None when it cannot be read:
-    reading it again says why; and for a file not to be opened)."""
-    if not work.keeps or doc.not_read:
-        return None
-    try:
-        return work.key(READ, [doc.rel, doc.content_digest])
-    except OSError:
-        return None
 
 
 def folders_not_read(folders: list[SourceFile], shown: int = 20) -> Finding:

@@ -37,22 +37,24 @@ def assign_documents(
     source_lang: str,
     languages: tuple[str, ...],
     cache_dir: Path | None = None,
+    foreign: ForeignLanguages | None = None,
 ) -> list[Finding]:
     """Set ``doc_kind`` and ``doc_version`` on every ruling; report glossaries and documents
-    that are not checked, once each."""
+    that are not checked, once each. ``foreign``: the answers of earlier runs to ask (and
+    keep new ones in, with ``save``), when a caller asks several times in a run."""
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
         by_doc[item.doc].append(item)
     findings = []
-    foreign_languages = ForeignLanguages(cache_dir, languages)
+    foreign_languages = foreign or ForeignLanguages(cache_dir, languages)
     for members in by_doc.values():
         kind = document_kind(members, source_lang, languages)
         if kind != DocKind.GLOSSARY:
-            foreign = foreign_languages.of(members)
-            if foreign:
+            found = foreign_languages.of(members)
+            if found:
                 kind = DocKind.OTHER
                 for item in members:
-                    item.doc_lang = item.lang = foreign
+                    item.doc_lang = item.lang = found
         version = document_version(members)
         kind_text = KIND_TEXT[kind]
         for item in members:
@@ -62,7 +64,8 @@ def assign_documents(
             findings.append(_glossary_finding(members))
         elif kind == DocKind.OTHER:
             findings.append(_other_finding(members, languages))
-    foreign_languages.save()
+    if foreign is None:
+        foreign_languages.save()
     return findings
 
 

@@ -22,7 +22,9 @@ them (each file keeps its documents' votes, cast before any folder language was 
 passes again, from its reading, a file passed with anything else. The documents whose card
 their own text does not tell are resolved across the run every time: a few in a run.
 
-A document is part of one file, as every reader makes it.
+A document is part of one file, as every reader makes it. An AllPrintings-shaped file read
+set by set is passed set by set (``units.py``): each set's part of the file's reading is a
+unit here, passed on its own, and a document is part of one set's part.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ..tables import paused_gc
 from ..work import Cache, Job, keep, kind, look_up
 from .cards import card_title_languages, identify_across, identify_by_document
 from .dates import assign_dates, corpus_date_order
+from .foreign import ForeignLanguages
 from .kinds import assign_documents
 from .languages import (
     FolderVote,
@@ -87,8 +90,10 @@ class Passed:
     findings: list[Finding]
 
 
-PASSED = kind("ingest-passes", "files read", PassedFile, version="2", resources=READ_RESOURCES)
-"""A file's reading after the passes, keyed by the reading's key (``FilePlan.key``); valid
+PASSED = kind(
+    "ingest-passes", "files or sets read", PassedFile, version="2", resources=READ_RESOURCES
+)
+"""A unit's reading after the passes, keyed by the reading's key (``units.PassUnit.key``); valid
 while its ``base`` and ``taken`` are the run's. Bump ``version`` when a pass gives something
 else for the same reading (``docs/work.md``)."""
 
@@ -98,9 +103,13 @@ def pass_files(
     read: Callable[[list[int]], list[FileResult]],
     options: PassOptions,
     work: Cache,
+    alone: list[bool] | None = None,
 ) -> Passed:
-    """The passes over every file: ``keys`` are the files' reading keys (None: passed every
-    time), ``read`` gives the readings of the files of some indices."""
+    """The passes over every unit (a file, or a set of a file read set by set:
+    ``units.py``): ``keys`` are the units' reading keys (None: passed every time), ``read``
+    gives the readings of the units of some indices. A unit ``alone`` is passed on its own
+    (a part of a file others are parts of: what the passes report of its file is its
+    own)."""
     job = Job(
         PASSED,
         [work.key(PASSED, [key]) if key else None for key in keys],
@@ -149,7 +158,9 @@ def pass_files(
     for i in moved:
         found[i] = None
     work.reuse.taken_back(PASSED.name, len(moved))
-    computed, loose = _pass_rest(readings, languages, taken, index, order, options, base)
+    computed, loose = _pass_rest(
+        readings, languages, taken, index, order, options, base, alone or [False] * len(keys)
+    )
     if base is not None and not loose:
         keep(job, work, computed)
     records = [found[i] if found[i] is not None else computed[i] for i in range(len(keys))]
@@ -217,36 +228,43 @@ def _pass_rest(
     order: str,
     options: PassOptions,
     base: str | None,
+    alone: list[bool],
 ) -> tuple[dict[int, PassedFile], list[Finding]]:
-    """The other passes over the files passed again, their documents given the folder
-    languages they take: each file's record, and the findings of no file's rulings (none:
+    """The other passes over the units passed again, their documents given the folder
+    languages they take: each unit's record, and the findings of no unit's rulings (none:
     each pass reports on a ruling's file; one that did not would have the records not
-    kept)."""
+    kept). The files read whole are passed together, each unit ``alone`` on its own."""
     indices = sorted(readings)
     if not indices:
         return {}, []
-    rulings = []
     for i in indices:
         take_folder_languages(readings[i].rulings, _taken_by(languages.votes[i], taken))
-        rulings.extend(readings[i].rulings)
-    with paused_gc():
-        found = assign_dates(rulings, order)
-        found += assign_documents(
-            rulings, options.source_lang, tuple(dict.fromkeys(options.languages)), options.cache_dir
-        )
-        by_card, unresolved = identify_by_document(rulings, index, options.source_lang)
-    found += by_card
-    of_file = {r.file: i for i in indices for r in readings[i].rulings}
     findings: dict[int, list[Finding]] = {i: [] for i in indices}
-    loose: list[Finding] = []
-    for finding in found:
-        if finding.file in of_file:
-            findings[of_file[finding.file]].append(finding)
-        else:
-            loose.append(finding)
     unresolved_of: dict[int, list[str]] = {i: [] for i in indices}
-    for members in unresolved:
-        unresolved_of[of_file[members[0].file]].append(members[0].doc)
+    loose: list[Finding] = []
+    foreign = ForeignLanguages(options.cache_dir, tuple(dict.fromkeys(options.languages)))
+    batches = [[i for i in indices if not alone[i]], *([i] for i in indices if alone[i])]
+    for batch in filter(None, batches):
+        rulings = [r for i in batch for r in readings[i].rulings]
+        with paused_gc():
+            found = assign_dates(rulings, order)
+            found += assign_documents(
+                rulings,
+                options.source_lang,
+                tuple(dict.fromkeys(options.languages)),
+                foreign=foreign,
+            )
+            by_card, unresolved = identify_by_document(rulings, index, options.source_lang)
+        found += by_card
+        of_file = {r.file: i for i in batch for r in readings[i].rulings}
+        for finding in found:
+            if finding.file in of_file:
+                findings[of_file[finding.file]].append(finding)
+            else:
+                loose.append(finding)
+        for members in unresolved:
+            unresolved_of[of_file[members[0].file]].append(members[0].doc)
+    foreign.save()
     records = {
         i: PassedFile(
             FileResult(

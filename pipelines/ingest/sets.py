@@ -190,12 +190,14 @@ class FileSets:
     parts: list[SetPart]
 
 
-def plan(parts: list[SetPart]) -> Callable[[list[int]], list[tuple[Any, list[int]]]]:
+def plan(
+    parts: list[SetPart], totals: dict[Path, int] | None = None
+) -> Callable[[list[int]], list[tuple[Any, list[int]]]]:
     """The tasks that read the missing sets (``work.Job.plan``): a file most of whose sets
-    are missing in one pass, else one task per set."""
-    total: dict[Path, int] = defaultdict(int)
-    for part in parts:
-        total[part.path] += part.length
+    are missing in one pass, else one task per set. ``totals``: the bytes of all the sets
+    of each file, where ``parts`` are only some of them."""
+    if totals is None:
+        totals = file_totals(parts)
 
     def tasks(missing: list[int]) -> list[tuple[Any, list[int]]]:
         by_file: dict[Path, list[int]] = defaultdict(list)
@@ -203,13 +205,21 @@ def plan(parts: list[SetPart]) -> Callable[[list[int]], list[tuple[Any, list[int
             by_file[parts[index].path].append(index)
         found: list[tuple[Any, list[int]]] = []
         for path, indices in by_file.items():
-            if sum(parts[i].length for i in indices) >= STREAM_SHARE * total[path]:
+            if sum(parts[i].length for i in indices) >= STREAM_SHARE * totals[path]:
                 found.append((FileSets([parts[i] for i in indices]), indices))
             else:
                 found.extend(([parts[i]], [i]) for i in indices)
         return found
 
     return tasks
+
+
+def file_totals(parts: list[SetPart]) -> dict[Path, int]:
+    """The bytes of the sets of each file."""
+    totals: dict[Path, int] = defaultdict(int)
+    for part in parts:
+        totals[part.path] += part.length
+    return dict(totals)
 
 
 def read_together(task: FileSets) -> list[SetReading]:
@@ -270,21 +280,48 @@ def _unreadable(part: SetPart, problem: str) -> Finding:
 def merged(readings: list[SetReading]) -> FileResult:
     """The file's reading from its sets' readings in order: a card's rulings (and what was
     reported about them) from the first set that has any, each card-name entry once."""
-    result = FileResult(format=FORMAT)
-    ruled: set[str] = set()
-    names: set[tuple[str, str, str]] = set()
-    for reading in readings:
-        again = {path for name, path in reading.ruled if name in ruled}
-        ruled.update(name for name, _ in reading.ruled)
-        result.rulings.extend(
-            item for item in reading.read.rulings if item.doc.partition("#")[2] not in again
-        )
-        result.findings.extend(
+    again = ruled_before([reading.ruled for reading in readings])
+    return joined([own_part(read, paths) for read, paths in zip(readings, again, strict=True)])
+
+
+def ruled_before(ruled: list[list[tuple[str, str]]]) -> list[frozenset[str]]:
+    """For each set (given by the cards it rules: name, JSON pointer), the pointers of its
+    cards whose rulings an earlier set of the file has: they are read from that set."""
+    seen: set[str] = set()
+    again = []
+    for cards in ruled:
+        again.append(frozenset(path for name, path in cards if name in seen))
+        seen.update(name for name, _ in cards)
+    return again
+
+
+def own_part(reading: SetReading, again: frozenset[str]) -> FileResult:
+    """A set's part of its file's reading: its reading less the rulings of the cards ``again``
+    names (and what was reported about them)."""
+    read = reading.read
+    if not again:
+        return FileResult(list(read.rulings), list(read.findings), list(read.card_names), FORMAT)
+    return FileResult(
+        [item for item in read.rulings if item.doc.partition("#")[2] not in again],
+        [
             item
-            for item in reading.read.findings
+            for item in read.findings
             if str(item.evidence.get("json_path", "")).partition("/rulings/")[0] not in again
-        )
-        for name in reading.read.card_names:
+        ],
+        list(read.card_names),
+        FORMAT,
+    )
+
+
+def joined(parts: list[FileResult]) -> FileResult:
+    """The file's reading from its sets' parts (``own_part``) in order, each card-name entry
+    once."""
+    result = FileResult(format=FORMAT)
+    names: set[tuple[str, str, str]] = set()
+    for part in parts:
+        result.rulings.extend(part.rulings)
+        result.findings.extend(part.findings)
+        for name in part.card_names:
             entry = (name.name, name.lang, name.card)
             if entry not in names:
                 names.add(entry)
