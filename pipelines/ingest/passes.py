@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cards import CardIndex
+from ..cards import CardIndex, entries_digest
 from ..engine import Engine
 from ..memo import digest
 from ..model import Finding, Ruling
@@ -68,6 +68,9 @@ class PassedFile:
     """Its documents' votes on their folder's language, before any took it."""
     unresolved: list[str] = field(default_factory=list)
     """Its documents whose card their own text does not tell (``identify_across``)."""
+    names: str = ""
+    """The digest of its card-name entries (``cards.entries_digest``): the run's card index
+    is found by its units' digests, its entries not hashed again."""
 
 
 @dataclass
@@ -122,10 +125,12 @@ def pass_files(
     def reading(i: int) -> FileResult:
         return readings[i] if i in readings else found[i].reading
 
+    names = {i: entries_digest(readings[i].card_names) for i in readings}
     index = CardIndex.cached(
         [name for i in range(len(keys)) for name in reading(i).card_names],
         options.cache_dir,
         options.name_lists,
+        parts=[names[i] if i in names else found[i].names for i in range(len(keys))],
     )
     order = corpus_date_order([r for i in range(len(keys)) for r in reading(i).rulings])
     base = (
@@ -161,6 +166,8 @@ def pass_files(
     computed, loose = _pass_rest(
         readings, languages, taken, index, order, options, base, alone or [False] * len(keys)
     )
+    for i, record in computed.items():
+        record.names = names.get(i) or entries_digest(record.reading.card_names)
     if base is not None and not loose:
         keep(job, work, computed)
     records = [found[i] if found[i] is not None else computed[i] for i in range(len(keys))]
