@@ -247,14 +247,20 @@ class CardIndex:
         name_lists: tuple[Path, ...] = (),
     ) -> CardIndex:
         """The index of ``entries`` and, unless ``shipped`` is false, of the name lists
-        (``name_lists``, by default the ones the package ships)."""
+        (``name_lists``, by default the ones the package ships). An entry given again (the
+        same name of the same card and language: a reprint's, in each set that prints it)
+        is added once."""
         index = cls()
         if shipped:
             for path in name_lists or shipped_name_lists():
                 for entry in read_name_list(path):
                     index.add(entry)
+        seen: set[tuple[str, str, str]] = set()
         for entry in entries:
-            index.add(entry)
+            given = (entry.name, entry.lang, entry.card)
+            if given not in seen:
+                seen.add(given)
+                index.add(entry)
         return index
 
     def add(self, entry: CardName) -> None:
