@@ -184,9 +184,11 @@ class CardIndex:
         path = cache_dir / "cards" / f"{digest.hexdigest()[:32]}.json"
         index = cls.read(path)
         if index is None:
+            # its JSON too: the collections its lists set off walked every record of the
+            # run (3 s of an AllPrintings-shaped file's cold ingest)
             with paused_gc():
                 index = cls.build(entries, name_lists=lists)
-            write_checked(path, index.to_json())
+                write_checked(path, index.to_json())
             index.kept_in = path
         return index
 
