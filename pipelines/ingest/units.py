@@ -122,7 +122,10 @@ class Readings:
             ]
 
     def files(self, readings: list[FileResult]) -> list[FileResult]:
-        """Each file's reading, from its units' readings (``readings``, in the units' order)."""
+        """Each file's reading, from its units' readings (``readings``, in the units' order).
+        The passes are over: a set read to learn its cards whose passed reading was found
+        is let go."""
+        self._sets_read.clear()
         by_file: list[list[FileResult]] = [[] for _ in self.plans]
         for unit, reading in zip(self.units, readings, strict=True):
             by_file[unit.file].append(reading)
