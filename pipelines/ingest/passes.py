@@ -249,18 +249,14 @@ def _pass_rest(
     findings: dict[int, list[Finding]] = {i: [] for i in indices}
     unresolved_of: dict[int, list[str]] = {i: [] for i in indices}
     loose: list[Finding] = []
-    foreign = ForeignLanguages(options.cache_dir, tuple(dict.fromkeys(options.languages)))
+    candidates = tuple(dict.fromkeys(options.languages))
+    foreign = ForeignLanguages(options.cache_dir, candidates)
     batches = [[i for i in indices if not alone[i]], *([i] for i in indices if alone[i])]
     for batch in filter(None, batches):
         rulings = [r for i in batch for r in readings[i].rulings]
         with paused_gc():
             found = assign_dates(rulings, order)
-            found += assign_documents(
-                rulings,
-                options.source_lang,
-                tuple(dict.fromkeys(options.languages)),
-                foreign=foreign,
-            )
+            found += assign_documents(rulings, options.source_lang, candidates, foreign=foreign)
             by_card, unresolved = identify_by_document(rulings, index, options.source_lang)
         found += by_card
         of_file = {r.file: i for i in batch for r in readings[i].rulings}

@@ -6,8 +6,9 @@ scale.md). A file of at least ``SPLIT_BYTES`` whose ``data`` is an object of set
 object with a ``cards`` array, is cut into its sets instead: msgspec finds each set's bytes
 without building it (``msgspec.Raw``, no copy). Each set is a unit of work keyed by its code
 and its own bytes, read by the MTGJSON reader as a file of that one set; the file's reading
-is its sets' readings in order (``merged``), with what a file read whole gives once given
-once: a card's rulings from the first printing that has any, each card-name entry once.
+is its sets' parts in order (``ruled_before``, ``own_part``, ``joined``), with what a file
+read whole gives once given once: a card's rulings from the first printing that has any,
+each card-name entry once.
 
 Anything else is read whole, as before, which reports what is wrong with it: broken JSON,
 another shape, a set code given twice, another encoding than UTF-8, a file too small to
@@ -68,7 +69,7 @@ class SetPart:
 @dataclass
 class SetReading:
     """What one set gave (a unit's record): its reading as a file of that set, and the cards
-    whose rulings were read in it (name, JSON pointer of the card), for ``merged``."""
+    whose rulings were read in it (name, JSON pointer of the card), for ``ruled_before``."""
 
     read: FileResult
     ruled: list[tuple[str, str]] = field(default_factory=list)
@@ -277,13 +278,6 @@ def _unreadable(part: SetPart, problem: str) -> Finding:
     )
 
 
-def merged(readings: list[SetReading]) -> FileResult:
-    """The file's reading from its sets' readings in order: a card's rulings (and what was
-    reported about them) from the first set that has any, each card-name entry once."""
-    again = ruled_before([reading.ruled for reading in readings])
-    return joined([own_part(read, paths) for read, paths in zip(readings, again, strict=True)])
-
-
 def ruled_before(ruled: list[list[tuple[str, str]]]) -> list[frozenset[str]]:
     """For each set (given by the cards it rules: name, JSON pointer), the pointers of its
     cards whose rulings an earlier set of the file has: they are read from that set."""
@@ -300,7 +294,7 @@ def own_part(reading: SetReading, again: frozenset[str]) -> FileResult:
     names (and what was reported about them)."""
     read = reading.read
     if not again:
-        return FileResult(list(read.rulings), list(read.findings), list(read.card_names), FORMAT)
+        return read
     return FileResult(
         [item for item in read.rulings if item.doc.partition("#")[2] not in again],
         [

@@ -55,9 +55,9 @@ what a run needs of the sets it does not read to work out each set's part."""
 
 @dataclass
 class FilePlan:
-    """How a file is read: whole (``READ``), or set by set (``parts``, ``READ_SET``, each
-    with its key, and the key of the cards it rules, ``SET_RULED``); ``key`` names its
-    reading (None: read every time)."""
+    """How a file is read: whole (``READ``, under ``key``; None: read every time), or set by
+    set (``parts``, ``READ_SET``, each with its key, and the key of the cards it rules,
+    ``SET_RULED``; each set a unit of its own, ``PassUnit``)."""
 
     doc: SourceFile
     key: str | None
@@ -87,9 +87,8 @@ def plan_readings(sources: list[SourceFile], work: Cache) -> list[FilePlan]:
         if parts:
             names = [[part.rel, part.code, part.digest] for part in parts]
             keys = [work.key(READ_SET, name) for name in names]
-            key = digest(keys) if None not in keys else None
             ruled = [work.key(SET_RULED, name) for name in names]
-            plans.append(FilePlan(doc, key, parts, keys, ruled))
+            plans.append(FilePlan(doc, None, parts, keys, ruled))
         else:
             plans.append(FilePlan(doc, _file_key(doc, work)))
     return plans
