@@ -123,8 +123,12 @@ def ingest_stage(
             work=work_cache(settings, (), reuse, READINGS_SHARED_FROM * tables.SHARED_FROM_BYTES),
             name_lists=settings.card_names,
         )
-    result.digests = tables.CorpusDigests()
-    tables.write_jsonl(out / tables.CORPUS, result.rulings, on_line=result.digests.add)
+    if result.lines is None:
+        result.digests = tables.CorpusDigests()
+        tables.write_jsonl(out / tables.CORPUS, result.rulings, on_line=result.digests.add)
+    else:
+        tables.write_lines(out / tables.CORPUS, (block.data for block in result.lines))
+    result.lines = None  # written: the rulings hold the same
     tables.write_jsonl(out / tables.PARSE_FINDINGS, result.findings)
     tables.write_jsonl(out / tables.CARD_NAMES, result.card_names)
     tables.write_jsonl(out / tables.INPUTS, result.inputs)

@@ -19,6 +19,7 @@ import msgspec
 
 from . import fastjson
 from .files import write_atomic
+from .heap import pause_done
 from .model import (
     REPEATED_COLUMNS,
     SHARED_PARTS,
@@ -97,6 +98,44 @@ def write_jsonl(
 
 _CHUNK = 4096
 """Records encoded and written together."""
+
+
+@dataclass(slots=True)
+class Lines:
+    """Records as their table writes them (``write_jsonl``): their lines, each ended by a
+    newline, and each line's digest (``CorpusDigests``), one after the other. A stage that
+    keeps a unit's records this way writes its table from the bytes (``write_lines``)
+    instead of encoding every record again."""
+
+    data: bytes = b""
+    digests: bytes = b""
+
+    @classmethod
+    def of(cls, records: list[Any]) -> Lines:
+        lines = [
+            line
+            for start in range(0, len(records), _CHUNK)
+            for line in _lines_of(records[start : start + _CHUNK])
+        ]
+        if not lines:
+            return cls()
+        return cls(b"\n".join(lines) + b"\n", b"".join(map(_line_digest, lines)))
+
+    def line_digests(self) -> list[bytes]:
+        size = _DIGEST_SIZE
+        return [self.digests[at : at + size] for at in range(0, len(self.digests), size)]
+
+
+def write_lines(path: Path, blocks: Iterable[bytes]) -> Path:
+    """Write a table from its lines' bytes (``Lines.data``), atomically."""
+
+    def write(handle) -> None:
+        for block in blocks:
+            handle.write(block)
+
+    return write_atomic(path, write)
+
+
 _LINES = msgspec.json.Encoder()
 _PLAIN_ANNOTATIONS = frozenset({"str", "int", "bool", "None"})
 
@@ -212,9 +251,13 @@ class CorpusDigests:
         """Ids given to more than one ruling: theirs are digested again when asked for."""
 
     def add(self, ruling: Ruling, line: bytes) -> None:
+        self.add_digest(ruling, _line_digest(line))
+
+    def add_digest(self, ruling: Ruling, line_digest: bytes) -> None:
+        """A ruling with its line's digest (kept with its lines: ``Lines``)."""
         if ruling.id in self._by_id:
             self._shared_ids.add(ruling.id)
-        self._by_id[ruling.id] = _line_digest(line)
+        self._by_id[ruling.id] = line_digest
 
     @classmethod
     def of(cls, rulings: Iterable[Ruling]) -> CorpusDigests:
@@ -244,7 +287,10 @@ def read_corpus(
 
 
 def _line_digest(line: bytes) -> bytes:
-    return hashlib.blake2b(line, digest_size=16).digest()
+    return hashlib.blake2b(line, digest_size=_DIGEST_SIZE).digest()
+
+
+_DIGEST_SIZE = 16
 
 
 _BLOCK = 1 << 24
@@ -470,6 +516,7 @@ def paused_gc() -> Iterator[None]:
     try:
         yield
     finally:
+        pause_done()
         gc.enable()
 
 

@@ -71,6 +71,11 @@ class Kind(Generic[R]):
     resources: tuple[str, ...] = ()
     share: bool = True
     """Whether the strings and values decoded records repeat are made one object."""
+    stored: Callable[[R], R] | None = None
+    """What is kept of a record, when not the record itself (a copy without what it also
+    holds in another form: ``ingest/passes.py`` keeps its rulings as their table's lines)."""
+    restored: Callable[[R], R] | None = None
+    """The record again from what ``stored`` kept."""
 
     @functools.cached_property
     def version_digest(self) -> str:
@@ -90,12 +95,13 @@ class Kind(Generic[R]):
         return msgspec.msgpack.Decoder(self.record)
 
     def encode(self, record: R) -> bytes:
-        return self._encoder.encode(record)
+        return self._encoder.encode(record if self.stored is None else self.stored(record))
 
     def decode(self, data: bytes) -> R:
         """A record from its bytes (msgspec.DecodeError, ValueError or TypeError when they
         are not one of today's records)."""
-        return self._decoder.decode(data)
+        record = self._decoder.decode(data)
+        return record if self.restored is None else self.restored(record)
 
 
 KINDS: dict[str, Kind] = {}

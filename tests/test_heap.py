@@ -164,3 +164,26 @@ def test_the_align_stage_lets_the_model_go_once_the_vectors_exist(
     monkeypatch.setattr(stages, "align", aligning)
     assert stages.align_stage(tmp_path / "out", settings)
     assert alive_while_aligning == [False]
+
+
+def test_what_a_pause_of_the_collector_built_is_frozen_inside_a_run_only():
+    """Records built with the collector paused (``tables.paused_gc``: a stage's records read
+    back) would be walked by the first collection after it; inside a run they go to the
+    permanent generation when the pause ends, elsewhere (the API, a Dask worker) they stay
+    in the collector's reach."""
+    import gc
+
+    from pipelines import heap
+    from pipelines.tables import paused_gc
+
+    gc.unfreeze()
+    with paused_gc():
+        outside = [[n] for n in range(1000)]
+    assert gc.get_freeze_count() == 0 and gc.is_tracked(outside[0])
+    with heap.stages_in_one_process():
+        with paused_gc():
+            inside = [[n] for n in range(1000)]
+        frozen = gc.get_freeze_count()
+        young = len(gc.get_objects(generation=0))
+    assert frozen >= len(inside) and young < len(inside)
+    assert gc.get_freeze_count() == 0

@@ -13,6 +13,8 @@ from test_unknown_cards import CARDS, write_set
 
 from pipelines.ingest import IngestResult, ingest
 from pipelines.store import open_store
+from pipelines.tables import CorpusDigests
+from pipelines.tables import dumps as json_line
 from pipelines.work import Cache, Reuse
 
 COUNTERSPELL = "card\tlang\tname\nCounterspell\ten\tCounterspell\n"
@@ -119,3 +121,40 @@ def test_a_document_without_its_own_date_order_takes_the_corpus_order_as_it_chan
     assert [r.date for r in first.rulings if r.file.endswith("a.txt")] == ["2020-04-03"]
     assert [r.date for r in again.rulings if r.file.endswith("a.txt")] == ["2020-03-04"]
     assert reuse.counts["ingest-passes"] == [0, 3]  # another order: every file passed again
+
+
+def corpus_bytes(result: IngestResult) -> bytes:
+    return b"".join(block.data for block in result.lines)
+
+
+def test_the_corpus_lines_kept_are_those_of_the_rulings_a_card_told_across_the_run_included(
+    tmp_path,
+):
+    """Each unit's rulings are kept as corpus.jsonl's lines (``PassedFile.lines``) and the
+    table is written from them. A document whose title two cards share (狂热裂片妖: Frenzy
+    Sliver and Frenetic Sliver) is given its card after the units are kept, by the English
+    documents of the whole run: its unit's lines are those of its rulings as they end."""
+    inputs, names = a_set(tmp_path)
+    extra = tmp_path / "in" / "slivers"
+    extra.mkdir()
+    (extra / "frenzy_sliver.txt").write_text(
+        "Frenzy Sliver\n\n2007-02-01 Sliver creatures you control get +1/+0 and have frenzy 1.\n",
+        encoding="utf-8",
+    )
+    (extra / "zh_frenzy.txt").write_text(
+        "狂热裂片妖\n\n2007-02-01 你操控的裂片妖生物得+1/+0且具有狂热1。\n", encoding="utf-8"
+    )
+    inputs.append(extra)
+    with names.open("a", encoding="utf-8") as given:
+        for card in ("Frenzy Sliver", "Frenetic Sliver"):
+            given.write(f"{card}\ten\t{card}\n{card}\tzh\t狂热裂片妖\n")
+    runs = [cold(inputs, tmp_path, names), *(kept(inputs, tmp_path, names)[0] for _ in "12")]
+    for result in runs:
+        told = [r for r in result.rulings if r.doc_title == "狂热裂片妖"]
+        assert told and {r.card for r in told} == {"Frenzy Sliver"}
+        encoded = CorpusDigests.of(result.rulings)
+        assert corpus_bytes(result) == b"".join(
+            (json_line(r) + "\n").encode() for r in result.rulings
+        )
+        assert result.digests.digest(result.rulings) == encoded.digest(result.rulings)
+        assert b'"card":"Frenzy Sliver"' in corpus_bytes(result)

@@ -13,7 +13,7 @@ from ..catalogue import make_finding
 from ..engine import Engine
 from ..engine.local import LocalEngine
 from ..model import CardName, Finding, Ruling
-from ..tables import CorpusDigests, paused_gc
+from ..tables import CorpusDigests, Lines, paused_gc
 from ..vocabulary import CAT_FORMATS, DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
 from ..work import Cache, no_cache
 from .cards import card_title_languages, identified_names
@@ -49,7 +49,10 @@ class IngestResult:
     index_file: Path | None = None
     """Where the index is kept, once a run let it go (``stages.handed_on``)."""
     digests: CorpusDigests | None = None
-    """The digests of the rulings' lines in corpus.jsonl, once the stage has written it."""
+    """The digests of the rulings' lines in corpus.jsonl."""
+    lines: list[Lines] | None = None
+    """The rulings' lines in corpus.jsonl, a block per unit of the passes (None: to be
+    encoded from the rulings)."""
     inputs: list[dict] = field(default_factory=list)
     """The bilingual CAT files read (``CAT_FORMATS``): ``file`` (their id), ``path``
     (where they were read), ``format`` and ``digest`` (of their bytes), for the report that
@@ -133,12 +136,27 @@ def ingest_sources(
             result.formats[read.format] += 1
     result.index = passed.index
     result.findings.extend(passed.findings)
+    result.lines, result.digests = _corpus_lines(result.rulings, passed.lines)
     with paused_gc():
         result.card_names.extend(
             identified_names(result.rulings, result.index, result.card_names, languages)
         )
         result.findings.sort(key=finding_order)
     return result
+
+
+def _corpus_lines(
+    rulings: list[Ruling], blocks: list[Lines]
+) -> tuple[list[Lines] | None, CorpusDigests | None]:
+    """The units' lines as the corpus table's, with their digests: None, None when they are
+    not one line per ruling (the table is then encoded from the rulings)."""
+    digests = [d for block in blocks for d in block.line_digests()]
+    if len(digests) != len(rulings):
+        return None, None
+    corpus = CorpusDigests()
+    for ruling, line_digest in zip(rulings, digests, strict=True):
+        corpus.add_digest(ruling, line_digest)
+    return blocks, corpus
 
 
 def _input_row(doc: SourceFile, fmt: str) -> dict:

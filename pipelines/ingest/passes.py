@@ -30,14 +30,16 @@ unit here, passed on its own, and a document is part of one set's part.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+import msgspec
 
 from ..cards import CardIndex, entries_digest
 from ..engine import Engine
 from ..memo import digest
 from ..model import Finding, Ruling
-from ..tables import paused_gc
+from ..tables import Lines, paused_gc
 from ..work import Cache, Job, keep, kind, look_up
 from .cards import card_title_languages, identify_across, identify_by_document
 from .dates import assign_dates, corpus_date_order
@@ -71,6 +73,24 @@ class PassedFile:
     names: str = ""
     """The digest of its card-name entries (``cards.entries_digest``): the run's card index
     is found by its units' digests, its entries not hashed again."""
+    lines: Lines = field(default_factory=Lines)
+    """Its rulings as corpus.jsonl's lines: kept in their place (``_stored``), so that the
+    corpus table is written from a unit found in the cache without encoding its rulings
+    again, and read back from them (JSON Lines decode faster than the MessagePack they
+    replace: 0.65 s against 0.98 s for the 100k corpus's rulings)."""
+
+
+_RULINGS = msgspec.json.Decoder(Ruling)
+
+
+def _stored(record: PassedFile) -> PassedFile:
+    """What is kept of a unit's record: its rulings as their lines alone."""
+    return replace(record, reading=replace(record.reading, rulings=[]))
+
+
+def _restored(record: PassedFile) -> PassedFile:
+    record.reading.rulings = _RULINGS.decode_lines(record.lines.data)
+    return record
 
 
 @dataclass
@@ -91,10 +111,19 @@ class Passed:
     files: list[FileResult]
     index: CardIndex
     findings: list[Finding]
+    lines: list[Lines]
+    """Each unit's rulings as corpus.jsonl's lines (in the units' order: the files' rulings
+    one after the other)."""
 
 
 PASSED = kind(
-    "ingest-passes", "files or sets read", PassedFile, version="2", resources=READ_RESOURCES
+    "ingest-passes",
+    "files or sets read",
+    PassedFile,
+    version="3",
+    resources=READ_RESOURCES,
+    stored=_stored,
+    restored=_restored,
 )
 """A unit's reading after the passes, keyed by the reading's key (``units.PassUnit.key``); valid
 while its ``base`` and ``taken`` are the run's. Bump ``version`` when a pass gives something
@@ -168,6 +197,7 @@ def pass_files(
     )
     for i, record in computed.items():
         record.names = names.get(i) or entries_digest(record.reading.card_names)
+        record.lines = Lines.of(record.reading.rulings)
     if base is not None and not loose:
         keep(job, work, computed)
     records = [found[i] if found[i] is not None else computed[i] for i in range(len(keys))]
@@ -179,7 +209,12 @@ def pass_files(
     ]
     with paused_gc():
         findings = identify_across(unresolved, [r for f in files for r in f.rulings], index)
-    return Passed(files, index, loose + findings)
+    # a unit with documents left to identify across the run may have had their card set
+    lines = [
+        Lines.of(record.reading.rulings) if record.unresolved else record.lines
+        for record in records
+    ]
+    return Passed(files, index, loose + findings, lines)
 
 
 def _read(readings: dict[int, FileResult], indices: list[int], read) -> None:
