@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable
+from operator import attrgetter
 from pathlib import Path
 
 from ... import __version__
@@ -31,24 +32,24 @@ def write_summary(run: RunTables, out: Path) -> Path:
     summary = {
         "tool": {"name": "rulings", "version": __version__},
         "corpus": {
-            "files": len({r.file for r in corpus if r.file is not None}),
+            "files": len(set(map(attrgetter("file"), corpus)) - {None}),
             "documents": len(documents),
             "rulings": len(corpus),
-            "rulings_by_lang": _counts(_or(r.lang, "unknown") for r in corpus),
-            "documents_by_lang": _counts(_or(d.doc_lang, "unknown") for d in documents),
-            "documents_by_kind": _counts(_or(d.doc_kind, "unknown") for d in documents),
+            "rulings_by_lang": _column_counts(corpus, "lang", "unknown"),
+            "documents_by_lang": _column_counts(documents, "doc_lang", "unknown"),
+            "documents_by_kind": _column_counts(documents, "doc_kind", "unknown"),
         },
         "alignment": {
             "rows": len(alignment),
-            "by_method": _counts(row.method for row in alignment),
-            "by_lang": _counts(_or(row.lang, "unknown") for row in alignment),
+            "by_method": _column_counts(alignment, "method"),
+            "by_lang": _column_counts(alignment, "lang", "unknown"),
         },
         "findings": {
             "total": len(findings),
             "suppressed_by_baseline": len(run.suppressed),
-            "by_severity": _counts(str(f.severity) for f in findings),
-            "by_category": _counts(str(f.category) for f in findings),
-            "by_code": _counts(f.code for f in findings),
+            "by_severity": _column_counts(findings, "severity"),
+            "by_category": _column_counts(findings, "category"),
+            "by_code": _column_counts(findings, "code"),
             "by_lang": _counts(finding_langs),
             "by_lang_and_category": {
                 str(lang): _counts(categories)
@@ -68,6 +69,18 @@ def _or(value: object, missing: str) -> str:
     if value is None:
         return missing
     return value if isinstance(value, str) else str(value)
+
+
+def _column_counts(records: list[object], name: str, missing: str | None = None) -> dict[str, int]:
+    """How often each value of a column occurs, a missing one counted as ``missing`` (not
+    counted when None), sorted by value: the values are counted first, so a column of a
+    million rows costs one pass in C (the counts of an AllPrintings file's 190,000 rulings
+    took 0.2 s value by value)."""
+    counts: Counter[str] = Counter()
+    for value, count in Counter(map(attrgetter(name), records)).items():
+        if value is not None or missing is not None:
+            counts[missing if value is None else str(value)] += count
+    return {key: count for key, count in sorted(counts.items())}
 
 
 def _counts(values: Iterable[object]) -> dict[str, int]:
