@@ -90,25 +90,32 @@ def _stamp(path: Path | str) -> tuple[str, int, int, int, int]:
     )
 
 
-def file_digest(path: Path | str) -> str:
+def file_digest(path: Path | str, digest_of: Callable[[], str] | None = None) -> str:
     """A digest of a file's bytes (OSError when it cannot be read), remembered while the
     file's size, modification and status-change times and inode stay the same: a run's key
     and its ingest both need the digest of every input file, and with ``digests_kept`` the
     next run does not read an unchanged file at all. (The status-change time cannot be set
-    back: a file written again and given its old modification time is read again.)"""
+    back: a file written again and given its old modification time is read again.)
+    ``digest_of`` makes the digest when it is not remembered, in place of a digest of the
+    whole file (an AllPrintings-shaped file's: of its sets' digests, ``ingest/sets.py``)."""
     key = _stamp(path)
     found = _DIGESTS.get(key) or _WRITTEN.get(key)
     if found is None:
-        digest = hashlib.blake2b(digest_size=16)
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-        found = digest.hexdigest()
+        found = digest_of() if digest_of is not None else bytes_digest(path)
         if time.time_ns() - max(key[2], key[3]) > SETTLED_NS:
             _DIGESTS[key] = found
     if _USED is not None and key in _DIGESTS:
         _USED.add(key)
     return found
+
+
+def bytes_digest(path: Path | str) -> str:
+    """The digest of a file's bytes, read a megabyte at a time."""
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def wrote(path: Path | str, digest: str) -> None:

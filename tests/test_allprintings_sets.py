@@ -10,6 +10,7 @@ PLC with its first card renamed and one ruling of the wrong shape (reported).
 from __future__ import annotations
 
 import codecs
+import hashlib
 import json
 from pathlib import Path
 
@@ -254,4 +255,38 @@ def same_result(one, other) -> bool:
         other.rulings,
         other.findings,
         other.card_names,
+    )
+
+
+def test_a_file_of_sets_is_digested_from_its_sets_and_cut_once(
+    tmp_path, split_any_size, monkeypatch
+):
+    """The run's key takes an AllPrintings-shaped file's digest from its sets' (it is read and
+    cut once, for the key and for its reading, not digested whole as well): the same bytes
+    give the same digest, a byte changed in a set or between them another; any other file is
+    digested whole."""
+    from pipelines.ingest import source
+
+    data = four_sets()
+    path = write(tmp_path, json.dumps(data))
+    cuts, cut = [], sets.split_digested
+    monkeypatch.setattr(sets, "split_digested", lambda doc: cuts.append(doc.rel) or cut(doc))
+    whole = source.bytes_digest
+    monkeypatch.setattr(source, "bytes_digest", lambda path: pytest.fail("digested whole"))
+    doc = SourceFile(path, NAME)
+    first = doc.content_digest
+    assert [part.code for part in doc.sets] == ["FUT", "PLC", "XTR", "NEW"] and cuts == [NAME]
+    assert SourceFile(path, NAME).content_digest == first
+    data["data"]["PLC"]["cards"][0]["name"] = "Dichotomancz"
+    write(tmp_path, json.dumps(data))
+    in_a_set = SourceFile(path, NAME).content_digest
+    data["meta"] = {"date": "2026-12-06"}
+    write(tmp_path, json.dumps(data))
+    between = SourceFile(path, NAME).content_digest
+    assert len({first, in_a_set, between}) == 3
+    monkeypatch.setattr(source, "bytes_digest", whole)
+    other = write(tmp_path, json.dumps([data]))
+    assert (
+        SourceFile(other, NAME).content_digest
+        == hashlib.blake2b(other.read_bytes(), digest_size=16).hexdigest()
     )

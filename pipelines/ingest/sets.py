@@ -78,13 +78,50 @@ class SetReading:
 def split(doc: SourceFile) -> list[SetPart] | None:
     """The sets of an AllPrintings-shaped file, in the file's order; None for a file to read
     whole (see the module's docstring)."""
+    found = split_digested(doc)
+    return None if found is None else found[0]
+
+
+def may_split(doc: SourceFile) -> bool:
+    """Whether the file is one to read and large enough to be cut into sets."""
+    return not doc.not_read and doc.size >= SPLIT_BYTES
+
+
+def split_digested(doc: SourceFile) -> tuple[list[SetPart], str] | None:
+    """The file's sets (``split``) and a digest of the file made from their digests and the
+    bytes around them: an edited file is then read and digested once, not once for the run's
+    key and again set by set (0.5 s of an edited AllPrintings run). Its own kind of digest
+    (``_FILE_PERSON``), never equal by chance to a digest of a file's bytes."""
     try:
-        if doc.not_read or doc.size < SPLIT_BYTES or doc.encoding not in ("utf-8", "utf-8-sig"):
+        if not may_split(doc) or doc.encoding not in ("utf-8", "utf-8-sig"):
             return None
         stamp = _stamp(doc.path)
         view = memoryview(doc.path.read_bytes())
     except OSError:
         return None
+    parts = _parts(doc, view, stamp)
+    return None if parts is None else (parts, _file_digest(view, parts))
+
+
+def _file_digest(view: memoryview, parts: list[SetPart]) -> str:
+    """The digest of the bytes between the sets (each with its length) and of each set's."""
+    hasher = hashlib.blake2b(digest_size=16, person=_FILE_PERSON)
+    at = 0
+    for part in parts:
+        gap = view[at : part.start]
+        hasher.update(b"g%d:" % len(gap))
+        hasher.update(gap)
+        hasher.update(b"s" + part.digest.encode("ascii"))
+        at = part.start + part.length
+    hasher.update(b"g%d:" % (len(view) - at))
+    hasher.update(view[at:])
+    return hasher.hexdigest()
+
+
+_FILE_PERSON = b"rulings/sets"
+
+
+def _parts(doc: SourceFile, view: memoryview, stamp: tuple[int, ...]) -> list[SetPart] | None:
     bom = len(codecs.BOM_UTF8) if view[:3] == codecs.BOM_UTF8 else 0
     data = [span for code, *span in _members(view, bom) or () if code == "data"]
     if len(data) != 1:

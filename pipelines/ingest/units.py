@@ -22,7 +22,7 @@ from ..tables import paused_gc
 from ..work import Cache, Job, execute, keep, kind, look_up
 from . import sets
 from .reading import READ_RESOURCES, FileResult, keepable, read_file
-from .sets import FileSets, SetPart, SetReading, read_set, read_together, split
+from .sets import FileSets, SetPart, SetReading, read_set, read_together
 from .source import SourceFile
 
 READ = kind(
@@ -83,7 +83,7 @@ def plan_readings(sources: list[SourceFile], work: Cache) -> list[FilePlan]:
     (``sets.py``) when there is a cache to keep its sets in."""
     plans = []
     for doc in sources:
-        parts = split(doc) if work.keeps else None
+        parts = doc.sets if work.keeps else None
         if parts:
             names = [[part.rel, part.code, part.digest] for part in parts]
             keys = [work.key(READ_SET, name) for name in names]
