@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.engine.local import LocalEngine
-from pipelines.ingest import read_files, sets
+from pipelines.ingest import read_files, set_parts, sets
 from pipelines.ingest.source import SourceFile
 from pipelines.store import open_store
 from pipelines.work import Cache, Reuse
@@ -40,7 +40,7 @@ def four_sets() -> dict:
 
 @pytest.fixture
 def split_any_size(monkeypatch):
-    monkeypatch.setattr(sets, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(set_parts, "SPLIT_BYTES", 0)
 
 
 def read(path: Path, store: Path | None, reuse: Reuse | None = None):
@@ -131,7 +131,7 @@ def test_a_small_file_is_read_whole(tmp_path):
 def test_a_set_changed_after_it_was_found_is_reported_and_not_kept(tmp_path, split_any_size):
     data = four_sets()
     path = write(tmp_path, json.dumps(data))
-    parts = sets.split(SourceFile(path, NAME))
+    parts = set_parts.split(SourceFile(path, NAME))
     assert [part.code for part in parts] == ["FUT", "PLC", "XTR", "NEW"]
     data["data"]["FUT"]["cards"][0]["name"] = "Epochrasitf"
     write(tmp_path, json.dumps(data))
@@ -145,10 +145,10 @@ def test_a_set_changed_after_it_was_found_is_reported_and_not_kept(tmp_path, spl
 @pytest.mark.parametrize("ends", [4, 8, 64])
 def test_a_value_is_found_where_it_is_written_by_its_length_and_ends(ends):
     view = memoryview(b'{"A": "abcdef"}')
-    assert sets._same(view, 6, memoryview(b'"abcdef"'), ends)
-    assert not sets._same(view, 6, memoryview(b'"abcdeg"'), ends)
-    assert not sets._same(view, 6, memoryview(b'Xabcdef"'), ends)
-    assert not sets._same(view, 6, memoryview(b'"abcdef"}xx'), ends)
+    assert set_parts._same(view, 6, memoryview(b'"abcdef"'), ends)
+    assert not set_parts._same(view, 6, memoryview(b'"abcdeg"'), ends)
+    assert not set_parts._same(view, 6, memoryview(b'Xabcdef"'), ends)
+    assert not set_parts._same(view, 6, memoryview(b'"abcdef"}xx'), ends)
 
 
 @pytest.mark.parametrize("indent", [None, 1], ids=["compact", "indented"])
@@ -156,14 +156,14 @@ def test_one_pass_over_the_file_reads_each_set_as_it_reads_alone(tmp_path, split
     """A first run reads a file of sets in one pass (``read_together``): each set's reading
     is the one it has read alone (``read_set``), the sets not asked for left out."""
     path = write(tmp_path, json.dumps(four_sets(), indent=indent, ensure_ascii=False))
-    parts = sets.split(SourceFile(path, NAME))
+    parts = set_parts.split(SourceFile(path, NAME))
     alone = [sets.read_set(part) for part in parts]
     assert sets.read_together(sets.FileSets(parts)) == alone
     assert sets.read_together(sets.FileSets(parts[1::2])) == alone[1::2]
 
 
 def test_most_of_a_file_missing_is_read_in_one_pass_else_set_by_set(tmp_path, split_any_size):
-    parts = sets.split(SourceFile(write(tmp_path, json.dumps(four_sets())), NAME))
+    parts = set_parts.split(SourceFile(write(tmp_path, json.dumps(four_sets())), NAME))
     plan = sets.plan(parts)
     [(task, indices)] = plan([0, 1, 2, 3])
     assert isinstance(task, sets.FileSets) and indices == [0, 1, 2, 3]
@@ -173,7 +173,7 @@ def test_most_of_a_file_missing_is_read_in_one_pass_else_set_by_set(tmp_path, sp
 def test_a_file_changed_before_its_pass_is_reported_and_not_kept(tmp_path, split_any_size):
     data = four_sets()
     path = write(tmp_path, json.dumps(data))
-    parts = sets.split(SourceFile(path, NAME))
+    parts = set_parts.split(SourceFile(path, NAME))
     data["data"]["PLC"]["cards"][0]["name"] = "Dichotomancz"
     write(tmp_path, json.dumps(data))
     readings = sets.read_together(sets.FileSets(parts))
@@ -269,8 +269,8 @@ def test_a_file_of_sets_is_digested_from_its_sets_and_cut_once(
 
     data = four_sets()
     path = write(tmp_path, json.dumps(data))
-    cuts, cut = [], sets.split_digested
-    monkeypatch.setattr(sets, "split_digested", lambda doc: cuts.append(doc.rel) or cut(doc))
+    cuts, cut = [], set_parts.split_digested
+    monkeypatch.setattr(set_parts, "split_digested", lambda doc: cuts.append(doc.rel) or cut(doc))
     whole = source.bytes_digest
     monkeypatch.setattr(source, "bytes_digest", lambda path: pytest.fail("digested whole"))
     doc = SourceFile(path, NAME)

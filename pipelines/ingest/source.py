@@ -21,14 +21,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 from ..catalogue import make_finding
 from ..files import bytes_digest, file_digest
 from ..model import Finding
-
-if TYPE_CHECKING:
-    from .sets import SetPart
+from . import set_parts
+from .set_parts import SetPart
 
 MAX_LINE_CHARS = 20_000
 """Longer lines are not ruling text (a ruling is at most a few thousand characters)."""
@@ -140,9 +139,7 @@ class SourceFile:
         AllPrintings-shaped file's sets when it is cut into them (``sets``)."""
         if self._text is not None:
             return hashlib.blake2b(self._text.encode("utf-8"), digest_size=16).hexdigest()
-        from .sets import may_split  # sets reads source files
-
-        if not may_split(self):
+        if not set_parts.may_split(self):
             return file_digest(self.path)
         return file_digest(
             self.path, lambda: self._split[1] if self._split else bytes_digest(self.path)
@@ -150,15 +147,13 @@ class SourceFile:
 
     @property
     def sets(self) -> list[SetPart] | None:
-        """The file's sets (``sets.SetPart``) when it is an AllPrintings-shaped file read set
+        """The file's sets (``set_parts.SetPart``) when it is an AllPrintings-shaped file read set
         by set, else None: cut once, for the run's key or for its reading."""
         return self._split[0] if self._split else None
 
     @cached_property
     def _split(self) -> tuple[list[SetPart], str] | None:
-        from .sets import split_digested
-
-        return split_digested(self)
+        return set_parts.split_digested(self)
 
     def forget_contents(self) -> None:
         """Drop what was read of the file once it is read: its bytes, its head (the whole

@@ -22,7 +22,8 @@ from ..tables import paused_gc
 from ..work import Cache, Job, execute, keep, kind, look_up
 from . import sets
 from .reading import READ_RESOURCES, FileResult, keepable, read_file
-from .sets import FileSets, SetPart, SetReading, read_set, read_together
+from .set_parts import SetPart
+from .sets import FileSets, SetReading, read_set, read_together
 from .source import SourceFile
 
 READ = kind(
