@@ -84,9 +84,7 @@ def write_jsonl(
     ``on_line`` is given each record with its line (``CorpusDigests.add``)."""
 
     def write(handle) -> None:
-        items = iter(records)
-        while chunk := list(itertools.islice(items, _CHUNK)):
-            lines = _lines_of(chunk)
+        for chunk, lines in _encoded(records):
             handle.write(b"\n".join(lines))
             handle.write(b"\n")
             if on_line is not None:
@@ -98,6 +96,13 @@ def write_jsonl(
 
 _CHUNK = 4096
 """Records encoded and written together."""
+
+
+def _encoded(records: Iterable[Any]) -> Iterator[tuple[list[Any], list[bytes]]]:
+    """The records a chunk at a time, each chunk with its lines (``_lines_of``)."""
+    items = iter(records)
+    while chunk := list(itertools.islice(items, _CHUNK)):
+        yield chunk, _lines_of(chunk)
 
 
 @dataclass(slots=True)
@@ -112,11 +117,7 @@ class Lines:
 
     @classmethod
     def of(cls, records: list[Any]) -> Lines:
-        lines = [
-            line
-            for start in range(0, len(records), _CHUNK)
-            for line in _lines_of(records[start : start + _CHUNK])
-        ]
+        lines = [line for _, chunk in _encoded(records) for line in chunk]
         if not lines:
             return cls()
         return cls(b"\n".join(lines) + b"\n", b"".join(map(_line_digest, lines)))
