@@ -9,7 +9,9 @@ ingest identifies a document's card with it, the checks find card names in text.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
+import os
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -19,19 +21,41 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 import ahocorasick
+import msgspec
 import zhconv
 from zhconv.zhconv import getdict
 
 from .bounded import BoundedMemo
-from .files import read_checked, write_checked
+from .files import read_checked_bytes, write_checked_bytes
 from .model import CardName
 from .resources import read_tsv, resource_path
 from .tables import paused_gc
 
 ORACLE_ID = "oracle_id"
 SHIPPED_NAMES = ("card_names.tsv", "card_names_manual.tsv")
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 """Version of the cached index's layout: a new layout never reads an old file."""
+
+
+INDEXES_KEPT = 4
+"""Card-name indexes kept in the cache folder, the most recently used: a run whose inputs
+name other cards than the last writes another (71 MB at a million units)."""
+INDEX_SUFFIX = ".msgpack"
+
+
+class _StoredIndex(msgspec.Struct, array_like=True):
+    """The index as its cache file holds it (MessagePack): each (card, language) pair once,
+    and each name key's owners as their places in that list. Read as typed MessagePack it
+    takes a third of the time the JSON of format 2 took (the million-unit corpus's index,
+    which a run reads in ingest and again in the check stage: ``benchmarks/results``)."""
+
+    pairs: list[tuple[str, str]]
+    by_key: dict[str, list[int]]
+    names: dict[str, dict[str, str]]
+    oracle: dict[str, str]
+
+
+_STORED_DECODER = msgspec.msgpack.Decoder(_StoredIndex)
 
 
 @lru_cache(maxsize=500_000)
@@ -129,6 +153,40 @@ def _parse_name_list(path: Path) -> list[CardName]:
     return found
 
 
+def index_folder(cache_dir: Path) -> Path:
+    """Where the card-name indexes are kept in a cache folder."""
+    return cache_dir / "cards"
+
+
+def kept_indexes(cache_dir: Path) -> list[Path]:
+    """The index files of a cache folder (older layouts' included, not the hidden ones a
+    run is writing), the most recently used first."""
+    folder = index_folder(cache_dir)
+    found = []
+    with contextlib.suppress(OSError):
+        for path in folder.iterdir():
+            if path.name.startswith("."):
+                continue
+            with contextlib.suppress(OSError):
+                found.append((path.stat().st_mtime_ns, path.name, path))
+    return [path for *_, path in sorted(found, reverse=True)]
+
+
+def drop_indexes(cache_dir: Path, keep: int = 0) -> int:
+    """Remove every index file but the ``keep`` most recently used of this layout (those of
+    older layouts are never read again); the number removed. An index removed while another
+    run reads it is built again there."""
+    removed = kept = 0
+    for path in kept_indexes(cache_dir):
+        if kept < keep and path.suffix == INDEX_SUFFIX:
+            kept += 1
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed += 1
+    return removed
+
+
 def entries_digest(entries: Iterable[CardName]) -> str:
     """A digest of card-name entries, in any order (``CardIndex.cached``)."""
     # one string per entry, sorted as strings: 1.0 s for a million units' 830,053 entries,
@@ -181,15 +239,16 @@ class CardIndex:
         for path in lists:
             digest.update(path.read_bytes())
         digest.update("\x1e".join(sorted(parts or [entries_digest(entries)])).encode())
-        path = cache_dir / "cards" / f"{digest.hexdigest()[:32]}.json"
+        path = index_folder(cache_dir) / f"{digest.hexdigest()[:32]}{INDEX_SUFFIX}"
         index = cls.read(path)
         if index is None:
-            # its JSON too: the collections its lists set off walked every record of the
-            # run (3 s of an AllPrintings-shaped file's cold ingest)
+            # its encoding too: the collections its lists set off walked every record of
+            # the run (3 s of an AllPrintings-shaped file's cold ingest)
             with paused_gc():
                 index = cls.build(entries, name_lists=lists)
-                write_checked(path, index.to_json())
+                write_checked_bytes(path, index.stored())
             index.kept_in = path
+            drop_indexes(cache_dir, keep=INDEXES_KEPT)
         return index
 
     @classmethod
@@ -200,44 +259,49 @@ class CardIndex:
         run (the same file took 8 s to read in ingest, 3 s in the check stage, which pauses
         the collector)."""
         with paused_gc():
-            stored = read_checked(path)
-            if not isinstance(stored, dict):
+            stored = read_checked_bytes(path)
+            if stored is None:
                 return None
             try:
-                index = cls.from_json(stored)
-            except (KeyError, TypeError, ValueError):
+                index = cls.from_stored(stored)
+            except (msgspec.DecodeError, IndexError):
                 return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # used: the last to be dropped (``drop_indexes``)
         index.kept_in = path
         return index
 
-    def to_json(self) -> dict:
-        return {
-            "by_key": {key: sorted(map(list, owners)) for key, owners in self.by_key.items()},
-            "names": self.names,
-            "oracle": self.oracle,
+    def stored(self) -> bytes:
+        """The index as its cache file keeps it (``_StoredIndex``)."""
+        places: dict[tuple[str, str], int] = {}
+        by_key = {
+            key: [places.setdefault(pair, len(places)) for pair in owners]
+            for key, owners in self.by_key.items()
         }
+        return msgspec.msgpack.encode(
+            _StoredIndex(list(places), by_key, dict(self.names), self.oracle)
+        )
 
     @classmethod
-    def from_json(cls, data: dict) -> CardIndex:
-        """The index ``to_json`` wrote; each (card, language) pair and card name one object
-        (the JSON repeats them)."""
+    def from_stored(cls, data: bytes) -> CardIndex:
+        """The index ``stored`` encoded; each (card, language) pair and card name one
+        object."""
+        stored = _STORED_DECODER.decode(data)
         index = cls()
-        pairs: dict[tuple[str, str], tuple[str, str]] = {}
-        by_key = index.by_key
-        for key, owners in data["by_key"].items():
-            if len(owners) == 1:
-                [(card, lang)] = owners
-                pair = (card, lang)
-                by_key[key] = (pairs.setdefault(pair, pair),)
-            else:
-                found = {(card, lang) for card, lang in owners}
-                by_key[key] = tuple(sorted(pairs.setdefault(pair, pair) for pair in found))
-        texts = {text: text for pair in pairs for text in pair}
-        for card, names in data["names"].items():
+        texts: dict[str, str] = {}
+        pairs = [
+            (texts.setdefault(card, card), texts.setdefault(lang, lang))
+            for card, lang in stored.pairs
+        ]
+        index.by_key = {
+            key: (pairs[owners[0]],) if len(owners) == 1 else tuple(pairs[i] for i in owners)
+            for key, owners in stored.by_key.items()
+        }
+        for card, names in stored.names.items():
             index.names[texts.setdefault(card, card)] = {
                 texts.setdefault(lang, lang): name for lang, name in names.items()
             }
-        index.oracle = dict(data["oracle"])
+        index.oracle = stored.oracle
         return index
 
     @classmethod

@@ -49,7 +49,7 @@ from . import __version__, console, masters, outputs, pipeline, stages, store, t
 from . import project as project_file
 from .align.embed import EmbedderError, build_embedder, known_specs
 from .cachedir import cache_root
-from .cards import NameListError, read_name_list
+from .cards import INDEXES_KEPT, NameListError, drop_indexes, kept_indexes, read_name_list
 from .catalogue import CHECK, TABLE, explanation, quality
 from .check.baseline import BaselineError
 from .engine import ENGINES, EngineError, build_engine
@@ -840,6 +840,12 @@ def cache_info(cache_dir: Path | None) -> int:
 
     models = usem3_kept.size(cache_root(cache_dir))
     click.echo(f"Embedding model kept ready to read: {models / 2**20:,.1f} MB")
+    indexes = kept_indexes(cache_root(cache_dir))
+    size = sum(path.stat().st_size for path in indexes if path.is_file())
+    click.echo(
+        f"Card-name indexes kept: {len(indexes):,} ({size / 2**20:,.1f} MB; "
+        f"the {INDEXES_KEPT} most recently used are kept)"
+    )
     return EXIT_OK
 
 
@@ -860,6 +866,9 @@ def cache_prune(cache_dir: Path | None, limit: str | None) -> int:
     kept = _store(cache_dir)
     removed = kept.prune(size, current=work.current_versions())
     click.echo(f"Removed {removed:,} entries; {kept.size() / 2**20:,.1f} MB kept in {kept.path}")
+    dropped = drop_indexes(cache_root(cache_dir), keep=INDEXES_KEPT)
+    if dropped:
+        click.echo(f"Removed {dropped:,} card-name indexes of older layouts or least used")
     return EXIT_OK
 
 
@@ -875,8 +884,8 @@ def cache_prune(cache_dir: Path | None, limit: str | None) -> int:
 def cache_clear(cache_dir: Path | None, kinds: tuple[str, ...]) -> int:
     """Remove every entry of the work cache (or of the given kinds); without kinds, also the
     input files' digests kept for the next run (the next run reads every input again) and
-    the embedding model kept ready to read (the next run reads it from its package) and the
-    report writers' last times."""
+    the embedding model kept ready to read (the next run reads it from its package), the
+    card-name indexes and the report writers' last times."""
     kept = _store(cache_dir)
     removed = kept.clear(kinds)
     click.echo(f"Removed {removed:,} entries from {kept.path}")
@@ -887,6 +896,7 @@ def cache_clear(cache_dir: Path | None, kinds: tuple[str, ...]) -> int:
         (cache_root(cache_dir) / DIGESTS_FILE).unlink(missing_ok=True)
         (cache_root(cache_dir) / SECONDS_FILE).unlink(missing_ok=True)
         usem3_kept.clear(cache_root(cache_dir))
+        drop_indexes(cache_root(cache_dir))
     return EXIT_OK
 
 

@@ -222,18 +222,42 @@ def write_text_atomic(path: Path, text: str) -> Path:
 
 def write_checked(path: Path | str, value: Any, *, sync: bool = True) -> Path:
     """A cache file: JSON with the SHA-256 of its bytes in front, written atomically."""
-    body = fastjson.dumps(value)
-    digest = hashlib.sha256(body).hexdigest().encode("ascii")
-    return write_atomic(path, CHECKED_MAGIC + digest + b"\n" + body, sync=sync)
+    return write_checked_bytes(path, fastjson.dumps(value), sync=sync)
 
 
 def read_checked(path: Path | str) -> Any | None:
     """The value of a cache file, or None when it is missing, cut short or damaged."""
+    body = read_checked_bytes(path)
+    if body is None:
+        return None
+    try:
+        return fastjson.loads(body)
+    except (ValueError, RecursionError):
+        return None
+
+
+def write_checked_bytes(path: Path | str, body: bytes, *, sync: bool = True) -> Path:
+    """A cache file of any bytes (``write_checked``'s, or a binary encoding's), the SHA-256
+    of them in front, written atomically."""
+    digest = hashlib.sha256(body).hexdigest().encode("ascii")
+    return write_atomic(path, CHECKED_MAGIC + digest + b"\n" + body, sync=sync)
+
+
+def read_checked_bytes(path: Path | str) -> bytes | None:
+    """The bytes ``write_checked_bytes`` kept, or None when the file is missing, cut short
+    or damaged."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError:
         return None
+    header, _, body = data.partition(b"\n")
+    if not header.startswith(CHECKED_MAGIC):
+        return None
+    expected = header[len(CHECKED_MAGIC) :].decode("ascii", "replace")
+    if hashlib.sha256(body).hexdigest() != expected:
+        return None
+    return body
     header, _, body = data.partition(b"\n")
     if not header.startswith(CHECKED_MAGIC):
         return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES, shared_path
 
 from pipelines import stages
-from pipelines.cards import CardIndex, name_key
+from pipelines.cards import INDEXES_KEPT, CardIndex, drop_indexes, name_key
 from pipelines.cli import main
 from pipelines.ingest import ingest
 from pipelines.model import CardName
@@ -101,13 +102,13 @@ def test_a_name_after_a_comma_in_a_longer_name_is_not_that_card():
 def test_index_is_built_once_and_cached(tmp_path):
     names = [CardName("Epocrásito", "es", "Epochrasite", "test")]
     first = CardIndex.cached(names, tmp_path)
-    stored = list((tmp_path / "cards").glob("*.json"))
+    stored = list((tmp_path / "cards").glob("*.msgpack"))
     assert len(stored) == 1
     second = CardIndex.cached(names, tmp_path)
     assert second.names == first.names and second is not first
     assert second.lookup("epocrasito") == {("Epochrasite", "es")}
     CardIndex.cached([*names, CardName("x", "es", "Y", "t")], tmp_path)
-    assert len(list((tmp_path / "cards").glob("*.json"))) == 2
+    assert len(list((tmp_path / "cards").glob("*.msgpack"))) == 2
 
 
 def test_the_kept_index_is_found_by_its_names_in_any_order(tmp_path):
@@ -152,10 +153,37 @@ def test_the_index_read_back_is_the_index_built_holding_each_pair_once(tmp_path)
     assert all(len(objects) == 1 for objects in pairs.values())
 
 
+def test_the_card_indexes_kept_are_the_most_recently_used_of_their_layout(tmp_path):
+    """Each run naming other cards writes another index (71 MB at a million units): the
+    folder keeps the ``INDEXES_KEPT`` most recently used, an index read counting as used,
+    and none of an older layout (a JSON file of format 2); a file a run is writing is
+    left alone."""
+    folder = tmp_path / "cards"
+    folder.mkdir()
+    (folder / "0123456789abcdef0123456789abcdef.json").write_bytes(b"rulings-checked-v1 0\n{}")
+    (folder / ".0123.msgpack.77.beef.tmp").write_bytes(b"on its way")
+
+    def written(number: int) -> Path:
+        names = [CardName(f"Carta {number}", "es", f"Card {number}", "test")]
+        return CardIndex.cached(names, tmp_path).kept_in
+
+    early = [written(number) for number in range(3)]
+    for seconds, path in enumerate(early, 1):
+        os.utime(path, ns=(seconds * 10**9, seconds * 10**9))  # long unused, oldest first
+    assert CardIndex.cached([CardName("Carta 0", "es", "Card 0", "test")], tmp_path)
+    later = [written(number) for number in range(3, 3 + INDEXES_KEPT - 1)]
+    names = sorted(path.name for path in folder.iterdir())
+    assert names == sorted(
+        [early[0].name, *(path.name for path in later), ".0123.msgpack.77.beef.tmp"]
+    )
+    assert drop_indexes(tmp_path) == INDEXES_KEPT
+    assert os.listdir(folder) == [".0123.msgpack.77.beef.tmp"]
+
+
 def test_a_damaged_index_file_is_rebuilt(tmp_path):
     names = [CardName("Epocrásito", "es", "Epochrasite", "test")]
     CardIndex.cached(names, tmp_path)
-    [stored] = (tmp_path / "cards").glob("*.json")
+    [stored] = (tmp_path / "cards").glob("*.msgpack")
     data = bytearray(stored.read_bytes())
     data[len(data) // 2] ^= 0x20  # one flipped bit in the middle of the JSON
     stored.write_bytes(bytes(data))
@@ -204,7 +232,9 @@ def test_the_index_ingest_hands_to_the_checks_is_that_of_the_card_names_it_wrote
     ingested = stages.ingest_stage([corpus_dir], tmp_path, Settings(cache_dir=tmp_path / "c"))
     written = read_records(tmp_path / CARD_NAMES, CardName)
     assert any(entry.source == "card index" for entry in written)
-    assert ingested.index.to_json() == CardIndex.build(written).to_json()
+    built = CardIndex.build(written)
+    assert ingested.index.by_key == built.by_key
+    assert ingested.index.names == built.names and ingested.index.oracle == built.oracle
 
 
 SLIVERS = {

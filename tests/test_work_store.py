@@ -223,6 +223,7 @@ def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -
         assert f"{kind} " in info.output and "current" in info.output
     models = cache / "models"
     assert "Embedding model kept ready to read: " in info.output and any(models.rglob("*.npz"))
+    assert "Card-name indexes kept: 1 " in info.output
     assert (cache / "report-seconds.json").is_file()
     pruned = runner.invoke(main, ["cache", "prune", "--cache-dir", str(cache), "--limit", "1KB"])
     assert pruned.exit_code == 0 and "Removed" in pruned.output
@@ -232,6 +233,7 @@ def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -
     cleared = runner.invoke(main, ["cache", "clear", "--cache-dir", str(cache)])
     assert cleared.exit_code == 0 and Store(cache).info() == []
     assert not models.exists() and not (cache / "report-seconds.json").exists()
+    assert not any((cache / "cards").iterdir())
 
 
 @pytest.mark.model
