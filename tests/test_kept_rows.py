@@ -349,3 +349,58 @@ def test_the_memory_copies_the_pairs_of_documents_that_did_not_change(tmp_path: 
         rendered.clear()
         assert written == tmx.write_tmx(run, tmp_path).read_bytes()
         assert rendered == ["es.txt", "zh.txt"]
+
+
+class _FailingFile(io.BytesIO):
+    """A file whose disk fills after ``room`` bytes."""
+
+    def __init__(self, room: int) -> None:
+        super().__init__()
+        self.room = room
+
+    def write(self, data) -> int:
+        if self.tell() + len(data) > self.room:
+            raise OSError(28, "No space left on device")
+        return super().write(data)
+
+
+def test_bytes_written_by_their_thread_keep_their_order_and_digest(monkeypatch):
+    """The writing thread writes and digests the chunks in the order given, a few queued at
+    a time; ``flush`` returns once all are written. A write that fails is raised by
+    ``flush`` (and nothing after it is written), not lost in the thread."""
+    monkeypatch.setattr(kept_rows, "FLUSH_BYTES", 64)
+    monkeypatch.setattr(files.WritingThread, "QUEUED", 2)
+    rows = [f"row {number:05d} {'x' * (number % 37)}" for number in range(3000)]
+    handle = io.BytesIO()
+    writer = RowsWriter(handle)
+    writer.piece(b"head;")
+    writer.rows(rows, [None] * len(rows), lambda these: [r.encode() for r in these], b";")
+    writer.piece(b";tail")
+    writer.flush()
+    expected = b"head;" + ";".join(rows).encode() + b";tail"
+    assert handle.getvalue() == expected
+    assert writer.hash.digest() == hashlib.blake2b(expected, digest_size=16).digest()
+    full = RowsWriter(_FailingFile(room=5_000))
+    full.rows(rows, [None] * len(rows), lambda these: [r.encode() for r in these], b";")
+    with pytest.raises(OSError, match="No space left"):
+        full.flush()
+    assert len(full.handle.getvalue()) <= 5_000
+
+
+def test_a_report_file_that_fails_half_way_leaves_no_writing_thread(tmp_path: Path):
+    """A writer that raises while its rows are being written stops its writing thread
+    (which would otherwise write into a file being closed)."""
+    import threading
+
+    before = threading.active_count()
+
+    def render(these: list[str]) -> list[bytes]:
+        if "row 4500" in these:
+            raise ValueError("a row that cannot be rendered")
+        return [row.encode() * 200 for row in these]
+
+    items = [f"row {number}" for number in range(5000)]
+    with pytest.raises(ValueError, match="cannot be rendered"):
+        with rows_file(tmp_path / "rows.txt", "rows", None) as rows:
+            rows.rows(items, [None] * len(items), render)
+    assert threading.active_count() == before

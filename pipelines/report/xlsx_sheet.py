@@ -254,8 +254,11 @@ def write_with_rows(
             with target.open(part, "w") as member:
                 member.write(head)
                 rows = RowsWriter(member, kept.get(sheet.name), start=len(head))
-                rows.rows(sheet.items, sheet.digests, sheet.render)
-                rows.flush()
+                try:
+                    rows.rows(sheet.items, sheet.digests, sheet.render)
+                    rows.flush()
+                finally:
+                    rows.abandon()
                 member.write(end + tail)
             indexes[sheet.name] = rows.index(info.filename)
     if previous is not None:

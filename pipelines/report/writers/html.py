@@ -65,8 +65,11 @@ def render_html(run: RunTables) -> str:
     """The page for a run, as a string (byte-identical for the same tables)."""
     buffer = io.BytesIO()
     rows = RowsWriter(buffer)
-    _write_page(run, rows)
-    rows.flush()
+    try:
+        _write_page(run, rows)
+        rows.flush()
+    finally:
+        rows.abandon()
     return buffer.getvalue().decode("utf-8")
 
 
