@@ -15,7 +15,13 @@ from test_incremental import SPANISH, edit, run, same_outputs
 from pipelines import files, manifest
 from pipelines.model import Alignment, Finding, Ruling
 from pipelines.report import WRITERS, kept_rows
-from pipelines.report.kept_rows import PreviousReports, RowsWriter, row_digest, rows_file
+from pipelines.report.kept_rows import (
+    PreviousReports,
+    RowsWriter,
+    row_digest,
+    row_digest_from,
+    rows_file,
+)
 from pipelines.report.writers.csv import _csv_lines
 from pipelines.store import open_store
 from pipelines.tables import RunTables
@@ -130,6 +136,18 @@ def test_rows_that_cannot_be_digested_are_always_rendered(tmp_path: Path):
     assert row_digest(object()) is None
     assert handle.getvalue() == b"ab"
     assert rendered == ["a", "b"]
+
+
+def test_rows_made_from_a_digest_that_could_not_be_made_are_always_rendered():
+    """A row digested from findings' digests (``row_digest_from``: the page's, SARIF's and
+    XLIFF's rows) has none when one of them is None: two such rows with the same other
+    parts would otherwise share a digest, and one be copied for the other."""
+    one, other = row_digest("one finding"), row_digest("another")
+    assert row_digest_from([None], True, "group") is None
+    assert row_digest_from([one, None], "target") is None
+    assert row_digest_from([one], True) != row_digest_from([other], True)
+    assert row_digest_from([one], True) != row_digest_from([one], False)
+    assert row_digest_from([one, other], "x") != row_digest_from([other, one], "x")
 
 
 def test_csv_rows_are_rendered_each_as_its_lines():
@@ -400,7 +418,9 @@ def test_a_report_file_that_fails_half_way_leaves_no_writing_thread(tmp_path: Pa
         return [row.encode() * 200 for row in these]
 
     items = [f"row {number}" for number in range(5000)]
-    with pytest.raises(ValueError, match="cannot be rendered"):
-        with rows_file(tmp_path / "rows.txt", "rows", None) as rows:
-            rows.rows(items, [None] * len(items), render)
+    with (
+        pytest.raises(ValueError, match="cannot be rendered"),
+        rows_file(tmp_path / "rows.txt", "rows", None) as rows,
+    ):
+        rows.rows(items, [None] * len(items), render)
     assert threading.active_count() == before

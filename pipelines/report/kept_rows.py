@@ -313,4 +313,14 @@ def row_digest(*parts: Any) -> bytes | None:
         return None
 
 
+def row_digest_from(digests: Sequence[bytes | None], *parts: Any) -> bytes | None:
+    """``row_digest`` of rows made of what ``digests`` were made of (a finding's row digest,
+    ``report.rows.finding_digests``) and ``parts``, without encoding that again; None when
+    one of ``digests`` is None (what it was made of could not be digested: the row is
+    always rendered, never taken for another such row's)."""
+    if None in digests:
+        return None
+    return row_digest(*digests, *parts)
+
+
 _ENCODER = msgspec.msgpack.Encoder()

@@ -32,7 +32,7 @@ from ...resources import language_name, resource_path
 from ...tables import RunTables
 from ...vocabulary import Side, severity_rank
 from .. import rulings_by_id, writer
-from ..kept_rows import RowsWriter, row_digest, rows_file
+from ..kept_rows import RowsWriter, row_digest_from, rows_file
 from ..rows import finding_digests, suppressed_digests
 from ..updates import UpdateRow, update_rows
 
@@ -87,7 +87,7 @@ def _write_page(run: RunTables, rows: RowsWriter) -> None:
         rows.rows(
             page.shown,
             [
-                row_digest(digests[id(s.finding)], s.accepted, s.group, s.confidence)
+                row_digest_from([digests[id(s.finding)]], s.accepted, s.group, s.confidence)
                 for s in page.shown
             ],
             lambda these: [

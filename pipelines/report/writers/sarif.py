@@ -11,7 +11,8 @@ from ...model import Finding
 from ...tables import RunTables
 from ...vocabulary import Category, Severity
 from .. import writer
-from ..kept_rows import row_digest, rows_file
+from ..kept_rows import row_digest_from, rows_file
+from ..rows import finding_digests
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -87,11 +88,12 @@ def write_sarif(run: RunTables, out: Path) -> Path:
         return [fastjson.dumps(_result(finding, index, uris)) for finding in findings]
 
     # the results one by one: a large run's whole document would not fit in memory
+    digests = finding_digests(run)
     with rows_file(path, "sarif", run.previous) as rows:
         rows.piece((head + RESULTS[:-1]).encode())
         rows.rows(
             run.findings,
-            [row_digest(f, index[f.code]) for f in run.findings],
+            [row_digest_from([digests[id(f)]], index[f.code]) for f in run.findings],
             render,
             separator=b",",
         )

@@ -27,7 +27,7 @@ from ...text.inline import inline_codes
 from ...vocabulary import BILINGUAL_SOURCE_SUFFIX as SOURCE_SUFFIX
 from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Severity
 from .. import rulings_by_id, writer
-from ..kept_rows import row_digest, rows_file
+from ..kept_rows import row_digest_from, rows_file
 from ..markup import attribute, text, xml_safe
 from ..markup import attributes as markup_attributes
 from ..rows import finding_digests
@@ -208,12 +208,13 @@ def _unit_digest(
 ) -> bytes | None:
     """The digest of all a unit's element is made of (``kept_rows``)."""
     source, target = unit.source, unit.target
-    return row_digest(
+    return row_digest_from(
+        [digests[id(finding)] for finding, _ in notes],
+        [annotates for _, annotates in notes],
         unit.ident,
         lang,
         None if source is None else source.text,
         None if target is None else (target.text, target.context),
-        [(digests[id(finding)], annotates) for finding, annotates in notes],
     )
 
 
