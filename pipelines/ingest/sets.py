@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from ..catalogue import make_finding
-from ..model import Finding
+from ..model import CardName, Finding
 from .readers._json import pointer
 from .readers.mtgjson import FORMAT, SetStart, read_cards
 from .reading import FileResult, take
@@ -191,13 +192,17 @@ def joined(parts: list[FileResult]) -> FileResult:
     """The file's reading from its sets' parts (``own_part``) in order, each card-name entry
     once."""
     result = FileResult(format=FORMAT)
-    names: set[tuple[str, str, str]] = set()
+    first: dict[tuple[str, str, str], CardName] = {}
     for part in parts:
         result.rulings.extend(part.rulings)
         result.findings.extend(part.findings)
-        for name in part.card_names:
-            entry = (name.name, name.lang, name.card)
-            if entry not in names:
-                names.add(entry)
-                result.card_names.append(name)
+        # the first entry of each (name, language, card), kept in C loops: an AllPrintings
+        # file's 291 sets give 633,800 entries, most of them a reprint's again
+        names = part.card_names
+        for _ in map(first.setdefault, map(_NAME_ENTRY, names), names):
+            pass
+    result.card_names = list(first.values())
     return result
+
+
+_NAME_ENTRY = attrgetter("name", "lang", "card")
