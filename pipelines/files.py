@@ -237,7 +237,7 @@ class WritingThread:
 
     def __init__(self, handle: IO[bytes], digest: Any = None) -> None:
         self.handle, self.digest = handle, digest
-        self._queue: queue.Queue[bytes | Callable[[], bytes] | None] = queue.Queue(self.QUEUED)
+        self._queue: queue.Queue[bytes | None] = queue.Queue(self.QUEUED)
         self._error: BaseException | None = None
         self._dropping = False
         self._thread: threading.Thread | None = None
@@ -257,14 +257,6 @@ class WritingThread:
             self.put(data)
 
     def put(self, data: bytes) -> None:
-        self._put(data)
-
-    def put_later(self, make: Callable[[], bytes]) -> None:
-        """Hand over the bytes ``make`` gives, made by the thread when their turn comes (a
-        copy from another file, read there)."""
-        self._put(make)
-
-    def _put(self, data: bytes | Callable[[], bytes]) -> None:
         if self._error is not None:
             self._raise()
         if self._thread is None:
@@ -298,8 +290,6 @@ class WritingThread:
             if self._error is not None or self._dropping:
                 continue  # what follows a failed write is not written
             try:
-                if not isinstance(data, bytes):
-                    data = data()
                 self.handle.write(data)
                 if self.digest is not None:
                     self.digest.update(data)

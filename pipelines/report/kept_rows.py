@@ -18,7 +18,6 @@ it replaces (``RunTables.previous``); ``rulings report`` writes every row.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import os
 import weakref
@@ -171,7 +170,7 @@ class RowsWriter:
         self.handle = handle
         self.kept = kept
         self.offset = self.flushed = start
-        self.pending: list[bytes | _Piece] = []
+        self.pending: list[bytes] = []
         self.hash = hashlib.blake2b(digest_size=16)
         self._writing = WritingThread(handle, self.hash)
         self.digests: list[bytes | None] = []
@@ -202,7 +201,7 @@ class RowsWriter:
             spans = [None if d is None else find(d) for d in part]
             missing = [start + k for k, span in enumerate(spans) if span is None]
             rendered = iter(render([items[i] for i in missing]) if missing else ())
-            pieces: list[bytes | _Piece] = []
+            pieces: list[bytes] = []
             offset = self.offset
             copy = _Copy(data, separator)
             for digest, span in zip(part, spans, strict=True):
@@ -228,7 +227,7 @@ class RowsWriter:
                 self.spans.extend((offset, offset + length))
                 offset += length
             copy.flush(pieces)
-            self._write_pieces(pieces)
+            self._write(b"".join(pieces))
             if offset != self.offset:
                 raise AssertionError("rows written do not add up")
 
@@ -241,11 +240,8 @@ class RowsWriter:
         return RowIndex(b"".join(d for d, _ in kept), spans.tobytes(), part)
 
     def _write(self, data: bytes) -> None:
-        self._write_pieces([data])
-
-    def _write_pieces(self, pieces: list[bytes | _Piece]) -> None:
-        self.pending.extend(pieces)
-        self.offset += sum(map(len, pieces))
+        self.pending.append(data)
+        self.offset += len(data)
         if self.offset - self.flushed >= FLUSH_BYTES:
             self._hand_over()
 
@@ -261,47 +257,9 @@ class RowsWriter:
 
     def _hand_over(self) -> None:
         if self.pending:
-            pieces, self.pending = self.pending, []
-            if all(type(piece) is bytes for piece in pieces):
-                self._writing.put(b"".join(pieces))
-            else:  # the copies are read by the writing thread too
-                self._writing.put_later(functools.partial(_joined, pieces))
+            self._writing.put(b"".join(self.pending))
+            self.pending.clear()
         self.flushed = self.offset
-
-
-def _joined(pieces: list[bytes | _Piece]) -> bytes:
-    return b"".join(piece if type(piece) is bytes else piece.read() for piece in pieces)
-
-
-class _Piece:
-    """Consecutive rows of the previous file, read when they are written (by the writing
-    thread: the main thread renders the next rows meanwhile), with the separator where
-    one goes (the bytes there are a separator, unless the previous file had something
-    else of its length between two rows: what goes there is written, whatever was)."""
-
-    __slots__ = ("begin", "between", "data", "end", "separator")
-
-    def __init__(
-        self, data: FileBytes | bytes, begin: int, end: int, between: list[int], separator: bytes
-    ) -> None:
-        self.data, self.begin, self.end = data, begin, end
-        self.between, self.separator = between, separator
-
-    def __len__(self) -> int:
-        return self.end - self.begin
-
-    def read(self) -> bytes:
-        chunk = self.data[self.begin : self.end]
-        if len(chunk) != self.end - self.begin:
-            raise OSError(f"the previous file ended before byte {self.end}")
-        gap = len(self.separator)
-        wrong = [at for at in self.between if chunk[at : at + gap] != self.separator]
-        if not wrong:
-            return chunk
-        patched = bytearray(chunk)
-        for at in wrong:
-            patched[at : at + gap] = self.separator
-        return bytes(patched)
 
 
 class _Copy:
@@ -328,11 +286,21 @@ class _Copy:
         self.end = span[1]
         return True
 
-    def flush(self, pieces: list[bytes | _Piece]) -> None:
-        """The piece, to be read when it is written (``_Piece``)."""
+    def flush(self, pieces: list[bytes]) -> None:
+        """The piece's bytes, with the separator where one goes (the bytes there are a
+        separator, unless the previous file had something else of its length between
+        two rows: what goes there is written, whatever was)."""
         if self.end < 0:
             return
-        pieces.append(_Piece(self.data, self.begin, self.end, self.between, self.separator))
+        chunk = self.data[self.begin : self.end]
+        gap = len(self.separator)
+        wrong = [at for at in self.between if chunk[at : at + gap] != self.separator]
+        if wrong:
+            patched = bytearray(chunk)
+            for at in wrong:
+                patched[at : at + gap] = self.separator
+            chunk = bytes(patched)
+        pieces.append(chunk)
         self.begin = self.end = -1
 
 
