@@ -226,14 +226,12 @@ class WritingThread:
     its main thread before (``benchmarks/results/work_layer.md``).
 
     ``put`` hands bytes over (waiting while ``QUEUED`` chunks are waiting already);
-    ``write`` gathers small pieces and hands them over ``CHUNK_BYTES`` at a time;
     ``finish`` waits until everything is written and raises what writing raised, if
     anything (an error is raised by the next ``put`` too); ``abandon`` drops what is not
     written yet, for a writer that stops early. The handle and the digest are the thread's
     until ``finish`` or ``abandon`` return."""
 
     QUEUED = 8
-    CHUNK_BYTES = 1 << 20
 
     def __init__(self, handle: IO[bytes], digest: Any = None) -> None:
         self.handle, self.digest = handle, digest
@@ -241,20 +239,6 @@ class WritingThread:
         self._error: BaseException | None = None
         self._dropping = False
         self._thread: threading.Thread | None = None
-        self._gathered: list[bytes] = []
-        self._gathered_bytes = 0
-
-    def write(self, data: bytes) -> None:
-        self._gathered.append(data)
-        self._gathered_bytes += len(data)
-        if self._gathered_bytes >= self.CHUNK_BYTES:
-            self._hand_over_gathered()
-
-    def _hand_over_gathered(self) -> None:
-        if self._gathered:
-            data = b"".join(self._gathered)
-            self._gathered, self._gathered_bytes = [], 0
-            self.put(data)
 
     def put(self, data: bytes) -> None:
         if self._error is not None:
@@ -265,14 +249,12 @@ class WritingThread:
         self._queue.put(data)
 
     def finish(self) -> None:
-        self._hand_over_gathered()
         self._stop()
         if self._error is not None:
             self._raise()
 
     def abandon(self) -> None:
         self._dropping = True
-        self._gathered, self._gathered_bytes = [], 0
         self._stop()
 
     def _stop(self) -> None:

@@ -13,12 +13,12 @@ from functools import cache
 from operator import attrgetter
 from pathlib import Path
 from types import MemberDescriptorType
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
 from . import fastjson
-from .files import WritingThread, write_atomic
+from .files import write_atomic
 from .heap import pause_done
 from .model import (
     REPEATED_COLUMNS,
@@ -83,15 +83,15 @@ def write_jsonl(
     """Write records one per line, atomically (a reader never sees half a file).
     ``on_line`` is given each record with its line (``CorpusDigests.add``)."""
 
-    def write(writing: WritingThread) -> None:
+    def write(handle) -> None:
         for chunk, lines in _encoded(records):
-            writing.write(b"\n".join(lines))
-            writing.write(b"\n")
+            handle.write(b"\n".join(lines))
+            handle.write(b"\n")
             if on_line is not None:
                 for record, line in zip(chunk, lines, strict=True):
                     on_line(record, line)
 
-    return write_atomic(path, _in_writing_thread(write))
+    return write_atomic(path, write)
 
 
 _CHUNK = 4096
@@ -130,27 +130,11 @@ class Lines:
 def write_lines(path: Path, blocks: Iterable[bytes]) -> Path:
     """Write a table from its lines' bytes (``Lines.data``), atomically."""
 
-    def write(writing: WritingThread) -> None:
+    def write(handle) -> None:
         for block in blocks:
-            writing.write(block)
+            handle.write(block)
 
-    return write_atomic(path, _in_writing_thread(write))
-
-
-def _in_writing_thread(write: Callable[[WritingThread], None]) -> Callable[[BinaryIO], None]:
-    """``write_atomic``'s writing function of ``write``, which gives its bytes to a
-    ``files.WritingThread``: the table's next lines are encoded while the last are
-    written."""
-
-    def written(handle: BinaryIO) -> None:
-        writing = WritingThread(handle)
-        try:
-            write(writing)
-            writing.finish()
-        finally:
-            writing.abandon()
-
-    return written
+    return write_atomic(path, write)
 
 
 _LINES = msgspec.json.Encoder()

@@ -364,20 +364,3 @@ def test_a_record_is_written_with_its_fields_only(tmp_path: Path):
             separators=(",", ":"),
         )
     )
-
-
-def test_a_table_that_fails_half_way_is_not_written_and_leaves_no_writing_thread(tmp_path):
-    """The lines already encoded are being written by their thread when a later record
-    cannot be: the error is raised, no table (nor a part of one) is left, and the thread
-    has ended."""
-    import threading
-
-    before = threading.active_count()
-    records = [{"n": number, "text": "x" * 300} for number in range(20_000)]
-    with pytest.raises(TypeError, match="not JSON serializable"):
-        tables.write_jsonl(tmp_path / "t.jsonl", [*records, {"n": object()}])
-    assert list(tmp_path.iterdir()) == []
-    assert threading.active_count() == before
-    tables.write_jsonl(tmp_path / "t.jsonl", records)
-    lines = (tmp_path / "t.jsonl").read_bytes().splitlines()
-    assert [json.loads(line) for line in lines] == records
