@@ -14,9 +14,7 @@ import contextlib
 import gc
 import hashlib
 import os
-import queue
 import secrets
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -216,67 +214,6 @@ def _digest_row(row: Any) -> bool:
         and all(isinstance(value, int) for value in row[1:5])
         and isinstance(row[5], str)
     )
-
-
-class WritingThread:
-    """Bytes written to a file (and fed to a digest) by a thread of its own, in the order
-    given: a file write, a digest and a zip member's compression let go of the GIL, so the
-    thread that makes the bytes goes on making the next while they are written. The report
-    writers wrote and digested about 2.4 GB of an edited million-unit run this way, 12 s of
-    its main thread before (``benchmarks/results/work_layer.md``).
-
-    ``put`` hands bytes over (waiting while ``QUEUED`` chunks are waiting already);
-    ``finish`` waits until everything is written and raises what writing raised, if
-    anything (an error is raised by the next ``put`` too); ``abandon`` drops what is not
-    written yet, for a writer that stops early. The handle and the digest are the thread's
-    until ``finish`` or ``abandon`` return."""
-
-    QUEUED = 8
-
-    def __init__(self, handle: IO[bytes], digest: Any = None) -> None:
-        self.handle, self.digest = handle, digest
-        self._queue: queue.Queue[bytes | None] = queue.Queue(self.QUEUED)
-        self._error: BaseException | None = None
-        self._dropping = False
-        self._thread: threading.Thread | None = None
-
-    def put(self, data: bytes) -> None:
-        if self._error is not None:
-            self._raise()
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="writing", daemon=True)
-            self._thread.start()
-        self._queue.put(data)
-
-    def finish(self) -> None:
-        self._stop()
-        if self._error is not None:
-            self._raise()
-
-    def abandon(self) -> None:
-        self._dropping = True
-        self._stop()
-
-    def _stop(self) -> None:
-        if self._thread is not None:
-            self._queue.put(None)
-            self._thread.join()
-            self._thread = None
-
-    def _raise(self) -> None:
-        error, self._error = self._error, None
-        raise error
-
-    def _run(self) -> None:
-        while (data := self._queue.get()) is not None:
-            if self._error is not None or self._dropping:
-                continue  # what follows a failed write is not written
-            try:
-                self.handle.write(data)
-                if self.digest is not None:
-                    self.digest.update(data)
-            except BaseException as problem:  # handed to the thread that gave the bytes
-                self._error = problem
 
 
 def write_text_atomic(path: Path, text: str) -> Path:

@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
-from ..files import WritingThread, file_digest, wrote
+from ..files import file_digest, wrote
 from ..work import Cache, kind
 
 T = TypeVar("T")
@@ -147,11 +147,8 @@ def rows_file(path: Path, name: str, previous: PreviousReports | None) -> Iterat
     kept = previous.rows(name, path.name) if previous is not None else None
     with open(path, "wb") as handle:
         rows = RowsWriter(handle, kept)
-        try:
-            yield rows
-            rows.flush()
-        finally:
-            rows.abandon()
+        yield rows
+        rows.flush()
     digest = rows.hash.hexdigest()
     wrote(path, digest)
     if previous is not None:
@@ -162,9 +159,7 @@ class RowsWriter:
     """A file written as pieces and rows: ``piece`` writes bytes that are no row, ``rows``
     writes rows, each copied from ``kept`` (the previous file's) when its digest is there.
     ``start``: where in its file the first byte written goes (what the index counts from);
-    the bytes written are digested on the way (``hash``), both by a thread of their own
-    (``files.WritingThread``): the handle and the digest are the writer's until ``flush``
-    returns."""
+    the bytes written are digested on the way (``hash``)."""
 
     def __init__(self, handle: BinaryIO, kept: KeptRows | None = None, start: int = 0) -> None:
         self.handle = handle
@@ -172,7 +167,6 @@ class RowsWriter:
         self.offset = self.flushed = start
         self.pending: list[bytes] = []
         self.hash = hashlib.blake2b(digest_size=16)
-        self._writing = WritingThread(handle, self.hash)
         self.digests: list[bytes | None] = []
         self.spans = array("Q")
         self.copied = 0
@@ -243,22 +237,14 @@ class RowsWriter:
         self.pending.append(data)
         self.offset += len(data)
         if self.offset - self.flushed >= FLUSH_BYTES:
-            self._hand_over()
+            self.flush()
 
     def flush(self) -> None:
-        """Write and digest what is pending (pieces and rows, written as one), and wait
-        until everything given is written."""
-        self._hand_over()
-        self._writing.finish()
-
-    def abandon(self) -> None:
-        """Stop writing (a writer that failed): what is not written yet is dropped."""
-        self._writing.abandon()
-
-    def _hand_over(self) -> None:
-        if self.pending:
-            self._writing.put(b"".join(self.pending))
-            self.pending.clear()
+        """Write and digest what is pending (pieces and rows, written as one)."""
+        data = b"".join(self.pending)
+        self.pending.clear()
+        self.handle.write(data)
+        self.hash.update(data)
         self.flushed = self.offset
 
 

@@ -254,11 +254,8 @@ def write_with_rows(
             with target.open(part, "w") as member:
                 member.write(head)
                 rows = RowsWriter(member, kept.get(sheet.name), start=len(head))
-                try:
-                    rows.rows(sheet.items, sheet.digests, sheet.render)
-                    rows.flush()
-                finally:
-                    rows.abandon()
+                rows.rows(sheet.items, sheet.digests, sheet.render)
+                rows.flush()
                 member.write(end + tail)
             indexes[sheet.name] = rows.index(info.filename)
     if previous is not None:

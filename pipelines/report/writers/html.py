@@ -65,11 +65,8 @@ def render_html(run: RunTables) -> str:
     """The page for a run, as a string (byte-identical for the same tables)."""
     buffer = io.BytesIO()
     rows = RowsWriter(buffer)
-    try:
-        _write_page(run, rows)
-        rows.flush()
-    finally:
-        rows.abandon()
+    _write_page(run, rows)
+    rows.flush()
     return buffer.getvalue().decode("utf-8")
 
 
