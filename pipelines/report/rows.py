@@ -19,7 +19,7 @@ from ..model import Finding, Ruling
 from ..tables import RunTables
 from ..vocabulary import SEVERITY_ORDER
 from . import computed_before_fork, rulings_by_id, shared
-from .kept_rows import row_digest
+from .kept_rows import row_digest, row_digest_from
 
 COLUMNS = REVIEW_COLUMNS
 _evidence_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
@@ -71,23 +71,38 @@ def suppressed_digests(run: RunTables) -> dict[int, bytes | None]:
     return shared(run, _suppressed_digests)
 
 
+def finding_alone_digests(run: RunTables) -> dict[int, bytes | None]:
+    """Each finding's digest (by ``id``) of the finding alone: what a row that shows no
+    text is made of (SARIF's, with its rule's index). Shared: do not change."""
+    return shared(run, _finding_alone_digests)
+
+
+@computed_before_fork
+def _finding_alone_digests(run: RunTables) -> dict[int, bytes | None]:
+    return {id(finding): row_digest(finding) for finding in run.findings}
+
+
 @computed_before_fork
 def _finding_digests(run: RunTables) -> dict[int, bytes | None]:
-    return _digests(run, run.findings)
+    return _digests(run, run.findings, finding_alone_digests(run))
 
 
 @computed_before_fork
 def _suppressed_digests(run: RunTables) -> dict[int, bytes | None]:
-    return _digests(run, run.suppressed)
+    return _digests(run, run.suppressed, {id(f): row_digest(f) for f in run.suppressed})
 
 
-def _digests(run: RunTables, findings: list[Finding]) -> dict[int, bytes | None]:
+def _digests(
+    run: RunTables, findings: list[Finding], alone: dict[int, bytes | None]
+) -> dict[int, bytes | None]:
+    """Each finding's digest with the texts it points at, made from its digest alone (the
+    finding is encoded once for every writer)."""
     get = rulings_by_id(run).get
     digests = {}
     for finding in findings:
         ruling, source = get(finding.ruling_id), get(finding.source_id)
-        digests[id(finding)] = row_digest(
-            finding,
+        digests[id(finding)] = row_digest_from(
+            [alone[id(finding)]],
             None if ruling is None else ruling.text,
             None if source is None else source.text,
         )

@@ -12,7 +12,7 @@ from ...tables import RunTables
 from ...vocabulary import Category, Severity
 from .. import writer
 from ..kept_rows import row_digest_from, rows_file
-from ..rows import finding_digests
+from ..rows import finding_alone_digests
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -88,7 +88,7 @@ def write_sarif(run: RunTables, out: Path) -> Path:
         return [fastjson.dumps(_result(finding, index, uris)) for finding in findings]
 
     # the results one by one: a large run's whole document would not fit in memory
-    digests = finding_digests(run)
+    digests = finding_alone_digests(run)
     with rows_file(path, "sarif", run.previous) as rows:
         rows.piece((head + RESULTS[:-1]).encode())
         rows.rows(
