@@ -258,13 +258,3 @@ def read_checked_bytes(path: Path | str) -> bytes | None:
     if hashlib.sha256(body).hexdigest() != expected:
         return None
     return body
-    header, _, body = data.partition(b"\n")
-    if not header.startswith(CHECKED_MAGIC):
-        return None
-    expected = header[len(CHECKED_MAGIC) :].decode("ascii", "replace")
-    if hashlib.sha256(body).hexdigest() != expected:
-        return None
-    try:
-        return fastjson.loads(body)
-    except (ValueError, RecursionError):
-        return None
