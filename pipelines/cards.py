@@ -46,7 +46,7 @@ INDEX_SUFFIX = ".msgpack"
 class _StoredIndex(msgspec.Struct, array_like=True):
     """The index as its cache file holds it (MessagePack): each (card, language) pair once,
     and each name key's owners as their places in that list. Read as typed MessagePack it
-    takes a third of the time the JSON of format 2 took (the million-unit corpus's index,
+    takes about half the time the JSON of format 2 took (the million-unit corpus's index,
     which a run reads in ingest and again in the check stage: ``benchmarks/results``)."""
 
     pairs: list[tuple[str, str]]

@@ -131,7 +131,7 @@ def test_a_small_file_is_read_whole(tmp_path):
 def test_a_set_changed_after_it_was_found_is_reported_and_not_kept(tmp_path, split_any_size):
     data = four_sets()
     path = write(tmp_path, json.dumps(data))
-    parts = set_parts.split(SourceFile(path, NAME))
+    parts = SourceFile(path, NAME).sets
     assert [part.code for part in parts] == ["FUT", "PLC", "XTR", "NEW"]
     data["data"]["FUT"]["cards"][0]["name"] = "Epochrasitf"
     write(tmp_path, json.dumps(data))
@@ -156,14 +156,14 @@ def test_one_pass_over_the_file_reads_each_set_as_it_reads_alone(tmp_path, split
     """A first run reads a file of sets in one pass (``read_together``): each set's reading
     is the one it has read alone (``read_set``), the sets not asked for left out."""
     path = write(tmp_path, json.dumps(four_sets(), indent=indent, ensure_ascii=False))
-    parts = set_parts.split(SourceFile(path, NAME))
+    parts = SourceFile(path, NAME).sets
     alone = [sets.read_set(part) for part in parts]
     assert sets.read_together(sets.FileSets(parts)) == alone
     assert sets.read_together(sets.FileSets(parts[1::2])) == alone[1::2]
 
 
 def test_most_of_a_file_missing_is_read_in_one_pass_else_set_by_set(tmp_path, split_any_size):
-    parts = set_parts.split(SourceFile(write(tmp_path, json.dumps(four_sets())), NAME))
+    parts = SourceFile(write(tmp_path, json.dumps(four_sets())), NAME).sets
     plan = sets.plan(parts)
     [(task, indices)] = plan([0, 1, 2, 3])
     assert isinstance(task, sets.FileSets) and indices == [0, 1, 2, 3]
@@ -173,7 +173,7 @@ def test_most_of_a_file_missing_is_read_in_one_pass_else_set_by_set(tmp_path, sp
 def test_a_file_changed_before_its_pass_is_reported_and_not_kept(tmp_path, split_any_size):
     data = four_sets()
     path = write(tmp_path, json.dumps(data))
-    parts = set_parts.split(SourceFile(path, NAME))
+    parts = SourceFile(path, NAME).sets
     data["data"]["PLC"]["cards"][0]["name"] = "Dichotomancz"
     write(tmp_path, json.dumps(data))
     readings = sets.read_together(sets.FileSets(parts))

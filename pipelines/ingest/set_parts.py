@@ -61,20 +61,14 @@ class Source(Protocol):
     def encoding(self) -> str | None: ...
 
 
-def split(doc: Source) -> list[SetPart] | None:
-    """The sets of an AllPrintings-shaped file, in the file's order; None for a file to read
-    whole (see the module's docstring)."""
-    found = split_digested(doc)
-    return None if found is None else found[0]
-
-
 def may_split(doc: Source) -> bool:
     """Whether the file is one to read and large enough to be cut into sets."""
     return not doc.not_read and doc.size >= SPLIT_BYTES
 
 
 def split_digested(doc: Source) -> tuple[list[SetPart], str] | None:
-    """The file's sets (``split``) and a digest of the file made from their digests and the
+    """The sets of an AllPrintings-shaped file, in the file's order (None for a file to read
+    whole), and a digest of the file made from their digests and the
     bytes around them: an edited file is then read and digested once, not once for the run's
     key and again set by set (0.5 s of an edited AllPrintings run). Its own kind of digest
     (``_FILE_PERSON``), never equal by chance to a digest of a file's bytes."""

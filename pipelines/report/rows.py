@@ -79,7 +79,11 @@ def finding_alone_digests(run: RunTables) -> dict[int, bytes | None]:
 
 @computed_before_fork
 def _finding_alone_digests(run: RunTables) -> dict[int, bytes | None]:
-    return {id(finding): row_digest(finding) for finding in run.findings}
+    return _alone(run.findings)
+
+
+def _alone(findings: list[Finding]) -> dict[int, bytes | None]:
+    return {id(finding): row_digest(finding) for finding in findings}
 
 
 @computed_before_fork
@@ -89,7 +93,7 @@ def _finding_digests(run: RunTables) -> dict[int, bytes | None]:
 
 @computed_before_fork
 def _suppressed_digests(run: RunTables) -> dict[int, bytes | None]:
-    return _digests(run, run.suppressed, {id(f): row_digest(f) for f in run.suppressed})
+    return _digests(run, run.suppressed, _alone(run.suppressed))
 
 
 def _digests(
