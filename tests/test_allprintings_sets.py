@@ -109,9 +109,18 @@ def test_a_set_code_given_twice_reads_the_file_whole(tmp_path, split_any_size):
         lambda text: text[: len(text) // 2],
         lambda text: text.replace('"cards": [', '"cards": {"x": [', 1).replace("]}", "]}}", 1),
         lambda text: text.replace('{"meta"', '{"data": {"cards": []}, "meta"', 1),
+        lambda text: text.replace('{"meta"', '{"sealed": [], "meta"', 1),
+        lambda text: text.replace('"cards": [', '"cards": 7, "x": [', 1),
         lambda _: SET_FILE.read_text(encoding="utf-8"),
     ],
-    ids=["truncated", "cards-not-an-array", "data-given-twice", "a-set-file"],
+    ids=[
+        "truncated",
+        "cards-not-an-array",
+        "data-given-twice",
+        "another-top-level-key",
+        "a-set-without-cards",
+        "a-set-file",
+    ],
 )
 def test_what_is_not_a_file_of_sets_is_read_whole(tmp_path, split_any_size, change):
     path = write(tmp_path, change(json.dumps(four_sets())))
@@ -119,6 +128,20 @@ def test_what_is_not_a_file_of_sets_is_read_whole(tmp_path, split_any_size, chan
     result = read(path, tmp_path / "store", reuse)
     assert "ingest-set" not in reuse.counts
     assert result == read(path, None)
+
+
+@pytest.mark.parametrize("meta", [{}, {"date": "2026-12-06"}, None], ids=["empty", "dated", "none"])
+def test_a_file_of_sets_is_cut_whatever_its_meta(tmp_path, split_any_size, meta):
+    data = four_sets()
+    if meta is None:
+        del data["meta"]
+    else:
+        data["meta"] = meta
+    path = write(tmp_path, json.dumps(data, indent=1))
+    assert [part.code for part in SourceFile(path, NAME).sets] == ["FUT", "PLC", "XTR", "NEW"]
+    reuse = Reuse()
+    assert read(path, tmp_path / "store", reuse) == read(path, None)
+    assert reuse.counts == {"ingest-set-ruled": [0, 4], "ingest-set": [0, 4]}
 
 
 def test_a_small_file_is_read_whole(tmp_path):

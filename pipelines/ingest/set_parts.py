@@ -13,7 +13,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
@@ -23,11 +23,9 @@ than finding its parts."""
 
 _FIRST_KEY = re.compile(rb'\s*\{\s*("(?:[^"\\]|\\.)*")\s*:\s*')
 _NEXT_KEY = re.compile(rb'\s*,\s*("(?:[^"\\]|\\.)*")\s*:\s*')
-_END = re.compile(rb"\s*\}\s*")
-
-
-class _Set(msgspec.Struct):
-    cards: msgspec.Raw
+_EMPTY = re.compile(rb"\s*\{\s*\}")
+_CLOSE = re.compile(rb"\s*\}")
+_END = re.compile(rb"\s*")
 
 
 @dataclass
@@ -103,51 +101,81 @@ _FILE_PERSON = b"rulings/sets"
 
 def _parts(doc: Source, view: memoryview, stamp: tuple[int, ...]) -> list[SetPart] | None:
     bom = len(codecs.BOM_UTF8) if view[:3] == codecs.BOM_UTF8 else 0
-    data = [span for code, *span in _members(view, bom) or () if code == "data"]
-    if len(data) != 1:
-        return None
-    _, start, end = data[0]
-    members = _members(view[:end], start)
-    if members is None or len(members) < 2 or any(code == "cards" for code, *_ in members):
-        return None
-    # each set is digested in a thread while this one checks the sets' shapes (hashlib lets
-    # go of the interpreter's lock: the two take 0.36 and 0.18 s of AllPrintings)
-    digesting = ThreadPoolExecutor(1)
     try:
-        digests = digesting.map(set_digest, [view[start:end] for *_, start, end in members])
-        if not all(_is_set(view[start:end]) for *_, start, end in members):
-            return None
-        return [
-            SetPart(doc.rel, doc.path, key, code, start, end - start, digest, stamp)
-            for (code, key, start, end), digest in zip(members, digests, strict=True)
-        ]
-    finally:
-        digesting.shutdown(cancel_futures=True)
-
-
-def _members(view: memoryview, start: int) -> list[tuple[str, bytes, int, int]] | None:
-    """The members of the JSON object that starts at ``start`` and ends ``view`` (key, key as
-    written, where its value starts and ends), in the order they are written; None when it is
-    no JSON object or gives a key twice (msgspec keeps a repeated key's last value, a
-    streaming reader reads both)."""
-    try:
-        values = msgspec.json.decode(view[start:], type=dict[str, msgspec.Raw])
+        # the file scanned once: each set's members as written (a set that is not an object,
+        # or a key besides meta and data, is no file of sets); the walk finds where they are
+        found = msgspec.json.decode(view[bom:], type=_File)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    members: list[tuple[str, bytes, int, int]] = []
+    values: dict[str, Any] = {"data": found.data}
+    if len(found.meta):
+        values["meta"] = found.meta
+    walked = _walk(view, bom, values)
+    if walked is None or not _END.fullmatch(view, walked[1]):
+        return None
+    [members] = [inner for code, *_, inner in walked[0] if code == "data"]
+    if len(members) < 2 or not all(_is_set(view, member) for member in members):
+        return None
+    # hashlib lets go of the interpreter's lock: two threads digest AllPrintings' sets in
+    # 0.25-0.37 s against 0.45 s in one
+    with ThreadPoolExecutor(2) as digesting:
+        digests = digesting.map(set_digest, [view[start:end] for *_, start, end, _ in members])
+        return [
+            SetPart(doc.rel, doc.path, key, code, start, end - start, digest, stamp)
+            for (code, key, start, end, _), digest in zip(members, digests, strict=True)
+        ]
+
+
+class _File(msgspec.Struct, forbid_unknown_fields=True):
+    """An AllPrintings-shaped file: its sets as objects whose members are kept as written."""
+
+    data: dict[str, dict[str, msgspec.Raw]]
+    meta: msgspec.Raw = msgspec.Raw()
+
+
+Member = tuple[str, bytes, int, int, list]
+"""A member of an object as written: its key (decoded, and as written), where its value
+starts and ends, and the value's own members when it was decoded as an object's."""
+
+
+def _is_set(view: memoryview, member: Member) -> bool:
+    """A set: an object with a ``cards`` array."""
+    return any(code == "cards" and view[start] == ord("[") for code, _, start, *_ in member[4])
+
+
+def _walk(view: memoryview, start: int, values: dict[str, Any]) -> tuple[list[Member], int] | None:
+    """The members of the JSON object that starts at ``start`` in ``view``, whose members
+    msgspec decoded as ``values`` (each a ``Raw``, or a dict of them for an object decoded a
+    level deeper), in the order they are written, and where the object ends; None when the
+    bytes are not those members or give a key twice (msgspec keeps a repeated key's last
+    value, a streaming reader reads both)."""
+    if not values:
+        empty = _EMPTY.match(view, start)
+        return None if empty is None else ([], empty.end())
+    members: list[Member] = []
     position, pattern = start, _FIRST_KEY
     while found := pattern.match(view, position):
         key = bytes(found.group(1))
         code = msgspec.json.decode(key, type=str)
         body = values.get(code)
         position = found.end()
-        if body is None or not _same(view, position, memoryview(body)):
+        inner: list = []
+        if type(body) is dict:
+            walked = _walk(view, position, body)
+            if walked is None:
+                return None
+            inner, end = walked
+        elif body is not None and _same(view, position, memoryview(body)):
+            end = position + len(body)
+        else:
             return None
-        members.append((code, key, position, position + len(body)))
-        position += len(body)
+        members.append((code, key, position, end, inner))
+        position = end
         pattern = _NEXT_KEY
-    unique = len({code for code, *_ in members}) == len(members) == len(values)
-    return members if unique and _END.fullmatch(view, position) else None
+    if len({code for code, *_ in members}) != len(members) or len(members) != len(values):
+        return None
+    closed = _CLOSE.match(view, position)
+    return None if closed is None else (members, closed.end())
 
 
 def _same(view: memoryview, start: int, body: memoryview, ends: int = 2**16) -> bool:
@@ -163,15 +191,6 @@ def _same(view: memoryview, start: int, body: memoryview, ends: int = 2**16) -> 
         view[start : start + head].tobytes() == body[:head].tobytes()
         and view[start + tail : start + len(body)].tobytes() == body[tail:].tobytes()
     )
-
-
-def _is_set(body: memoryview) -> bool:
-    """An object with a ``cards`` array."""
-    try:
-        cards = msgspec.json.decode(body, type=_Set).cards
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return False
-    return bytes(memoryview(cards)[:1]) == b"["
 
 
 def file_stamp(path: Path) -> tuple[int, ...]:
