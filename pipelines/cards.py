@@ -222,7 +222,7 @@ class CardIndex:
     @classmethod
     def cached(
         cls,
-        entries: list[CardName],
+        entries: Iterable[CardName],
         cache_dir: Path | None,
         name_lists: tuple[Path, ...] = (),
         parts: list[str] | None = None,
@@ -231,14 +231,18 @@ class CardIndex:
         shipped ones), built once per set of inputs: it is kept in the cache folder, keyed
         by a hash of all the names; a cache file that is damaged is rebuilt. ``parts``: the
         ``entries_digest`` of each part the entries come in (the run's files), given
-        instead of hashing every entry again: the index is kept under them, in any order."""
+        instead of hashing every entry again: the index is kept under them, in any order, and
+        the entries are gone through only when it is built."""
         lists = name_lists or shipped_name_lists()
         if cache_dir is None:
             return cls.build(entries, name_lists=lists)
         digest = hashlib.sha256(str(INDEX_FORMAT).encode())
         for path in lists:
             digest.update(path.read_bytes())
-        digest.update("\x1e".join(sorted(parts or [entries_digest(entries)])).encode())
+        if not parts:
+            entries = list(entries)
+            parts = [entries_digest(entries)]
+        digest.update("\x1e".join(sorted(parts)).encode())
         path = index_folder(cache_dir) / f"{digest.hexdigest()[:32]}{INDEX_SUFFIX}"
         index = cls.read(path)
         if index is None:

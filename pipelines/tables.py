@@ -122,6 +122,12 @@ class Lines:
             return cls()
         return cls(b"\n".join(lines) + b"\n", b"".join(map(_line_digest, lines)))
 
+    @staticmethod
+    def encoded(records: list[Any]) -> bytes:
+        """The records' lines alone (no digests), each ended by a newline."""
+        lines = [line for _, chunk in _encoded(records) for line in chunk]
+        return b"\n".join(lines) + b"\n" if lines else b""
+
     def line_digests(self) -> list[bytes]:
         size = _DIGEST_SIZE
         return [self.digests[at : at + size] for at in range(0, len(self.digests), size)]

@@ -125,7 +125,7 @@ def ingest_sources(
         work,
         alone=[unit.part is not None for unit in readings.units],
     )
-    for doc, read in zip(files, readings.files(passed.files), strict=True):
+    for doc, read in zip(files, readings.files(passed.files, passed.names), strict=True):
         result.files += 1
         if read.format in CAT_FORMATS and read.rulings:
             result.inputs.append(_input_row(doc, read.format))

@@ -38,7 +38,7 @@ import msgspec
 from ..cards import CardIndex, entries_digest
 from ..engine import Engine
 from ..memo import digest
-from ..model import Finding, Ruling
+from ..model import CardName, Finding, Ruling
 from ..tables import Lines, paused_gc
 from ..work import Cache, Job, keep, kind, look_up
 from .cards import card_title_languages, identify_across, identify_by_document
@@ -52,7 +52,7 @@ from .languages import (
     folder_votes,
     take_folder_languages,
 )
-from .reading import READ_RESOURCES, FileResult, keepable
+from .reading import READ_RESOURCES, FileResult, card_names_of, keepable
 
 
 @dataclass
@@ -73,6 +73,12 @@ class PassedFile:
     names: str = ""
     """The digest of its card-name entries (``cards.entries_digest``): the run's card index
     is found by its units' digests, its entries not hashed again."""
+    name_lines: bytes = b""
+    """Its card-name entries as cards.jsonl's lines (``Passed.names``): kept in their place
+    and decoded only where a run needs them. The run finds its card index by ``names``, and
+    a file of sets joins its sets' entries by their lines before it decodes them
+    (``sets.joined``): an AllPrintings-shaped file's sets give 633,800 entries, 273,381 of
+    them once."""
     lines: Lines = field(default_factory=Lines)
     """Its rulings as corpus.jsonl's lines: kept in their place (``_stored``), so that the
     corpus table is written from a unit found in the cache without encoding its rulings
@@ -84,8 +90,8 @@ _RULINGS = msgspec.json.Decoder(Ruling)
 
 
 def _stored(record: PassedFile) -> PassedFile:
-    """What is kept of a unit's record: its rulings as their lines alone."""
-    return replace(record, reading=replace(record.reading, rulings=[]))
+    """What is kept of a unit's record: its rulings and card names as their lines alone."""
+    return replace(record, reading=replace(record.reading, rulings=[], card_names=[]))
 
 
 def _restored(record: PassedFile) -> PassedFile:
@@ -114,6 +120,9 @@ class Passed:
     lines: list[Lines]
     """Each unit's rulings as corpus.jsonl's lines (in the units' order: the files' rulings
     one after the other)."""
+    names: list[bytes]
+    """Each unit's card-name entries as cards.jsonl's lines (``PassedFile.name_lines``): a
+    unit found in the cache has none in its reading."""
 
 
 PASSED = kind(
@@ -154,9 +163,12 @@ def pass_files(
     def reading(i: int) -> FileResult:
         return readings[i] if i in readings else found[i].reading
 
+    def card_names(i: int) -> list[CardName]:
+        return readings[i].card_names if i in readings else card_names_of(found[i].name_lines)
+
     names = {i: entries_digest(readings[i].card_names) for i in readings}
     index = CardIndex.cached(
-        [name for i in range(len(keys)) for name in reading(i).card_names],
+        (name for i in range(len(keys)) for name in card_names(i)),
         options.cache_dir,
         options.name_lists,
         parts=[names[i] if i in names else found[i].names for i in range(len(keys))],
@@ -197,6 +209,7 @@ def pass_files(
     )
     for i, record in computed.items():
         record.names = names.get(i) or entries_digest(record.reading.card_names)
+        record.name_lines = Lines.encoded(record.reading.card_names)
         record.lines = Lines.of(record.reading.rulings)
     if base is not None and not loose:
         keep(job, work, computed)
@@ -214,7 +227,7 @@ def pass_files(
         Lines.of(record.reading.rulings) if record.unresolved else record.lines
         for record in records
     ]
-    return Passed(files, index, loose + findings, lines)
+    return Passed(files, index, loose + findings, lines, [r.name_lines for r in records])
 
 
 def _read(readings: dict[int, FileResult], indices: list[int], read) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from ..catalogue import make_finding
 from ..model import CardName, Finding, Ruling
 from .readers import READERS, Output, choose
@@ -43,6 +45,14 @@ class FileResult:
             self.findings.append(item)
         else:
             self.card_names.append(item)
+
+
+_CARD_NAMES = msgspec.json.Decoder(CardName)
+
+
+def card_names_of(lines: bytes) -> list[CardName]:
+    """Card-name entries from their lines in cards.jsonl (``tables.Lines.encoded``)."""
+    return _CARD_NAMES.decode_lines(lines) if lines else []
 
 
 def keepable(read: FileResult) -> bool:

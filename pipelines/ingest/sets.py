@@ -19,15 +19,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from ..catalogue import make_finding
-from ..model import CardName, Finding
+from ..model import Finding
 from .readers._json import pointer
 from .readers.mtgjson import FORMAT, SetStart, read_cards
-from .reading import FileResult, take
+from .reading import FileResult, card_names_of, take
 from .set_parts import SetPart, file_stamp, set_digest
 from .source import SourceFile
 
@@ -188,21 +187,15 @@ def own_part(reading: SetReading, again: frozenset[str]) -> FileResult:
     )
 
 
-def joined(parts: list[FileResult]) -> FileResult:
-    """The file's reading from its sets' parts (``own_part``) in order, each card-name entry
-    once."""
+def joined(parts: list[tuple[FileResult, bytes]]) -> FileResult:
+    """The file's reading from its sets' parts (``own_part``) in order, each with its card
+    names as lines, each card-name entry once: the first line of each, decoded once. The
+    entries of one file all name it as their source, so that equal entries are equal lines;
+    an AllPrintings file's 291 sets give 633,800 entries, most of them a reprint's again."""
     result = FileResult(format=FORMAT)
-    first: dict[tuple[str, str, str], CardName] = {}
-    for part in parts:
+    for part, _ in parts:
         result.rulings.extend(part.rulings)
         result.findings.extend(part.findings)
-        # the first entry of each (name, language, card), kept in C loops: an AllPrintings
-        # file's 291 sets give 633,800 entries, most of them a reprint's again
-        names = part.card_names
-        for _ in map(first.setdefault, map(_NAME_ENTRY, names), names):
-            pass
-    result.card_names = list(first.values())
+    unique = dict.fromkeys(line for _, lines in parts for line in lines.split(b"\n") if line)
+    result.card_names = card_names_of(b"\n".join(unique) + b"\n" if unique else b"")
     return result
-
-
-_NAME_ENTRY = attrgetter("name", "lang", "card")

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 from ..engine import Engine
 from ..memo import digest
-from ..tables import paused_gc
+from ..tables import Lines, paused_gc
 from ..work import Cache, Job, execute, keep, kind, look_up
 from . import sets
-from .reading import READ_RESOURCES, FileResult, keepable, read_file
+from .reading import READ_RESOURCES, FileResult, card_names_of, keepable, read_file
 from .set_parts import SetPart
 from .sets import FileSets, SetReading, read_set, read_together
 from .source import SourceFile
@@ -121,17 +121,22 @@ class Readings:
                 for unit in units
             ]
 
-    def files(self, readings: list[FileResult]) -> list[FileResult]:
-        """Each file's reading, from its units' readings (``readings``, in the units' order).
-        The passes are over: a set read to learn its cards whose passed reading was found
-        is let go."""
+    def files(
+        self, readings: list[FileResult], names: list[bytes] | None = None
+    ) -> list[FileResult]:
+        """Each file's reading, from its units' readings (``readings``, in the units' order),
+        their card names from their lines (``names``: a unit's reading found in the cache has
+        none; None: every reading has its own). The passes are over: a set read to learn its
+        cards whose passed reading was found is let go."""
         self._sets_read.clear()
-        by_file: list[list[FileResult]] = [[] for _ in self.plans]
-        for unit, reading in zip(self.units, readings, strict=True):
-            by_file[unit.file].append(reading)
+        if names is None:
+            names = [Lines.encoded(reading.card_names) for reading in readings]
+        by_file: list[list[tuple[FileResult, bytes]]] = [[] for _ in self.plans]
+        for unit, reading, lines in zip(self.units, readings, names, strict=True):
+            by_file[unit.file].append((reading, lines))
         with paused_gc():
             return [
-                sets.joined(parts) if plan.parts is not None else parts[0]
+                sets.joined(parts) if plan.parts is not None else _with_names(*parts[0])
                 for plan, parts in zip(self.plans, by_file, strict=True)
             ]
 
@@ -201,6 +206,14 @@ def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[F
     bytes, same code), else read (one task per file) and kept."""
     readings = Readings(sources, engine, work)
     return readings.files(readings.read(list(range(len(readings.units)))))
+
+
+def _with_names(reading: FileResult, lines: bytes) -> FileResult:
+    """A file's reading with its card names, decoded from their lines when the reading came
+    back from the cache without them."""
+    if lines and not reading.card_names:
+        reading.card_names = card_names_of(lines)
+    return reading
 
 
 def read_task(task: list[SourceFile | SetPart] | FileSets) -> list[FileResult | SetReading]:
