@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import fastjson
+from .hashing import Hasher
 
 CHECKED_MAGIC = b"rulings-checked-v1 "
 
@@ -73,7 +74,8 @@ stamps a change ticks in milliseconds, so a file changed twice within a tick kee
 time (git's "racy clean" files)."""
 _USED: set[tuple[str, int, int, int, int]] | None = None
 """The keys of the digests this run used, while ``digests_kept`` records them."""
-DIGESTS_FILE = "file-digests.json"
+DIGESTS_FILE = "file-digests-2.json"
+"""The digests kept for the next run (format 2: BLAKE3, ``hashing``)."""
 
 
 _WRITTEN: dict[tuple[str, int, int, int, int], str] = {}
@@ -112,7 +114,7 @@ def file_digest(path: Path | str, digest_of: Callable[[], str] | None = None) ->
 
 def bytes_digest(path: Path | str) -> str:
     """The digest of a file's bytes, read a megabyte at a time."""
-    digest = hashlib.blake2b(digest_size=16)
+    digest = Hasher()
     with open(path, "rb") as handle:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import hashlib
 import os
 import re
 import sqlite3
@@ -36,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
+
+from .hashing import DIGEST_BYTES, digest
 
 DATABASE = "work.db"
 LIMIT_ENV = "RULINGS_CACHE_LIMIT"
@@ -48,7 +49,6 @@ own entries (they are computed again next time)."""
 TOUCH_SECONDS = 86_400
 """An entry read is stamped as used at most once a day (least recently used to the day)."""
 KEYS_PER_QUERY = 500
-DIGEST_BYTES = 16
 _ENCODER = msgspec.msgpack.Encoder()
 _HEADER = msgspec.msgpack.Decoder(tuple[str, str, str, bytes])
 
@@ -56,7 +56,7 @@ _HEADER = msgspec.msgpack.Decoder(tuple[str, str, str, bytes])
 def entry(key: str, kind: str, version: str, payload: bytes) -> bytes:
     """What the store holds for a key: a digest, then the key, kind, version and payload."""
     body = _ENCODER.encode((key, kind, version, payload))
-    return hashlib.blake2b(body, digest_size=DIGEST_BYTES).digest() + body
+    return digest(body) + body
 
 
 FOREIGN = object()
@@ -68,9 +68,7 @@ def payload(data: bytes, key: str, kind: str, version: str) -> bytes | object | 
     ``version``; ``FOREIGN`` when it is whole but was written for another; None when it is
     damaged."""
     body = data[DIGEST_BYTES:]
-    if len(data) <= DIGEST_BYTES or hashlib.blake2b(
-        body, digest_size=DIGEST_BYTES
-    ).digest() != bytes(data[:DIGEST_BYTES]):
+    if len(data) <= DIGEST_BYTES or digest(body) != bytes(data[:DIGEST_BYTES]):
         return None
     try:
         stored_key, stored_kind, stored_version, value = _HEADER.decode(body)

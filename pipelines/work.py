@@ -32,7 +32,6 @@ here changes.
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -395,7 +394,3 @@ class _without_collector:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         with paused_gc():
             return self.function(*args, **kwargs)
-
-
-def checksum(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()

@@ -3,7 +3,6 @@ is the one a cold run writes, and only the rows whose content changed are render
 
 from __future__ import annotations
 
-import hashlib
 import io
 import shutil
 import time
@@ -12,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_incremental import SPANISH, edit, run, same_outputs
 
-from pipelines import files, manifest
+from pipelines import files, hashing, manifest
 from pipelines.model import Alignment, Finding, Ruling
 from pipelines.report import WRITERS, kept_rows
 from pipelines.report.kept_rows import (
@@ -268,7 +267,7 @@ def test_report_files_are_digested_from_the_bytes_written_not_read_again(
     assert logged() & {f"read {name}" for name in by_rows} == set()
     for name, (_, digest) in manifest.reports(out).items():
         data = (out / WRITERS[name].meta["filename"]).read_bytes()
-        assert digest == hashlib.blake2b(data, digest_size=16).hexdigest(), name
+        assert digest == hashing.hexdigest(data), name
 
     edit(corpus / SPANISH, 3)
     run(corpus, out, cache)

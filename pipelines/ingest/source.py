@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import atexit
 import codecs
-import hashlib
 import io
 import os
 import re
@@ -25,6 +24,7 @@ from typing import BinaryIO
 
 from ..catalogue import make_finding
 from ..files import bytes_digest, file_digest
+from ..hashing import hexdigest
 from ..model import Finding
 from . import set_parts
 from .set_parts import SetPart
@@ -138,7 +138,7 @@ class SourceFile:
         """A digest of the file's bytes (OSError when it cannot be read); of an
         AllPrintings-shaped file's sets when it is cut into them (``sets``)."""
         if self._text is not None:
-            return hashlib.blake2b(self._text.encode("utf-8"), digest_size=16).hexdigest()
+            return hexdigest(self._text.encode("utf-8"))
         if not set_parts.may_split(self):
             return file_digest(self.path)
         return file_digest(

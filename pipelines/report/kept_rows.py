@@ -30,6 +30,7 @@ from typing import Any, BinaryIO, TypeVar
 import msgspec
 
 from ..files import file_digest, wrote
+from ..hashing import Hasher
 from ..work import Cache, kind
 
 T = TypeVar("T")
@@ -166,7 +167,7 @@ class RowsWriter:
         self.kept = kept
         self.offset = self.flushed = start
         self.pending: list[bytes] = []
-        self.hash = hashlib.blake2b(digest_size=16)
+        self.hash = Hasher()
         self.digests: list[bytes | None] = []
         self.spans = array("Q")
         self.copied = 0
