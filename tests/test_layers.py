@@ -21,6 +21,7 @@ GROUND = {
     "cards",
     "files",
     "fastjson",
+    "hashing",
     "memo",
     "text",
     "settings",
