@@ -310,3 +310,26 @@ def test_a_file_of_sets_is_digested_from_its_sets_and_cut_once(
     monkeypatch.setattr(source, "bytes_digest", whole)
     other = write(tmp_path, json.dumps([data]))
     assert SourceFile(other, NAME).content_digest == hashing.hexdigest(other.read_bytes())
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["whole", "set-by-set"])
+def test_the_card_names_of_a_passed_reading_found_in_the_cache_are_those_read(
+    tmp_path, monkeypatch, split
+):
+    """A unit's card-name entries are kept as their lines and read back only where the run
+    needs them: a rerun that takes every unit from the cache gives the file's entries as a
+    run without a cache does, each (name, language, card) once, in the file's order."""
+    if split:
+        monkeypatch.setattr(set_parts, "SPLIT_BYTES", 0)
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    path = write(inputs, json.dumps(four_sets()))
+    first = ingested(path, tmp_path, Reuse())
+    reuse = Reuse()
+    again = ingested(path, tmp_path, reuse)
+    assert reuse.counts["ingest-passes"] == [4 if split else 1, 0]
+    cold = ingested(path, tmp_path)
+    assert again.card_names == first.card_names == cold.card_names
+    assert {"Brand New", "Epochrasite"} <= {entry.card for entry in again.card_names}
+    keys = [(entry.name, entry.lang, entry.card) for entry in again.card_names]
+    assert len(keys) == len(set(keys))

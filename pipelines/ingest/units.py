@@ -129,14 +129,16 @@ class Readings:
         none; None: every reading has its own). The passes are over: a set read to learn its
         cards whose passed reading was found is let go."""
         self._sets_read.clear()
-        if names is None:
-            names = [Lines.encoded(reading.card_names) for reading in readings]
-        by_file: list[list[tuple[FileResult, bytes]]] = [[] for _ in self.plans]
-        for unit, reading, lines in zip(self.units, readings, names, strict=True):
+        by_file: list[list[tuple[FileResult, bytes | None]]] = [[] for _ in self.plans]
+        for unit, reading, lines in zip(
+            self.units, readings, names or [None] * len(readings), strict=True
+        ):
             by_file[unit.file].append((reading, lines))
         with paused_gc():
             return [
-                sets.joined(parts) if plan.parts is not None else _with_names(*parts[0])
+                sets.joined([(part, _lines(part, lines)) for part, lines in parts])
+                if plan.parts is not None
+                else _with_names(*parts[0])
                 for plan, parts in zip(self.plans, by_file, strict=True)
             ]
 
@@ -208,12 +210,17 @@ def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[F
     return readings.files(readings.read(list(range(len(readings.units)))))
 
 
-def _with_names(reading: FileResult, lines: bytes) -> FileResult:
+def _with_names(reading: FileResult, lines: bytes | None) -> FileResult:
     """A file's reading with its card names, decoded from their lines when the reading came
     back from the cache without them."""
     if lines and not reading.card_names:
         reading.card_names = card_names_of(lines)
     return reading
+
+
+def _lines(reading: FileResult, lines: bytes | None) -> bytes:
+    """A set's card names as lines: those given, else its reading's encoded."""
+    return Lines.encoded(reading.card_names) if lines is None else lines
 
 
 def read_task(task: list[SourceFile | SetPart] | FileSets) -> list[FileResult | SetReading]:
