@@ -90,8 +90,14 @@ _RULINGS = msgspec.json.Decoder(Ruling)
 
 
 def _stored(record: PassedFile) -> PassedFile:
-    """What is kept of a unit's record: its rulings and card names as their lines alone."""
-    return replace(record, reading=replace(record.reading, rulings=[], card_names=[]))
+    """What is kept of a unit's record: its rulings and card names as their lines alone
+    (the names encoded only here: a run that passes every unit holds their records, not
+    their lines too)."""
+    return replace(
+        record,
+        reading=replace(record.reading, rulings=[], card_names=[]),
+        name_lines=Lines.encoded(record.reading.card_names),
+    )
 
 
 def _restored(record: PassedFile) -> PassedFile:
@@ -121,8 +127,9 @@ class Passed:
     """Each unit's rulings as corpus.jsonl's lines (in the units' order: the files' rulings
     one after the other)."""
     names: list[bytes]
-    """Each unit's card-name entries as cards.jsonl's lines (``PassedFile.name_lines``): a
-    unit found in the cache has none in its reading."""
+    """The card-name entries of each unit found in the cache as cards.jsonl's lines
+    (``PassedFile.name_lines``: its reading has none); empty for a unit passed in this run,
+    whose reading has them."""
 
 
 PASSED = kind(
@@ -209,7 +216,6 @@ def pass_files(
     )
     for i, record in computed.items():
         record.names = names.get(i) or entries_digest(record.reading.card_names)
-        record.name_lines = Lines.encoded(record.reading.card_names)
         record.lines = Lines.of(record.reading.rulings)
     if base is not None and not loose:
         keep(job, work, computed)

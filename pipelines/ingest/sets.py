@@ -19,11 +19,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from ..catalogue import make_finding
-from ..model import Finding
+from ..model import CardName, Finding
+from ..tables import Lines
 from .readers._json import pointer
 from .readers.mtgjson import FORMAT, SetStart, read_cards
 from .reading import FileResult, card_names_of, take
@@ -187,15 +189,24 @@ def own_part(reading: SetReading, again: frozenset[str]) -> FileResult:
     )
 
 
-def joined(parts: list[tuple[FileResult, bytes]]) -> FileResult:
+def joined(parts: list[tuple[FileResult, bytes | None]]) -> FileResult:
     """The file's reading from its sets' parts (``own_part``) in order, each with its card
-    names as lines, each card-name entry once: the first line of each, decoded once. The
-    entries of one file all name it as their source, so that equal entries are equal lines;
-    an AllPrintings file's 291 sets give 633,800 entries, most of them a reprint's again."""
+    names as lines (empty or None: its reading has them, and they are encoded here, a part
+    at a time), each card-name entry once: the first line of each. The entries of one file
+    all name it as their source, so that equal entries are equal lines; an AllPrintings
+    file's 291 sets give 633,800 entries, most of them a reprint's again. The records of a
+    part read in this run are kept; only the lines first seen in a part found in the cache
+    are decoded (once each)."""
     result = FileResult(format=FORMAT)
-    for part, _ in parts:
+    first: dict[bytes, CardName | None] = {}
+    for part, lines in parts:
         result.rulings.extend(part.rulings)
         result.findings.extend(part.findings)
-    unique = dict.fromkeys(line for _, lines in parts for line in lines.split(b"\n") if line)
-    result.card_names = card_names_of(b"\n".join(unique) + b"\n" if unique else b"")
+        split = (lines or Lines.encoded(part.card_names)).split(b"\n")[:-1]
+        records = part.card_names if len(part.card_names) == len(split) else repeat(None)
+        for _ in map(first.setdefault, split, records):
+            pass
+    missing = [line for line, record in first.items() if record is None]
+    decoded = iter(card_names_of(b"\n".join(missing) + b"\n" if missing else b""))
+    result.card_names = [next(decoded) if r is None else r for r in first.values()]
     return result

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..engine import Engine
 from ..memo import digest
-from ..tables import Lines, paused_gc
+from ..tables import paused_gc
 from ..work import Cache, Job, execute, keep, kind, look_up
 from . import sets
 from .reading import READ_RESOURCES, FileResult, card_names_of, keepable, read_file
@@ -136,9 +136,7 @@ class Readings:
             by_file[unit.file].append((reading, lines))
         with paused_gc():
             return [
-                sets.joined([(part, _lines(part, lines)) for part, lines in parts])
-                if plan.parts is not None
-                else _with_names(*parts[0])
+                sets.joined(parts) if plan.parts is not None else _with_names(*parts[0])
                 for plan, parts in zip(self.plans, by_file, strict=True)
             ]
 
@@ -216,11 +214,6 @@ def _with_names(reading: FileResult, lines: bytes | None) -> FileResult:
     if lines and not reading.card_names:
         reading.card_names = card_names_of(lines)
     return reading
-
-
-def _lines(reading: FileResult, lines: bytes | None) -> bytes:
-    """A set's card names as lines: those given, else its reading's encoded."""
-    return Lines.encoded(reading.card_names) if lines is None else lines
 
 
 def read_task(task: list[SourceFile | SetPart] | FileSets) -> list[FileResult | SetReading]:
