@@ -117,7 +117,7 @@ class Lines:
 
     @classmethod
     def of(cls, records: list[Any]) -> Lines:
-        lines = [line for _, chunk in _encoded(records) for line in chunk]
+        lines = _all_lines(records)
         if not lines:
             return cls()
         return cls(b"\n".join(lines) + b"\n", b"".join(map(_line_digest, lines)))
@@ -125,12 +125,16 @@ class Lines:
     @staticmethod
     def encoded(records: list[Any]) -> bytes:
         """The records' lines alone (no digests), each ended by a newline."""
-        lines = [line for _, chunk in _encoded(records) for line in chunk]
+        lines = _all_lines(records)
         return b"\n".join(lines) + b"\n" if lines else b""
 
     def line_digests(self) -> list[bytes]:
         size = _DIGEST_SIZE
         return [self.digests[at : at + size] for at in range(0, len(self.digests), size)]
+
+
+def _all_lines(records: list[Any]) -> list[bytes]:
+    return [line for _, chunk in _encoded(records) for line in chunk]
 
 
 def write_lines(path: Path, blocks: Iterable[bytes]) -> Path:

@@ -66,10 +66,10 @@ def may_split(doc: Source) -> bool:
 
 def split_digested(doc: Source) -> tuple[list[SetPart], str] | None:
     """The sets of an AllPrintings-shaped file, in the file's order (None for a file to read
-    whole), and a digest of the file made from their digests and the
-    bytes around them: an edited file is then read and digested once, not once for the run's
-    key and again set by set (0.5 s of an edited AllPrintings run). Its own kind of digest
-    (``_FILE_CONTEXT``), never equal by chance to a digest of a file's bytes."""
+    whole), and a digest of the file made from their digests and the bytes around them: an
+    edited file is then read and digested once, not once for the run's key and again set by
+    set (0.5 s of an edited AllPrintings run). Its own kind of digest (``_FILE_CONTEXT``),
+    never equal by chance to a digest of a file's bytes."""
     try:
         if not may_split(doc) or doc.encoding not in ("utf-8", "utf-8-sig"):
             return None
