@@ -54,7 +54,7 @@ from .catalogue import CHECK, TABLE, explanation, quality
 from .check.baseline import BaselineError
 from .engine import ENGINES, EngineError, build_engine
 from .files import DIGESTS_FILE, read_checked
-from .ingest import InputError
+from .ingest import InputError, kept_cuts
 from .ingest.langid import IDENTIFIERS, supported_languages
 from .ingest.source import input_exists
 from .model import Finding
@@ -836,6 +836,8 @@ def cache_info(cache_dir: Path | None) -> int:
     )
     digests = read_checked(cache_root(cache_dir) / DIGESTS_FILE)
     click.echo(f"Input file digests kept for the next run: {len(digests or []):,}")
+    cuts = kept_cuts.kept_count(cache_root(cache_dir))
+    click.echo(f"Files of sets whose cuts are kept for the next run: {cuts:,}")
     from .align.embed import usem3_kept
 
     models = usem3_kept.size(cache_root(cache_dir))
@@ -883,9 +885,9 @@ def cache_prune(cache_dir: Path | None, limit: str | None) -> int:
 )
 def cache_clear(cache_dir: Path | None, kinds: tuple[str, ...]) -> int:
     """Remove every entry of the work cache (or of the given kinds); without kinds, also the
-    input files' digests kept for the next run (the next run reads every input again) and
-    the embedding model kept ready to read (the next run reads it from its package), the
-    card-name indexes and the report writers' last times."""
+    input files' digests and the files of sets' cuts kept for the next run (the next run
+    reads every input again), the embedding model kept ready to read (the next run reads it
+    from its package), the card-name indexes and the report writers' last times."""
     kept = _store(cache_dir)
     removed = kept.clear(kinds)
     click.echo(f"Removed {removed:,} entries from {kept.path}")
@@ -895,6 +897,7 @@ def cache_clear(cache_dir: Path | None, kinds: tuple[str, ...]) -> int:
 
         (cache_root(cache_dir) / DIGESTS_FILE).unlink(missing_ok=True)
         (cache_root(cache_dir) / SECONDS_FILE).unlink(missing_ok=True)
+        kept_cuts.clear(cache_root(cache_dir))
         usem3_kept.clear(cache_root(cache_dir))
         drop_indexes(cache_root(cache_dir))
     return EXIT_OK

@@ -105,11 +105,17 @@ def file_digest(path: Path | str, digest_of: Callable[[], str] | None = None) ->
     found = _DIGESTS.get(key) or _WRITTEN.get(key)
     if found is None:
         found = digest_of() if digest_of is not None else bytes_digest(path)
-        if time.time_ns() - max(key[2], key[3]) > SETTLED_NS:
+        if settled(key[2], key[3]):
             _DIGESTS[key] = found
     if _USED is not None and key in _DIGESTS:
         _USED.add(key)
     return found
+
+
+def settled(mtime_ns: int, ctime_ns: int) -> bool:
+    """Whether a file's last change, by its modification and status-change times, is more
+    than ``SETTLED_NS`` old: a later change gives it a later stamp."""
+    return time.time_ns() - max(mtime_ns, ctime_ns) > SETTLED_NS
 
 
 def bytes_digest(path: Path | str) -> str:

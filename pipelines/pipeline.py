@@ -23,6 +23,7 @@ from .cachedir import cache_root
 from .engine import build_engine
 from .files import digests_kept
 from .ingest import IngestResult
+from .ingest.kept_cuts import cuts_kept
 from .ingest.source import discover
 from .model import Finding
 from .report import WRITERS, carried
@@ -68,12 +69,14 @@ def _no_stage(_name: str) -> AbstractContextManager:
 
 
 def _keeping_digests(function: Callable[..., RunResult]) -> Callable[..., RunResult]:
-    """``function`` with the input files' digests of the last run known, and this run's kept
-    for the next (``files.digests_kept``, in the run's cache folder)."""
+    """``function`` with the input files' digests and the files of sets' cuts of the last run
+    known, and this run's kept for the next (``files.digests_kept``,
+    ``ingest.kept_cuts.cuts_kept``, in the run's cache folder)."""
 
     @functools.wraps(function)
     def keeping(inputs: list[Path], out: Path, settings: Settings, **options: Any) -> RunResult:
-        with digests_kept(cache_root(settings.cache_dir)):
+        root = cache_root(settings.cache_dir)
+        with digests_kept(root), cuts_kept(root):
             return function(inputs, out, settings, **options)
 
     return keeping

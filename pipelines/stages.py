@@ -34,6 +34,7 @@ from .engine.local import LocalEngine
 from .files import digests_kept
 from .heap import give_back
 from .ingest import IngestResult, InputError, finding_order, ingest, ingest_sources
+from .ingest.kept_cuts import cuts_kept
 from .ingest.source import SourceFile, discover, input_exists
 from .memo import digest
 from .model import Alignment, CardName, Finding, Ruling
@@ -112,7 +113,8 @@ def ingest_stage(
             raise InputError(f"no such file or folder: {path}")
     if sources is None:
         sources = list(discover(inputs, skip=[out, *skip]))
-    with digests_kept(cache_root(settings.cache_dir)):
+    root = cache_root(settings.cache_dir)
+    with digests_kept(root), cuts_kept(root):
         result = ingest_sources(
             sources,
             identifier=settings.lang_id,

@@ -10,14 +10,17 @@ PLC with its first card renamed and one ruling of the wrong shape (reported).
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
 
 from pipelines import hashing
 from pipelines.engine.local import LocalEngine
-from pipelines.ingest import read_files, set_parts, sets
+from pipelines.ingest import kept_cuts, read_files, set_parts, sets
 from pipelines.ingest.source import SourceFile
 from pipelines.store import open_store
 from pipelines.work import Cache, Reuse
@@ -333,3 +336,172 @@ def test_the_card_names_of_a_passed_reading_found_in_the_cache_are_those_read(
     assert {"Brand New", "Epochrasite"} <= {entry.card for entry in again.card_names}
     keys = [(entry.name, entry.lang, entry.card) for entry in again.card_names]
     assert len(keys) == len(set(keys))
+
+
+@pytest.fixture
+def no_cut_known(monkeypatch):
+    """This process knows no file's earlier cut (``kept_cuts``), and the whole scans of a
+    file (``set_parts._cut``) are counted."""
+    monkeypatch.setattr(kept_cuts, "_KEPT", {})
+    scans: list[int] = []
+    whole = set_parts._cut
+    monkeypatch.setattr(set_parts, "_cut", lambda view: scans.append(len(view)) or whole(view))
+    return scans
+
+
+def cut_of(path: Path):
+    """The sets found in ``path`` and the file's digest (``split_digested``)."""
+    found = set_parts.split_digested(SourceFile(path, NAME))
+    return (
+        None if found is None else ([dataclasses.replace(p, stamp=()) for p in found[0]], found[1])
+    )
+
+
+def longer(data, code):
+    data["data"][code]["cards"][0]["rulings"][0]["text"] += " (and then some more words)"
+
+
+def shorter(data, code):
+    data["data"][code]["cards"][0]["rulings"][0]["text"] = "Short."
+
+
+@pytest.mark.parametrize(
+    ("edit", "from_the_last_cut"),
+    [
+        (lambda data: longer(data, "PLC"), True),
+        (lambda data: shorter(data, "PLC"), True),
+        (lambda data: longer(data, "FUT"), True),
+        (lambda data: shorter(data, "NEW"), True),
+        (lambda data: None, True),
+        (lambda data: (longer(data, "FUT"), longer(data, "NEW")), False),
+        (lambda data: data["meta"].update(date="2026-12-06"), False),
+        (lambda data: data["data"]["PLC"].update(cards={"x": []}), False),
+        (lambda data: data["data"]["PLC"].pop("cards"), False),
+        (lambda data: data["data"].update(PLC=[1, 2]), False),
+        (lambda data: data["data"].update(PLD=data["data"].pop("PLC")), False),
+    ],
+    ids=[
+        "a-set-longer",
+        "a-set-shorter",
+        "the-first-set",
+        "the-last-set",
+        "unchanged",
+        "two-sets",
+        "meta",
+        "cards-not-an-array",
+        "a-set-without-cards",
+        "a-set-not-an-object",
+        "a-set-renamed",
+    ],
+)
+@pytest.mark.parametrize("indent", [None, 1], ids=["compact", "indented"])
+def test_an_edited_file_of_sets_is_cut_from_its_last_cut_as_a_whole_scan_cuts_it(
+    tmp_path, split_any_size, no_cut_known, edit, from_the_last_cut, indent
+):
+    """Where one set changed and nothing around the sets did, the sets are found from the
+    file's last cut (the changed set alone decoded); anything else is scanned whole. Either
+    way the sets, their digests and the file's digest are those a whole scan gives."""
+    data = four_sets()
+    path = write(tmp_path, json.dumps(data, indent=indent, ensure_ascii=False))
+    assert cut_of(path) is not None and len(no_cut_known) == 1
+    edit(data)
+    path = write(tmp_path, json.dumps(data, indent=indent, ensure_ascii=False))
+    recut = cut_of(path)
+    assert len(no_cut_known) == (1 if from_the_last_cut else 2)
+    kept_cuts._KEPT.clear()
+    assert recut == cut_of(path)
+
+
+def test_a_set_cut_short_or_run_into_the_next_is_scanned_whole(
+    tmp_path, split_any_size, no_cut_known
+):
+    """The bytes where the changed set was must be one object that is a set, ending where
+    the unchanged bytes after it begin, and those must be unchanged to the file's end."""
+    text = json.dumps(four_sets())
+    at = text.index('"PLC": {') + len('"PLC": {')
+    for broken in (
+        text[:at] + text[at + 1 :],
+        text[:at] + '"x": 1}, "y": {' + text[at:],
+        text[:at] + '"x": 1, ' + text[at:-1] + "]",
+    ):
+        path = write(tmp_path, text)
+        assert cut_of(path) is not None
+        scans = len(no_cut_known)
+        write(tmp_path, broken)
+        found = cut_of(path)
+        assert len(no_cut_known) == scans + 1
+        kept_cuts._KEPT.clear()
+        assert found == cut_of(path)
+
+
+def test_the_cuts_are_kept_for_the_next_run_in_the_cache_folder(
+    tmp_path, split_any_size, no_cut_known
+):
+    from click.testing import CliRunner
+
+    from pipelines.cli import main
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    data = four_sets()
+    path = write(tmp_path, json.dumps(data))
+    with kept_cuts.cuts_kept(cache):
+        cut_of(path)
+    assert (cache / kept_cuts.CUTS_FILE).is_file() and len(no_cut_known) == 1
+    kept_cuts._KEPT.clear()
+    longer(data, "XTR")
+    write(tmp_path, json.dumps(data))
+    with kept_cuts.cuts_kept(cache):
+        recut = cut_of(path)
+    assert len(no_cut_known) == 1
+    kept_cuts._KEPT.clear()
+    assert recut == cut_of(path)
+    info = CliRunner().invoke(main, ["cache", "info", "--cache-dir", str(cache)])
+    assert "Files of sets whose cuts are kept for the next run: 1" in info.output, info.output
+    kept_cuts._KEPT.clear()
+    (cache / kept_cuts.CUTS_FILE).write_bytes(b"rulings-checked-v1 00\n\x93")
+    with kept_cuts.cuts_kept(cache):
+        assert cut_of(path) == recut
+    assert len(no_cut_known) == 3
+    cleared = CliRunner().invoke(main, ["cache", "clear", "--cache-dir", str(cache)])
+    assert cleared.exit_code == 0 and not (cache / kept_cuts.CUTS_FILE).exists()
+
+
+def test_the_cuts_of_the_files_cut_last_are_kept(tmp_path, split_any_size, no_cut_known):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    text = json.dumps(four_sets())
+    paths = []
+    for number in range(kept_cuts.CUTS_KEPT + 2):
+        paths.append(tmp_path / f"{number}" / NAME)
+        paths[-1].parent.mkdir()
+        paths[-1].write_text(text, encoding="utf-8")
+        with kept_cuts.cuts_kept(cache):
+            set_parts.split_digested(SourceFile(paths[-1], NAME))
+    kept_cuts._KEPT.clear()
+    with kept_cuts.cuts_kept(cache):
+        known = [kept_cuts.previous(path) is not None for path in paths]
+    assert known == [False, False] + [True] * kept_cuts.CUTS_KEPT
+
+
+def test_a_file_of_sets_unchanged_since_its_cut_settled_is_not_read_again(
+    tmp_path, split_any_size, no_cut_known, monkeypatch
+):
+    """A file whose size, times and inode are those it had when it was cut, settled by then
+    (the rule the input files' digests are kept by), gives the sets and digest of its cut
+    without being read; touched, it is read (and found unchanged from its cut)."""
+    from pipelines import files
+
+    path = write(tmp_path, json.dumps(four_sets()))
+    first = cut_of(path)
+    assert not kept_cuts.previous(path).stamp  # just written: not settled
+    later = time.time_ns() + 10 * files.SETTLED_NS
+    monkeypatch.setattr(files.time, "time_ns", lambda: later)
+    assert cut_of(path) == first and kept_cuts.previous(path).stamp
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
+    assert cut_of(path) == first and reads == []
+    os.utime(path, ns=(later, later))
+    assert cut_of(path) == first and reads == [path]
+    assert len(no_cut_known) == 1

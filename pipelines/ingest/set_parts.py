@@ -15,7 +15,9 @@ from typing import Any, Protocol
 
 import msgspec
 
+from .. import files
 from ..hashing import Hasher, hexdigest
+from . import kept_cuts
 
 SPLIT_BYTES = 32 * 2**20
 """A smaller MTGJSON file (a set file is a few MB) is one unit: reading it whole costs less
@@ -69,16 +71,42 @@ def split_digested(doc: Source) -> tuple[list[SetPart], str] | None:
     whole), and a digest of the file made from their digests and the bytes around them: an
     edited file is then read and digested once, not once for the run's key and again set by
     set (0.5 s of an edited AllPrintings run). Its own kind of digest (``_FILE_CONTEXT``),
-    never equal by chance to a digest of a file's bytes."""
+    never equal by chance to a digest of a file's bytes.
+
+    The sets are found from the file's last cut (``kept_cuts``): a file whose size, times
+    and inode are those it had when it was cut, by then settled (``files.settled``, the
+    rule the input files' digests are kept by), is not read at all; one edited where one set
+    is, is read and digested but only that set decoded (``_recut``); any other is scanned
+    whole (``_cut``). The cut is kept for the next."""
     try:
         if not may_split(doc) or doc.encoding not in ("utf-8", "utf-8-sig"):
             return None
         stamp = file_stamp(doc.path)
+        earlier = kept_cuts.previous(doc.path)
+        if earlier is not None and earlier.stamp and tuple(earlier.stamp) == stamp:
+            kept_cuts.remember(doc.path, earlier)
+            return _set_parts(doc, earlier.sets, stamp), earlier.digest
         view = memoryview(doc.path.read_bytes())
     except OSError:
         return None
-    parts = _parts(doc, view, stamp)
-    return None if parts is None else (parts, _file_digest(view, parts))
+    found = _recut(view, earlier) if earlier is not None else None
+    if found is None:
+        found = _cut(view)
+    if found is None:
+        return None
+    parts = _set_parts(doc, found, stamp)
+    digest = _file_digest(view, parts)
+    settled = stamp if files.settled(*stamp[1:3]) else ()
+    cut = kept_cuts.Cut(len(view), found, _gap_digests(view, found), settled, digest)
+    kept_cuts.remember(doc.path, cut)
+    return parts, digest
+
+
+def _set_parts(doc: Source, found: Found, stamp: tuple[int, ...]) -> list[SetPart]:
+    return [
+        SetPart(doc.rel, doc.path, key, code, start, length, digest, stamp)
+        for key, code, start, length, digest in found
+    ]
 
 
 def _file_digest(view: memoryview, parts: list[SetPart]) -> str:
@@ -99,7 +127,86 @@ def _file_digest(view: memoryview, parts: list[SetPart]) -> str:
 _FILE_CONTEXT = "rulings 2026-12-06 the file digest of an AllPrintings-shaped file's sets"
 
 
-def _parts(doc: Source, view: memoryview, stamp: tuple[int, ...]) -> list[SetPart] | None:
+Found = list[tuple[bytes, str, int, int, str]]
+"""The sets of a file as ``kept_cuts.Cut`` keeps them: key as written, code, start, length,
+digest."""
+
+
+def _gaps(sets: Found, size: int) -> list[tuple[int, int]]:
+    """Where the bytes before each set, and after the last, are."""
+    ends = [0, *(start + length for _, _, start, length, _ in sets)]
+    starts = [start for _, _, start, _, _ in sets] + [size]
+    return list(zip(ends, starts, strict=True))
+
+
+def _gap_digests(view: memoryview, sets: Found) -> list[str]:
+    return [hexdigest(view[start:end]) for start, end in _gaps(sets, len(view))]
+
+
+def _recut(view: memoryview, cut: kept_cuts.Cut) -> Found | None:
+    """The sets of the file from its last ``cut``, when at most one set's bytes changed and
+    none of the bytes around the sets did: the bytes before the changed set are the earlier
+    file's where they were, those after it the earlier file's moved by the change in size,
+    so the file is JSON as the earlier one was and only the changed set is decoded (and must
+    still be a set). None when that is not so: the file is then cut whole. Each set is
+    digested as a whole cut digests it, so this costs one digest of the file."""
+    sets, gaps = cut.sets, cut.gaps
+    if len(gaps) != len(sets) + 1 or len(sets) < 2:
+        return None
+    moved = len(view) - cut.size
+    around = _gaps(sets, cut.size)
+
+    def same_gap(number: int, shift: int) -> bool:
+        start, end = around[number][0] + shift, around[number][1] + shift
+        return start >= 0 and end <= len(view) and hexdigest(view[start:end]) == gaps[number]
+
+    def same_set(number: int, shift: int) -> bool:
+        _, _, start, length, digest = sets[number]
+        start += shift
+        return start + length <= len(view) and set_digest(view[start : start + length]) == digest
+
+    changed = 0
+    while changed < len(sets) and same_gap(changed, 0) and same_set(changed, 0):
+        changed += 1
+    if changed == len(sets):
+        return list(sets) if moved == 0 and same_gap(changed, 0) else None
+    after = range(changed + 1, len(sets))
+    if not same_gap(changed, 0) or not same_gap(len(sets), moved):
+        return None
+    if not all(same_gap(number, moved) and same_set(number, moved) for number in after):
+        return None
+    key, code, start, length, _ = sets[changed]
+    length += moved
+    if length <= 0 or not _still_a_set(view, start, length):
+        return None
+    edited = (key, code, start, length, set_digest(view[start : start + length]))
+    return [
+        *sets[:changed],
+        edited,
+        *(
+            (key, code, start + moved, length, digest)
+            for key, code, start, length, digest in sets[changed + 1 :]
+        ),
+    ]
+
+
+def _still_a_set(view: memoryview, start: int, length: int) -> bool:
+    """Whether the bytes at ``start`` are one JSON object, written as a whole cut finds it,
+    that is a set."""
+    try:
+        values = msgspec.json.decode(view[start : start + length], type=dict[str, msgspec.Raw])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    walked = _walk(view, start, values)
+    return (
+        walked is not None
+        and walked[1] == start + length
+        and _is_set(view, ("", b"", start, start + length, walked[0]))
+    )
+
+
+def _cut(view: memoryview) -> Found | None:
+    """The sets of the file, from a scan of all of it."""
     bom = len(codecs.BOM_UTF8) if view[:3] == codecs.BOM_UTF8 else 0
     try:
         # the file scanned once: each set's members as written (a set that is not an object,
@@ -117,9 +224,7 @@ def _parts(doc: Source, view: memoryview, stamp: tuple[int, ...]) -> list[SetPar
     if len(members) < 2 or not all(_is_set(view, member) for member in members):
         return None
     return [
-        SetPart(
-            doc.rel, doc.path, key, code, start, end - start, set_digest(view[start:end]), stamp
-        )
+        (key, code, start, end - start, set_digest(view[start:end]))
         for code, key, start, end, _ in members
     ]
 
