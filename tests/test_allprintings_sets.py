@@ -505,3 +505,39 @@ def test_a_file_of_sets_unchanged_since_its_cut_settled_is_not_read_again(
     os.utime(path, ns=(later, later))
     assert cut_of(path) == first and reads == [path]
     assert len(no_cut_known) == 1
+
+
+def revise(ruling: dict) -> None:
+    ruling["text"] += " (revised)"
+
+
+def test_a_rerun_whose_sets_name_what_they_named_takes_the_joined_names_from_the_cache(
+    tmp_path, split_any_size, monkeypatch
+):
+    """The file's card-name entries joined (each once) are kept under its sets' entries: a
+    rerun after a ruling was edited takes them; after a card was renamed it joins them
+    again. Either way they are what a run without a cache gives."""
+    from pipelines.ingest import units
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    data = four_sets()
+    path = write(inputs, json.dumps(data))
+    for joined in (None, [0, 1], [1, 0]):
+        reuse = Reuse()
+        ingested(path, tmp_path, reuse)
+        assert reuse.counts.get("ingest-names-joined") == joined  # a first run: every set read
+    monkeypatch.setattr(units, "JOINED_KEPT_SHARE", 1.0)  # the renamed card's sets too
+    renamed = {"name": "Epochrasite Renamed"}
+    for edit, joined in (
+        (lambda: revise(data["data"]["NEW"]["cards"][0]["rulings"][0]), [1, 0]),
+        (lambda: data["data"]["XTR"]["cards"][0].update(renamed), [0, 1]),
+    ):
+        edit()
+        path = write(inputs, json.dumps(data))
+        reuse = Reuse()
+        again = ingested(path, tmp_path, reuse)
+        assert reuse.counts["ingest-set"][1] == 1  # the edited set alone read again
+        assert reuse.counts["ingest-names-joined"] == joined
+        assert again.card_names == ingested(path, tmp_path).card_names
+    assert "Epochrasite Renamed" in {entry.card for entry in again.card_names}

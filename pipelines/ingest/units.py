@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..engine import Engine
+from ..hashing import hexdigest
 from ..memo import digest
-from ..tables import paused_gc
+from ..tables import Lines, paused_gc
 from ..work import Cache, Job, execute, keep, kind, look_up
 from . import sets
 from .reading import READ_RESOURCES, FileResult, card_names_of, keepable, read_file
@@ -52,6 +53,24 @@ SET_RULED = kind(
 )
 """The cards one set rules (``SetReading.ruled``: name, JSON pointer), under its set's key:
 what a run needs of the sets it does not read to work out each set's part."""
+
+
+NAMES_JOINED = kind(
+    "ingest-names-joined",
+    "files of sets' card names joined",
+    bytes,
+    READ.version,
+    resources=READ.resources,
+)
+"""An AllPrintings-shaped file's card-name entries, each once (``sets.joined``), as
+cards.jsonl's lines, keyed by its sets' entries' lines: a rerun whose sets name what they
+named takes them as they are, instead of joining the 633,800 entries of the file's sets
+again (``Readings.files``)."""
+
+JOINED_KEPT_SHARE = 1 / 8
+"""The join of a file of sets is looked up (and kept) when at most this share of its sets
+were read in the run, as in a rerun after an edit. A first run reads them all, and
+encoding and digesting their entries for a key it cannot find would only add to its time."""
 
 
 @dataclass
@@ -136,9 +155,23 @@ class Readings:
             by_file[unit.file].append((reading, lines))
         with paused_gc():
             return [
-                sets.joined(parts) if plan.parts is not None else _with_names(*parts[0])
+                self._joined(parts) if plan.parts is not None else _with_names(*parts[0])
                 for plan, parts in zip(self.plans, by_file, strict=True)
             ]
+
+    def _joined(self, parts: list[tuple[FileResult, bytes | None]]) -> FileResult:
+        """A file of sets' reading from its sets' parts (``sets.joined``), its card names
+        taken from the cache when its sets' entries are the ones joined before."""
+        read = sum(not lines for _, lines in parts)
+        if not self.work.keeps or read > JOINED_KEPT_SHARE * len(parts):
+            return sets.joined(parts)
+        blocks = (lines or Lines.encoded(part.card_names) for part, lines in parts)
+        job = Job(NAMES_JOINED, [self.work.key(NAMES_JOINED, map(hexdigest, blocks))])
+        [found] = look_up(job, self.work)
+        reading = sets.joined(parts, names=found)
+        if found is None:
+            keep(job, self.work, {0: Lines.encoded(reading.card_names)})
+        return reading
 
     def _units(self) -> list[PassUnit]:
         ruled = self._ruled()
