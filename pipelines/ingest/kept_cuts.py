@@ -1,4 +1,4 @@
-"""Where the sets of each file of sets were when it was last cut (``set_parts.Cut``), kept for
+"""Where the sets of each file of sets were when it was last cut (``Cut``), kept for
 the next cut of the same file: in this process, and between runs in the cache folder
 (``cuts_kept``, one small file). An edited AllPrintings-shaped file is then found set by set
 from its earlier cut, its bytes compared with the earlier ones' digests, instead of being
