@@ -19,11 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from . import heap, manifest, outputs, stages, tables
-from .cachedir import cache_root
 from .engine import build_engine
-from .files import digests_kept
 from .ingest import IngestResult
-from .ingest.kept_cuts import cuts_kept
 from .ingest.source import discover
 from .model import Finding
 from .report import WRITERS, carried
@@ -68,21 +65,19 @@ def _no_stage(_name: str) -> AbstractContextManager:
     return contextlib.nullcontext()
 
 
-def _keeping_digests(function: Callable[..., RunResult]) -> Callable[..., RunResult]:
-    """``function`` with the input files' digests and the files of sets' cuts of the last run
-    known, and this run's kept for the next (``files.digests_kept``,
-    ``ingest.kept_cuts.cuts_kept``, in the run's cache folder)."""
+def _keeping_for_next_run(function: Callable[..., RunResult]) -> Callable[..., RunResult]:
+    """``function`` with what the last run kept for the next known, and this run's kept
+    (``stages.kept_for_next_run``, in the run's cache folder)."""
 
     @functools.wraps(function)
     def keeping(inputs: list[Path], out: Path, settings: Settings, **options: Any) -> RunResult:
-        root = cache_root(settings.cache_dir)
-        with digests_kept(root), cuts_kept(root):
+        with stages.kept_for_next_run(settings):
             return function(inputs, out, settings, **options)
 
     return keeping
 
 
-@_keeping_digests
+@_keeping_for_next_run
 def run(
     inputs: list[Path],
     out: Path,

@@ -9,11 +9,12 @@ per run as ``Resources``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,17 @@ def _closing_store(stage: Callable) -> Callable:
     return closing
 
 
+@contextlib.contextmanager
+def kept_for_next_run(settings: Settings) -> Iterator[None]:
+    """Inside: what the last run kept beside the work store for the next is known (the input
+    files' digests, ``files.digests_kept``; the files of sets' cuts,
+    ``ingest.kept_cuts.cuts_kept``); after: this run's is kept. A run enters it once for all
+    its stages (``pipeline.run``); a stage command alone enters it for itself."""
+    root = cache_root(settings.cache_dir)
+    with digests_kept(root), cuts_kept(root):
+        yield
+
+
 @_closing_store
 def ingest_stage(
     inputs: list[Path],
@@ -113,8 +125,7 @@ def ingest_stage(
             raise InputError(f"no such file or folder: {path}")
     if sources is None:
         sources = list(discover(inputs, skip=[out, *skip]))
-    root = cache_root(settings.cache_dir)
-    with digests_kept(root), cuts_kept(root):
+    with kept_for_next_run(settings):
         result = ingest_sources(
             sources,
             identifier=settings.lang_id,

@@ -165,13 +165,15 @@ def _recut(view: memoryview, cut: kept_cuts.Cut) -> Found | None:
         start += shift
         return start + length <= len(view) and set_digest(view[start : start + length]) == digest
 
-    changed = 0
-    while changed < len(sets) and same_gap(changed, 0) and same_set(changed, 0):
-        changed += 1
-    if changed == len(sets):
-        return list(sets) if moved == 0 and same_gap(changed, 0) else None
+    for changed in range(len(sets)):
+        if not same_gap(changed, 0):
+            return None
+        if not same_set(changed, 0):
+            break
+    else:
+        return list(sets) if moved == 0 and same_gap(len(sets), 0) else None
     after = range(changed + 1, len(sets))
-    if not same_gap(changed, 0) or not same_gap(len(sets), moved):
+    if not same_gap(len(sets), moved):
         return None
     if not all(same_gap(number, moved) and same_set(number, moved) for number in after):
         return None
@@ -198,11 +200,7 @@ def _still_a_set(view: memoryview, start: int, length: int) -> bool:
     except (msgspec.DecodeError, msgspec.ValidationError):
         return False
     walked = _walk(view, start, values)
-    return (
-        walked is not None
-        and walked[1] == start + length
-        and _is_set(view, ("", b"", start, start + length, walked[0]))
-    )
+    return walked is not None and walked[1] == start + length and _is_set(view, walked[0])
 
 
 def _cut(view: memoryview) -> Found | None:
@@ -221,7 +219,7 @@ def _cut(view: memoryview) -> Found | None:
     if walked is None or not _END.fullmatch(view, walked[1]):
         return None
     [members] = [inner for code, *_, inner in walked[0] if code == "data"]
-    if len(members) < 2 or not all(_is_set(view, member) for member in members):
+    if len(members) < 2 or not all(_is_set(view, member[4]) for member in members):
         return None
     return [
         (key, code, start, end - start, set_digest(view[start:end]))
@@ -241,9 +239,9 @@ Member = tuple[str, bytes, int, int, list]
 starts and ends, and the value's own members when it was decoded as an object's."""
 
 
-def _is_set(view: memoryview, member: Member) -> bool:
-    """A set: an object with a ``cards`` array."""
-    return any(code == "cards" and view[start] == ord("[") for code, _, start, *_ in member[4])
+def _is_set(view: memoryview, members: list[Member]) -> bool:
+    """A set, by its members as written: an object with a ``cards`` array."""
+    return any(code == "cards" and view[start] == ord("[") for code, _, start, *_ in members)
 
 
 def _walk(view: memoryview, start: int, values: dict[str, Any]) -> tuple[list[Member], int] | None:
