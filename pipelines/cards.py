@@ -13,12 +13,16 @@ import contextlib
 import hashlib
 import os
 import re
+import sys
 import unicodedata
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from itertools import chain, islice
 from pathlib import Path
+from typing import Any
 
 import ahocorasick
 import msgspec
@@ -33,7 +37,7 @@ from .tables import paused_gc
 
 ORACLE_ID = "oracle_id"
 SHIPPED_NAMES = ("card_names.tsv", "card_names_manual.tsv")
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 """Version of the cached index's layout: a new layout never reads an old file."""
 
 
@@ -44,18 +48,55 @@ INDEX_SUFFIX = ".msgpack"
 
 
 class _StoredIndex(msgspec.Struct, array_like=True):
-    """The index as its cache file holds it (MessagePack): each (card, language) pair once,
-    and each name key's owners as their places in that list. Read as typed MessagePack it
-    takes about half the time the JSON of format 2 took (the million-unit corpus's index,
-    which a run reads in ingest and again in the check stage: ``benchmarks/results``)."""
+    """The index as its cache file holds it (MessagePack). Every card, language and name is
+    written once, in ``texts``, and everything else is places in that list, as unsigned
+    32-bit little-endian numbers in bytes: ``pairs`` the (card, language) pairs, each once;
+    ``single`` the owner (a place in ``pairs``) of each of the first ``len(single) / 4``
+    name ``keys`` (nearly all have one); ``counts`` and ``owners`` those of the others;
+    ``names`` each card's (language, name) places, ``named`` how many for each card of
+    ``cards``. Read back with a few C-level passes instead of one Python step per entry:
+    format 3 (the pairs and names as MessagePack strings and maps, then made one object
+    each) took 0.30-0.45 s for an AllPrintings-shaped file's 30,236 cards, format 4 a tenth
+    of that (``benchmarks/results/work_layer.md``)."""
 
-    pairs: list[tuple[str, str]]
-    by_key: dict[str, list[int]]
-    names: dict[str, dict[str, str]]
+    texts: list[str]
+    pairs: bytes
+    keys: list[str]
+    single: bytes
+    counts: bytes
+    owners: bytes
+    cards: bytes
+    named: bytes
+    names: bytes
     oracle: dict[str, str]
 
 
 _STORED_DECODER = msgspec.msgpack.Decoder(_StoredIndex)
+
+
+_PLACE = next(code for code in "IL" if array(code).itemsize == 4)
+"""The array type code of an unsigned 32-bit number (``_StoredIndex``'s places)."""
+
+
+def _packed(numbers: Iterable[int]) -> bytes:
+    packed = array(_PLACE, list(numbers))
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def _numbered(items: Iterable[Any]) -> dict[Any, int]:
+    """Each item once, in the order first given, with its place in that order."""
+    distinct = dict.fromkeys(items)
+    return dict(zip(distinct, range(len(distinct)), strict=True))
+
+
+def _numbers(packed: bytes) -> array:
+    numbers = array(_PLACE)
+    numbers.frombytes(packed)
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    return numbers
 
 
 @lru_cache(maxsize=500_000)
@@ -268,7 +309,7 @@ class CardIndex:
                 return None
             try:
                 index = cls.from_stored(stored)
-            except (msgspec.DecodeError, IndexError):
+            except (msgspec.DecodeError, IndexError, ValueError):
                 return None
         with contextlib.suppress(OSError):
             os.utime(path)  # used: the last to be dropped (``drop_indexes``)
@@ -277,34 +318,57 @@ class CardIndex:
 
     def stored(self) -> bytes:
         """The index as its cache file keeps it (``_StoredIndex``)."""
-        places: dict[tuple[str, str], int] = {}
-        by_key = {
-            key: [places.setdefault(pair, len(places)) for pair in owners]
-            for key, owners in self.by_key.items()
-        }
+        pairs = _numbered(chain.from_iterable(self.by_key.values()))
+        single = {key: owned for key, owned in self.by_key.items() if len(owned) == 1}
+        several = {key: owned for key, owned in self.by_key.items() if len(owned) > 1}
+        named = list(chain.from_iterable(by_lang.items() for by_lang in self.names.values()))
+        texts = _numbered(chain(chain.from_iterable(pairs), self.names, chain.from_iterable(named)))
+        place, pair_place = texts.__getitem__, pairs.__getitem__
         return msgspec.msgpack.encode(
-            _StoredIndex(list(places), by_key, dict(self.names), self.oracle)
+            _StoredIndex(
+                list(texts),
+                _packed(map(place, chain.from_iterable(pairs))),
+                [*single, *several],
+                _packed(pair_place(owned[0]) for owned in single.values()),
+                _packed(map(len, several.values())),
+                _packed(map(pair_place, chain.from_iterable(several.values()))),
+                _packed(map(place, self.names)),
+                _packed(map(len, self.names.values())),
+                _packed(map(place, chain.from_iterable(named))),
+                self.oracle,
+            )
         )
 
     @classmethod
     def from_stored(cls, data: bytes) -> CardIndex:
-        """The index ``stored`` encoded; each (card, language) pair and card name one
-        object."""
+        """The index ``stored`` encoded (``msgspec.DecodeError``, ``IndexError`` or
+        ``ValueError`` when it is not one); each card, language and name one object."""
         stored = _STORED_DECODER.decode(data)
+        text = stored.texts.__getitem__
+        places = _numbers(stored.pairs)
+        pairs = list(zip(map(text, places[0::2]), map(text, places[1::2]), strict=True))
+        pair = pairs.__getitem__
+        single = _numbers(stored.single)
         index = cls()
-        texts: dict[str, str] = {}
-        pairs = [
-            (texts.setdefault(card, card), texts.setdefault(lang, lang))
-            for card, lang in stored.pairs
-        ]
-        index.by_key = {
-            key: (pairs[owners[0]],) if len(owners) == 1 else tuple(pairs[i] for i in owners)
-            for key, owners in stored.by_key.items()
-        }
-        for card, names in stored.names.items():
-            index.names[texts.setdefault(card, card)] = {
-                texts.setdefault(lang, lang): name for lang, name in names.items()
-            }
+        index.by_key = dict(
+            zip(islice(stored.keys, len(single)), zip(map(pair, single)), strict=True)
+        )
+        owners = map(pair, _numbers(stored.owners))
+        several = (tuple(islice(owners, count)) for count in _numbers(stored.counts))
+        index.by_key.update(zip(stored.keys[len(single) :], several, strict=True))
+        places = _numbers(stored.names)
+        langs, names = map(text, places[0::2]), map(text, places[1::2])
+        index.names = defaultdict(
+            dict,
+            zip(
+                map(text, _numbers(stored.cards)),
+                (
+                    dict(zip(islice(langs, count), islice(names, count), strict=True))
+                    for count in _numbers(stored.named)
+                ),
+                strict=True,
+            ),
+        )
         index.oracle = stored.oracle
         return index
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 from conftest import FIXTURES, shared_path
 
 from pipelines import stages
-from pipelines.cards import INDEXES_KEPT, CardIndex, drop_indexes, name_key
+from pipelines.cards import INDEXES_KEPT, CardIndex, _StoredIndex, drop_indexes, name_key
 from pipelines.cli import main
+from pipelines.files import read_checked_bytes, write_checked_bytes
 from pipelines.ingest import ingest
 from pipelines.model import CardName
 from pipelines.settings import Settings
@@ -270,3 +272,49 @@ def test_a_title_two_cards_share_is_the_card_whose_english_shares_its_symbols(
     found = cards_by_file(result)
     assert found["frenzy-sliver.txt"] == {"Frenzy Sliver"}
     assert found["sliver.txt"] == {card}
+
+
+def test_each_card_and_language_of_the_index_read_back_is_one_object(tmp_path):
+    """The layout writes every card, language and name once: read back, a card's name in its
+    owners and in its names is the same object, as is each language code."""
+    names = [
+        CardName("Epocrásito", "es", "Epochrasite", "test"),
+        CardName("始祖兽", "zh", "Epochrasite", "test"),
+        CardName("Cárcel", "es", "Oubliette", "test"),
+        CardName("Cárcel", "es", "Pillory", "test"),
+    ]
+    CardIndex.cached(names, tmp_path)
+    read = CardIndex.cached(names, tmp_path)
+    objects: dict[str, set[int]] = {}
+    for owners in read.by_key.values():
+        for card, lang in owners:
+            objects.setdefault(card, set()).add(id(card))
+            objects.setdefault(lang, set()).add(id(lang))
+    for card, by_lang in read.names.items():
+        objects.setdefault(card, set()).add(id(card))
+        for lang, name in by_lang.items():
+            objects.setdefault(lang, set()).add(id(lang))
+            objects.setdefault(name, set()).add(id(name))
+    assert {"Epochrasite", "Oubliette", "es", "zh", "Cárcel"} <= set(objects)
+    assert all(len(found) == 1 for found in objects.values())
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"keys": []},  # owners for keys that are not there
+        {"counts": b"\x02\x00\x00\x00"},  # a key with several owners more than there are keys
+        {"pairs": b"\x00\x00\x00"},  # not whole numbers
+        {"names": b"\xff" * 16},  # a place past the texts
+        {"named": b""},  # cards whose names are not counted
+    ],
+)
+def test_an_index_file_whose_parts_disagree_is_rebuilt(tmp_path, damage):
+    """A file checked whole but whose parts do not fit together (written by a faulty
+    version) is not an index: it is built again, never half read."""
+    names = [CardName("Epocrásito", "es", "Epochrasite", "test")]
+    kept = CardIndex.cached(names, tmp_path).kept_in
+    stored = msgspec.msgpack.decode(read_checked_bytes(kept), type=_StoredIndex)
+    write_checked_bytes(kept, msgspec.msgpack.encode(msgspec.structs.replace(stored, **damage)))
+    assert CardIndex.read(kept) is None
+    assert CardIndex.cached(names, tmp_path).lookup("epocrasito") == {("Epochrasite", "es")}
