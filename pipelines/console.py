@@ -148,7 +148,7 @@ def ingest_summary(result: IngestResult) -> None:
         f"({', '.join(f'{n} {name}' for name, n in sorted(result.formats.items()))})."
     )
     if result.index is not None:
-        unknown, documents = title_coverage(result.rulings, result.index)
+        unknown, documents = result.titles or title_coverage(result.rulings, result.index)
         stdout.print(
             f"Card index: knows {len(result.index):,} cards; {unknown:,} of this run's "
             f"{count(documents, 'card document')}' titles are unknown."

@@ -12,6 +12,7 @@ from pathlib import Path
 from test_unknown_cards import CARDS, write_set
 
 from pipelines.ingest import IngestResult, ingest
+from pipelines.ingest.cards import title_coverage
 from pipelines.store import open_store
 from pipelines.tables import CorpusDigests
 from pipelines.tables import dumps as json_line
@@ -41,10 +42,14 @@ def cold(inputs: list[Path], root: Path, names: Path) -> IngestResult:
 
 
 def same(one: IngestResult, other: IngestResult) -> bool:
-    return (one.rulings, one.findings, one.card_names) == (
+    """The same records, and the same count of titles the index does not know, which is
+    the count over the whole run's rulings (each unit's is kept with its passed reading)."""
+    assert one.titles == title_coverage(one.rulings, one.index)
+    return (one.rulings, one.findings, one.card_names, one.titles) == (
         other.rulings,
         other.findings,
         other.card_names,
+        other.titles,
     )
 
 
@@ -101,6 +106,7 @@ def test_a_new_card_name_has_every_file_passed_again_from_its_reading(tmp_path):
     assert same(again, cold(inputs, tmp_path, names))
     assert marwyn["name"] in {r.card for r in again.rulings}
     assert marwyn["name"] not in {r.card for r in first.rulings}
+    assert again.titles == (first.titles[0] - 1, first.titles[1])  # her title now known
 
 
 def test_a_document_without_its_own_date_order_takes_the_corpus_order_as_it_changes(tmp_path):

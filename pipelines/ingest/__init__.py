@@ -48,6 +48,9 @@ class IngestResult:
     index: CardIndex | None = None
     index_file: Path | None = None
     """Where the index is kept, once a run let it go (``stages.handed_on``)."""
+    titles: tuple[int, int] | None = None
+    """How many card documents' titles the index does not know, of how many
+    (``cards.title_coverage``), when ingest counted them."""
     digests: CorpusDigests | None = None
     """The digests of the rulings' lines in corpus.jsonl."""
     lines: list[Lines] | None = None
@@ -134,7 +137,7 @@ def ingest_sources(
         result.card_names.extend(read.card_names)
         if read.format:
             result.formats[read.format] += 1
-    result.index = passed.index
+    result.index, result.titles = passed.index, passed.titles
     result.findings.extend(passed.findings)
     result.lines, result.digests = _corpus_lines(result.rulings, passed.lines)
     with paused_gc():
