@@ -32,12 +32,11 @@ from .check.overrides import path_ignored, with_severities
 from .check.registry import explanations
 from .engine import Engine
 from .engine.local import LocalEngine
-from .files import digests_kept
+from .files import digests_kept, file_digest
 from .heap import give_back
 from .ingest import IngestResult, InputError, finding_order, ingest, ingest_sources
 from .ingest.kept_cuts import cuts_kept
 from .ingest.source import SourceFile, discover, input_exists
-from .memo import digest
 from .model import Alignment, CardName, Finding, Ruling
 from .report import balance, write_reports
 from .report.kept_rows import PreviousReports
@@ -353,9 +352,10 @@ the run's keys (``Store.stored_bytes``), summed before any is read."""
 
 def _content_digest(path: Path) -> str:
     """A file's bytes, wherever it is (the stage files are in a staging folder of a new
-    name each run)."""
+    name each run): ``files.file_digest``, which a table this process wrote, and a file
+    an earlier run read that has not changed since, give without reading it."""
     try:
-        return digest([Path(path).read_bytes()])
+        return file_digest(path)
     except OSError as error:
         return f"unreadable: {error}"
 

@@ -364,3 +364,25 @@ def test_a_record_is_written_with_its_fields_only(tmp_path: Path):
             separators=(",", ":"),
         )
     )
+
+
+def test_a_table_written_is_known_by_the_digest_of_its_bytes_without_reading_it(
+    tmp_path: Path, monkeypatch
+):
+    """The check stage's key and the reports' inputs take the digest of each table ingest
+    wrote (``files.file_digest``): written as records or as kept lines, it is the digest
+    of the file's bytes, and it is given without the file being read again."""
+    from pipelines import files
+
+    by_records = write_jsonl(tmp_path / "records.jsonl", RECORDS * 3000)
+    by_lines = tables.write_lines(tmp_path / "lines.jsonl", [tables.Lines.of(RECORDS).data] * 2)
+    expected = {path: files.bytes_digest(path) for path in (by_records, by_lines)}
+
+    def not_read(path):
+        raise AssertionError(f"{path} read again")
+
+    monkeypatch.setattr(files, "bytes_digest", not_read)
+    assert {path: files.file_digest(path) for path in expected} == expected
+    by_lines.write_bytes(by_lines.read_bytes() + b"\n")  # changed since: read again
+    with pytest.raises(AssertionError, match="read again"):
+        files.file_digest(by_lines)
