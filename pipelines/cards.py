@@ -37,7 +37,7 @@ from .tables import paused_gc
 
 ORACLE_ID = "oracle_id"
 SHIPPED_NAMES = ("card_names.tsv", "card_names_manual.tsv")
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 """Version of the cached index's layout: a new layout never reads an old file."""
 
 
@@ -54,10 +54,11 @@ class _StoredIndex(msgspec.Struct, array_like=True):
     ``single`` the owner (a place in ``pairs``) of each of the first ``len(single) / 4``
     name ``keys`` (nearly all have one); ``counts`` and ``owners`` those of the others;
     ``names`` each card's (language, name) places, ``named`` how many for each card of
-    ``cards``. Read back with a few C-level passes instead of one Python step per entry:
-    format 3 (the pairs and names as MessagePack strings and maps, then made one object
-    each) took 0.30-0.45 s for an AllPrintings-shaped file's 30,236 cards, format 4 a tenth
-    of that (``benchmarks/results/work_layer.md``)."""
+    ``cards``; ``listed`` the pairs only the name lists name. Read back with a few C-level
+    passes instead of one Python step per entry: format 3 (the pairs and names as
+    MessagePack strings and maps, then made one object each) took 0.30-0.45 s for an
+    AllPrintings-shaped file's 30,236 cards, format 4 0.14 s
+    (``benchmarks/results/work_layer.md``)."""
 
     texts: list[str]
     pairs: bytes
@@ -68,6 +69,7 @@ class _StoredIndex(msgspec.Struct, array_like=True):
     cards: bytes
     named: bytes
     names: bytes
+    listed: bytes
     oracle: dict[str, str]
 
 
@@ -255,6 +257,10 @@ class CardIndex:
     million units 737,000 keys, nearly all with one owner: a set each took 160 MB more)."""
     names: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
     oracle: dict[str, str] = field(default_factory=dict)
+    listed: set[tuple[str, str]] = field(default_factory=set)
+    """The (card, language) pairs only the name lists name, no entry the index was built
+    from: the names a run adds to those its inputs give (``ingest.cards.identified_names``),
+    told without going through the inputs' entries again."""
     kept_in: Path | None = field(default=None, compare=False)
     """The cache file the index was read from or written to (``cached``), which ``read``
     reads again: a run that lets the index go while it aligns reads it back for its checks
@@ -335,6 +341,7 @@ class CardIndex:
                 _packed(map(place, self.names)),
                 _packed(map(len, self.names.values())),
                 _packed(map(place, chain.from_iterable(named))),
+                _packed(map(pair_place, sorted(self.listed))),
                 self.oracle,
             )
         )
@@ -369,6 +376,7 @@ class CardIndex:
                 strict=True,
             ),
         )
+        index.listed = set(map(pair, _numbers(stored.listed)))
         index.oracle = stored.oracle
         return index
 
@@ -385,16 +393,20 @@ class CardIndex:
         same name of the same card and language: a reprint's, in each set that prints it)
         is added once."""
         index = cls()
+        listed: set[tuple[str, str]] = set()
         if shipped:
             for path in name_lists or shipped_name_lists():
                 for entry in read_name_list(path):
                     index.add(entry)
+                    if entry.lang != ORACLE_ID:
+                        listed.add((entry.card, entry.lang))
         seen: set[tuple[str, str, str]] = set()
         for entry in entries:
             given = (entry.name, entry.lang, entry.card)
             if given not in seen:
                 seen.add(given)
                 index.add(entry)
+        index.listed = listed - {(card, lang) for _, lang, card in seen}
         return index
 
     def add(self, entry: CardName) -> None:

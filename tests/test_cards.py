@@ -15,7 +15,8 @@ from pipelines.cards import INDEXES_KEPT, CardIndex, _StoredIndex, drop_indexes,
 from pipelines.cli import main
 from pipelines.files import read_checked_bytes, write_checked_bytes
 from pipelines.ingest import ingest
-from pipelines.model import CardName
+from pipelines.ingest.cards import identified_names
+from pipelines.model import CardName, Ruling
 from pipelines.settings import Settings
 from pipelines.tables import CARD_NAMES, read_records
 
@@ -145,6 +146,7 @@ def test_the_index_read_back_is_the_index_built_holding_each_pair_once(tmp_path)
     built = CardIndex.cached(names, tmp_path)
     read = CardIndex.cached(names, tmp_path)
     assert read is not built and read.by_key == built.by_key and read.names == built.names
+    assert read.listed == built.listed and ("Epochrasite", "es") not in read.listed
     assert read.lookup("cárcel") == {("Oubliette", "es"), ("Pillory", "es")}
     assert read.by_key[name_key("Cárcel")] == (("Oubliette", "es"), ("Pillory", "es"))
     pairs: dict[tuple[str, str], set[int]] = {}
@@ -318,3 +320,36 @@ def test_an_index_file_whose_parts_disagree_is_rebuilt(tmp_path, damage):
     write_checked_bytes(kept, msgspec.msgpack.encode(msgspec.structs.replace(stored, **damage)))
     assert CardIndex.read(kept) is None
     assert CardIndex.cached(names, tmp_path).lookup("epocrasito") == {("Epochrasite", "es")}
+
+
+def test_a_run_adds_the_names_of_its_cards_the_name_lists_give_and_its_inputs_do_not(
+    tmp_path: Path,
+):
+    """``identified_names``: of the cards the rulings are about, the names the lists give in
+    the run's languages, but those an input's entry gives (under any name), read from an
+    index built now or read back from the cache."""
+    lists = tmp_path / "names.tsv"
+    lists.write_text(
+        "card\tlang\tname\n"
+        "Pillory\tes\tPicota\nPillory\tzh\t颈手枷\nPillory\tde\tPranger\n"
+        "Oubliette\tes\tMazmorra\nCounterspell\tes\tContrahechizo\n",
+        encoding="utf-8",
+    )
+    entries = [
+        CardName("Picota del verdugo", "es", "Pillory", "mtgjson"),
+        CardName("Oubliette", "en", "Oubliette", "mtgjson"),
+    ]
+    rulings = [
+        Ruling(f"r{n}", "a.txt", n, "plain", card, card, None, "en", "en", [], None, None, "x")
+        for n, card in enumerate(["Pillory", "Oubliette", "Pillory", None])
+    ]
+    expected = [
+        CardName("Mazmorra", "es", "Oubliette", "card index"),
+        CardName("颈手枷", "zh", "Pillory", "card index"),
+    ]
+    built = CardIndex.cached(entries, tmp_path, (lists,))
+    read = CardIndex.cached(entries, tmp_path, (lists,))
+    assert read is not built
+    for index in (built, read):
+        found = identified_names(rulings, index, ["en", "es", "zh"])
+        assert sorted(found, key=lambda n: n.lang) == expected

@@ -141,9 +141,7 @@ def ingest_sources(
     result.findings.extend(passed.findings)
     result.lines, result.digests = _corpus_lines(result.rulings, passed.lines)
     with paused_gc():
-        result.card_names.extend(
-            identified_names(result.rulings, result.index, result.card_names, languages)
-        )
+        result.card_names.extend(identified_names(result.rulings, result.index, languages))
         result.findings.sort(key=finding_order)
     return result
 

@@ -316,17 +316,17 @@ def _title_line(members: list[Ruling]) -> int | None:
 
 
 def identified_names(
-    rulings: list[Ruling], index: CardIndex, known: list[CardName], languages: Iterable[str]
+    rulings: list[Ruling], index: CardIndex, languages: Iterable[str]
 ) -> list[CardName]:
     """The card index's names, in the run's languages, of the cards the documents were found
-    to be about, where the inputs did not give them: ``cards.jsonl`` says which cards a run
-    of plain ruling files is about, not only what card data it read."""
-    have = {(entry.card, entry.lang) for entry in known}
+    to be about, where the inputs did not give them (the index's ``listed``: it was built
+    from the run's entries): ``cards.jsonl`` says which cards a run of plain ruling files is
+    about, not only what card data it read."""
     found = []
     for card in sorted({item.card for item in rulings if item.card}):
         names = index.names.get(card, {})
         for lang in dict.fromkeys(languages):
-            if names.get(lang) and (card, lang) not in have:
+            if (card, lang) in index.listed and names.get(lang):
                 found.append(CardName(names[lang], lang, card, "card index"))
     return found
 
