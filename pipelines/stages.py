@@ -134,6 +134,7 @@ def ingest_stage(
             engine=engine,
             work=work_cache(settings, (), reuse, READINGS_SHARED_FROM * tables.SHARED_FROM_BYTES),
             name_lists=settings.card_names,
+            names_as_lines=True,
         )
     if result.lines is None:
         result.digests = tables.CorpusDigests()
@@ -142,7 +143,8 @@ def ingest_stage(
         tables.write_lines(out / tables.CORPUS, (block.data for block in result.lines))
     result.lines = None  # written: the rulings hold the same
     tables.write_jsonl(out / tables.PARSE_FINDINGS, result.findings)
-    tables.write_jsonl(out / tables.CARD_NAMES, result.card_names)
+    tables.write_parts(out / tables.CARD_NAMES, result.name_lines or [])
+    result.name_lines = None  # written: the check stage reads them there when it must
     tables.write_jsonl(out / tables.INPUTS, result.inputs)
     if not result.rulings:
         where = ", ".join(str(p) for p in inputs)
@@ -278,10 +280,11 @@ def check_stage(
 
 
 def handed_on(ingested: IngestResult, out: Path) -> IngestResult:
-    """What ``rulings run`` keeps of what ingest read while the later stages run. A large
-    run (a corpus table of ``tables.SHARED_FROM_BYTES`` or more) lets go of its card names
-    and their index, which the alignment does not read: at a million units they held 209
-    and 512 MB through it. The check stage reads the index back from the cache file ingest
+    """What ``rulings run`` keeps of what ingest read while the later stages run. Its card
+    names are in cards.jsonl alone (``ingest_stage``). A large run (a corpus table of
+    ``tables.SHARED_FROM_BYTES`` or more) also lets go of their index, which the alignment
+    does not read: at a million units the names and the index held 209 and 512 MB through
+    it. The check stage reads the index back from the cache file ingest
     kept it in. A smaller run keeps both: reading them back would cost more time than they
     hold memory."""
     if ingested.index is None or ingested.index.kept_in is None:

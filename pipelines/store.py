@@ -50,7 +50,7 @@ TOUCH_SECONDS = 86_400
 """An entry read is stamped as used at most once a day (least recently used to the day)."""
 KEYS_PER_QUERY = 500
 _ENCODER = msgspec.msgpack.Encoder()
-_HEADER = msgspec.msgpack.Decoder(tuple[str, str, str, bytes])
+_HEADER = msgspec.msgpack.Decoder(tuple[str, str, str, memoryview])
 
 
 def entry(key: str, kind: str, version: str, payload: bytes) -> bytes:
@@ -63,11 +63,12 @@ FOREIGN = object()
 """``payload``'s answer for a whole entry written for another key, kind or version."""
 
 
-def payload(data: bytes, key: str, kind: str, version: str) -> bytes | object | None:
+def payload(data: bytes, key: str, kind: str, version: str) -> memoryview | object | None:
     """The payload of an entry when it is whole and was written for ``key``, ``kind`` and
-    ``version``; ``FOREIGN`` when it is whole but was written for another; None when it is
-    damaged."""
-    body = data[DIGEST_BYTES:]
+    ``version`` (a view of ``data``, not a copy: the 291 passed readings of an
+    AllPrintings-shaped file are 125 MB, copied twice in 0.06 s); ``FOREIGN`` when it is
+    whole but was written for another; None when it is damaged."""
+    body = memoryview(data)[DIGEST_BYTES:]
     if len(data) <= DIGEST_BYTES or digest(body) != bytes(data[:DIGEST_BYTES]):
         return None
     try:
@@ -174,7 +175,7 @@ class Store:
 
     def get_many(
         self, kind: str, version: str, keys: Sequence[str]
-    ) -> tuple[dict[str, bytes], int]:
+    ) -> tuple[dict[str, memoryview], int]:
         """The payloads stored for the keys (those written for them: key, kind and version),
         and how many entries were found written for another."""
         foreign: list[None] = []
@@ -187,7 +188,7 @@ class Store:
         version: str,
         keys: Sequence[str],
         foreign: Callable[[], None] = lambda: None,
-    ) -> Iterator[tuple[str, bytes]]:
+    ) -> Iterator[tuple[str, memoryview]]:
         """``get_many``'s payloads as (key, payload), a query's worth at a time: a caller
         that decodes them as they come never holds all of them (on a million units, 490 MB
         of a stage's findings). ``foreign`` is called for each entry found written for

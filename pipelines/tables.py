@@ -95,6 +95,22 @@ def write_jsonl(
     return _write_table(path, write)
 
 
+def write_parts(path: Path, parts: Iterable[bytes | list[Any]]) -> Path:
+    """Write a table from parts in order, each its lines' bytes (``Lines.encoded``) or
+    records, encoded a chunk at a time as ``write_jsonl`` encodes them, atomically."""
+
+    def write(handle: _Digesting) -> None:
+        for part in parts:
+            if isinstance(part, bytes | bytearray | memoryview):
+                handle.write(part)
+                continue
+            for _, lines in _encoded(part):
+                handle.write(b"\n".join(lines))
+                handle.write(b"\n")
+
+    return _write_table(path, write)
+
+
 def _write_table(path: Path, write: Callable[[_Digesting], None]) -> Path:
     """Write a table atomically, its bytes digested as they are written (``files.wrote``):
     the check stage's key and the reports' inputs take the digest of the tables ingest

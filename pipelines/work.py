@@ -96,7 +96,7 @@ class Kind(Generic[R]):
     def encode(self, record: R) -> bytes:
         return self._encoder.encode(record if self.stored is None else self.stored(record))
 
-    def decode(self, data: bytes) -> R:
+    def decode(self, data: bytes | memoryview) -> R:
         """A record from its bytes (msgspec.DecodeError, ValueError or TypeError when they
         are not one of today's records)."""
         record = self._decoder.decode(data)
@@ -189,12 +189,12 @@ class Cache:
             return None
         return digest([kind.name, kind.version_digest, *self.context, *parts])
 
-    def get_many(self, kind: Kind, keys: Sequence[str]) -> dict[str, bytes]:
+    def get_many(self, kind: Kind, keys: Sequence[str]) -> dict[str, memoryview]:
         """The stored payloads of the keys that have one written for them (a foreign entry
         is counted and left out)."""
         return dict(self.each(kind, keys))
 
-    def each(self, kind: Kind, keys: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+    def each(self, kind: Kind, keys: Sequence[str]) -> Iterator[tuple[str, memoryview]]:
         """``get_many``'s payloads as (key, payload), a few hundred read at a time."""
         return self.store.each(
             kind.name, kind.version_digest, keys, lambda: self.reuse.count_foreign(kind.name)
@@ -371,7 +371,7 @@ def _stored(job: Job, cache: Cache, copies: dict[Any, Any] | None) -> list[Any]:
     return found
 
 
-def _decoded(kind: Kind, data: bytes, copies: dict[Any, Any] | None) -> Any:
+def _decoded(kind: Kind, data: memoryview, copies: dict[Any, Any] | None) -> Any:
     """A stored result as its record, ``_MISSING`` when its bytes are not today's record;
     its repeated values made the equal ones of ``copies``, when given."""
     try:

@@ -541,3 +541,45 @@ def test_a_rerun_whose_sets_name_what_they_named_takes_the_joined_names_from_the
         assert reuse.counts["ingest-names-joined"] == joined
         assert again.card_names == ingested(path, tmp_path).card_names
     assert "Epochrasite Renamed" in {entry.card for entry in again.card_names}
+
+
+def test_a_run_writes_the_card_names_it_took_as_lines_as_it_writes_those_it_decoded(
+    tmp_path, split_any_size, monkeypatch
+):
+    """``rulings run`` has ingest give the card names as cards.jsonl's lines: a rerun writes
+    the joined lines it took from the cache as they are, never decoded; a first run encodes
+    its records. Each gives the bytes of the entries a run without a cache gives."""
+    from pipelines import tables
+    from pipelines.ingest import ingest_sources, units
+    from pipelines.ingest.source import discover
+    from pipelines.tables import Lines
+
+    monkeypatch.setattr(units, "JOINED_KEPT_SHARE", 1.0)  # a first run looks them up too
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    data = four_sets()
+    path = write(inputs, json.dumps(data))
+    decoded = []
+    monkeypatch.setattr(units, "card_names_of", lambda lines: decoded.append(lines) or [])
+
+    def as_lines(reuse: Reuse) -> bytes:
+        found = ingest_sources(
+            list(discover([path])),
+            cache_dir=tmp_path / "cache",
+            work=Cache(open_store(tmp_path / "store"), (), reuse),
+            names_as_lines=True,
+        )
+        assert found.card_names is None
+        written = tables.write_parts(tmp_path / "cards.jsonl", found.name_lines)
+        return written.read_bytes()
+
+    for edited, joined in ((False, [0, 1]), (False, [1, 0]), (True, [1, 0])):
+        if edited:
+            revise(data["data"]["NEW"]["cards"][0]["rulings"][0])
+            write(inputs, json.dumps(data))
+        reuse = Reuse()
+        written = as_lines(reuse)
+        assert reuse.counts["ingest-names-joined"] == joined
+        assert decoded == []
+        assert written == Lines.encoded(ingested(path, tmp_path).card_names)
+    assert b'"card":"Brand New"' in written

@@ -21,7 +21,7 @@ from .passes import PassOptions, pass_files
 from .readers._anchors import unit_anchors
 from .reading import FileResult, accounted_lines, read_file, unaccounted_lines
 from .source import NOT_READ_FOLDER, InputError, SourceFile, discover
-from .units import Readings, read_files
+from .units import Readings, read_files, with_names
 
 __all__ = [
     "FileResult",
@@ -42,7 +42,8 @@ class IngestResult:
     rulings: list[Ruling] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     card_names: list[CardName] | None = field(default_factory=list)
-    """None once a run let them go (``stages.handed_on``): cards.jsonl has them."""
+    """None once a run let them go (``stages.handed_on``), or when ingest gave them as
+    ``name_lines``: cards.jsonl has them."""
     formats: Counter[str] = field(default_factory=Counter)
     files: int = 0
     index: CardIndex | None = None
@@ -56,6 +57,10 @@ class IngestResult:
     lines: list[Lines] | None = None
     """The rulings' lines in corpus.jsonl, a block per unit of the passes (None: to be
     encoded from the rulings)."""
+    name_lines: list[bytes | list[CardName]] | None = None
+    """The card-name entries as cards.jsonl's parts (``tables.write_parts``), when ingest
+    was asked for them so (``card_names`` is then None): a file's entries as their lines
+    when they came back from the cache as lines, else as their records."""
     inputs: list[dict] = field(default_factory=list)
     """The bilingual CAT files read (``CAT_FORMATS``): ``file`` (their id), ``path``
     (where they were read), ``format`` and ``digest`` (of their bytes), for the report that
@@ -99,6 +104,7 @@ def ingest_sources(
     engine: Engine | None = None,
     work: Cache | None = None,
     name_lists: tuple[Path, ...] = (),
+    names_as_lines: bool = False,
 ) -> IngestResult:
     """Read the sources (one task per file), identify languages (one task per group of
     documents), date the rulings, tell the documents' kinds and identify cards
@@ -128,21 +134,29 @@ def ingest_sources(
         work,
         alone=[unit.part is not None for unit in readings.units],
     )
-    for doc, read in zip(files, readings.files(passed.files, passed.names), strict=True):
+    name_lines: list[bytes | list[CardName]] = []
+    for doc, (read, lines) in zip(files, readings.files(passed.files, passed.names), strict=True):
         result.files += 1
         if read.format in CAT_FORMATS and read.rulings:
             result.inputs.append(_input_row(doc, read.format))
         result.rulings.extend(read.rulings)
         result.findings.extend(read.findings)
-        result.card_names.extend(read.card_names)
+        if names_as_lines:
+            name_lines.append(lines if lines is not None else read.card_names)
+        else:
+            result.card_names.extend(with_names(read, lines).card_names)
         if read.format:
             result.formats[read.format] += 1
     result.index, result.titles = passed.index, passed.titles
     result.findings.extend(passed.findings)
     result.lines, result.digests = _corpus_lines(result.rulings, passed.lines)
     with paused_gc():
-        result.card_names.extend(identified_names(result.rulings, result.index, languages))
+        identified = identified_names(result.rulings, result.index, languages)
         result.findings.sort(key=finding_order)
+    if names_as_lines:
+        result.card_names, result.name_lines = None, [*name_lines, identified]
+    else:
+        result.card_names.extend(identified)
     return result
 
 

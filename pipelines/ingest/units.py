@@ -142,11 +142,15 @@ class Readings:
 
     def files(
         self, readings: list[FileResult], names: list[bytes] | None = None
-    ) -> list[FileResult]:
+    ) -> list[tuple[FileResult, bytes | None]]:
         """Each file's reading, from its units' readings (``readings``, in the units' order),
-        their card names from their lines (``names``: a unit's reading found in the cache has
-        none; None: every reading has its own). The passes are over: a set read to learn its
-        cards whose passed reading was found is let go."""
+        with its card names as cards.jsonl's lines when they came back from the cache as
+        lines (``names``: a unit's reading found in the cache has none; None: every reading
+        has its own), else None: its reading has them. Lines are left as they are: a run
+        writes them to cards.jsonl as they are (an AllPrintings-shaped file's 273,381
+        entries: decoded and encoded again, 0.25 s of an edited run), and ``with_names``
+        decodes them where records are asked for. The passes are over: a set read to learn
+        its cards whose passed reading was found is let go."""
         self._sets_read.clear()
         by_file: list[list[tuple[FileResult, bytes | None]]] = [[] for _ in self.plans]
         for unit, reading, lines in zip(
@@ -155,23 +159,26 @@ class Readings:
             by_file[unit.file].append((reading, lines))
         with paused_gc():
             return [
-                self._joined(parts) if plan.parts is not None else _with_names(*parts[0])
+                self._joined(parts) if plan.parts is not None else _name_lines(*parts[0])
                 for plan, parts in zip(self.plans, by_file, strict=True)
             ]
 
-    def _joined(self, parts: list[tuple[FileResult, bytes | None]]) -> FileResult:
+    def _joined(
+        self, parts: list[tuple[FileResult, bytes | None]]
+    ) -> tuple[FileResult, bytes | None]:
         """A file of sets' reading from its sets' parts (``sets.joined``), its card names
-        taken from the cache when its sets' entries are the ones joined before."""
+        taken from the cache, as lines, when its sets' entries are the ones joined before."""
         read = sum(not lines for _, lines in parts)
         if not self.work.keeps or read > JOINED_KEPT_SHARE * len(parts):
-            return sets.joined(parts)
+            return sets.joined(parts), None
         blocks = (lines or Lines.encoded(part.card_names) for part, lines in parts)
         job = Job(NAMES_JOINED, [self.work.key(NAMES_JOINED, map(hexdigest, blocks))])
         [found] = look_up(job, self.work)
-        reading = sets.joined(parts, names=found)
-        if found is None:
-            keep(job, self.work, {0: Lines.encoded(reading.card_names)})
-        return reading
+        if found is not None:
+            return sets.joined(parts, names=True), found
+        reading = sets.joined(parts)
+        keep(job, self.work, {0: Lines.encoded(reading.card_names)})
+        return reading, None
 
     def _units(self) -> list[PassUnit]:
         ruled = self._ruled()
@@ -238,13 +245,20 @@ def read_files(sources: list[SourceFile], engine: Engine, work: Cache) -> list[F
     """What each file gave, in order: from the cache for a file read before (same name and
     bytes, same code), else read (one task per file) and kept."""
     readings = Readings(sources, engine, work)
-    return readings.files(readings.read(list(range(len(readings.units)))))
+    read = readings.files(readings.read(list(range(len(readings.units)))))
+    return [with_names(reading, lines) for reading, lines in read]
 
 
-def _with_names(reading: FileResult, lines: bytes | None) -> FileResult:
-    """A file's reading with its card names, decoded from their lines when the reading came
-    back from the cache without them."""
-    if lines and not reading.card_names:
+def _name_lines(reading: FileResult, lines: bytes | None) -> tuple[FileResult, bytes | None]:
+    """A file's reading and its card names' lines when it came back from the cache without
+    them (None: its reading has its card names)."""
+    return reading, lines if lines and not reading.card_names else None
+
+
+def with_names(reading: FileResult, lines: bytes | None) -> FileResult:
+    """A file's reading with its card names, decoded from ``lines`` when it has them so
+    (``Readings.files``)."""
+    if lines is not None:
         reading.card_names = card_names_of(lines)
     return reading
 
