@@ -489,7 +489,8 @@ def test_a_file_of_sets_unchanged_since_its_cut_settled_is_not_read_again(
 ):
     """A file whose size, times and inode are those it had when it was cut, settled by then
     (the rule the input files' digests are kept by), gives the sets and digest of its cut
-    without being read; touched, it is read (and found unchanged from its cut)."""
+    without being read; touched, it is read where its sets are (and found unchanged from
+    its cut), never whole."""
     from pipelines import files
 
     path = write(tmp_path, json.dumps(four_sets()))
@@ -498,12 +499,17 @@ def test_a_file_of_sets_unchanged_since_its_cut_settled_is_not_read_again(
     later = time.time_ns() + 10 * files.SETTLED_NS
     monkeypatch.setattr(files.time, "time_ns", lambda: later)
     assert cut_of(path) == first and kept_cuts.previous(path).stamp
-    reads: list[Path] = []
-    read_bytes = Path.read_bytes
+    reads: list[Path | str] = []
+    read_bytes, sliced = Path.read_bytes, set_parts._FileView.__getitem__
     monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
+    monkeypatch.setattr(
+        set_parts._FileView,
+        "__getitem__",
+        lambda view, at: reads.append("part") or sliced(view, at),
+    )
     assert cut_of(path) == first and reads == []
     os.utime(path, ns=(later, later))
-    assert cut_of(path) == first and reads == [path]
+    assert cut_of(path) == first and "part" in reads and path not in reads
     assert len(no_cut_known) == 1
 
 
@@ -583,3 +589,25 @@ def test_a_run_writes_the_card_names_it_took_as_lines_as_it_writes_those_it_deco
         assert decoded == []
         assert written == Lines.encoded(ingested(path, tmp_path).card_names)
     assert b'"card":"Brand New"' in written
+
+
+def test_a_file_that_changes_while_it_is_recut_is_cut_whole(
+    tmp_path, split_any_size, no_cut_known, monkeypatch
+):
+    """A file read shorter than its size said (written to while it was recut, a set at a
+    time) is cut whole from its bytes as they are then, as a first cut of them would be."""
+    data = four_sets()
+    path = write(tmp_path, json.dumps(data))
+    cut_of(path)
+    longer(data, "FUT")
+    path = write(tmp_path, json.dumps(data))
+    size_taken = set_parts._FileView.__init__
+    monkeypatch.setattr(
+        set_parts._FileView,
+        "__init__",
+        lambda view, handle, size: size_taken(view, handle, size + 9),
+    )
+    found = cut_of(path)
+    monkeypatch.setattr(kept_cuts, "_KEPT", {})
+    assert found == cut_of(path) is not None
+    assert len(no_cut_known) == 3  # the first cut, the one the change cut short, the last

@@ -86,20 +86,45 @@ def split_digested(doc: Source) -> tuple[list[SetPart], str] | None:
         if earlier is not None and earlier.stamp and tuple(earlier.stamp) == stamp:
             kept_cuts.remember(doc.path, earlier)
             return _set_parts(doc, earlier.sets, stamp), earlier.digest
-        view = memoryview(doc.path.read_bytes())
+        with open(doc.path, "rb") as handle:
+            view: memoryview | _FileView = _FileView(handle.fileno(), stamp[0])
+            found = _recut(view, earlier) if earlier is not None else None
+            if found is None:  # also when the file changed while it was recut
+                view = memoryview(doc.path.read_bytes())
+                found = _cut(view)
+            if found is None:
+                return None
+            parts = _set_parts(doc, found, stamp)
+            digest = _file_digest(view, parts)
+            gaps = _gap_digests(view, found)
     except OSError:
         return None
-    found = _recut(view, earlier) if earlier is not None else None
-    if found is None:
-        found = _cut(view)
-    if found is None:
-        return None
-    parts = _set_parts(doc, found, stamp)
-    digest = _file_digest(view, parts)
     settled = stamp if files.settled(*stamp[1:3]) else ()
-    cut = kept_cuts.Cut(len(view), found, _gap_digests(view, found), settled, digest)
-    kept_cuts.remember(doc.path, cut)
+    kept_cuts.remember(doc.path, kept_cuts.Cut(len(view), found, gaps, settled, digest))
     return parts, digest
+
+
+class _Changed(Exception):
+    """The file is shorter than it was when its size was taken: it is being written."""
+
+
+class _FileView:
+    """A file's bytes, read where they are sliced (``os.pread``): a recut digests the file
+    a set at a time in 0.12 s, against 0.3 s to read the 400 MB AllPrintings-shaped file
+    whole first (the pages of a fresh copy of it), which the run also held."""
+
+    def __init__(self, handle: int, size: int) -> None:
+        self.handle, self.size = handle, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, where: slice) -> bytes:
+        start, stop, _ = where.indices(self.size)
+        data = os.pread(self.handle, max(stop - start, 0), start)
+        if len(data) != max(stop - start, 0):
+            raise _Changed(start)
+        return data
 
 
 def _set_parts(doc: Source, found: Found, stamp: tuple[int, ...]) -> list[SetPart]:
@@ -109,7 +134,7 @@ def _set_parts(doc: Source, found: Found, stamp: tuple[int, ...]) -> list[SetPar
     ]
 
 
-def _file_digest(view: memoryview, parts: list[SetPart]) -> str:
+def _file_digest(view: memoryview | _FileView, parts: list[SetPart]) -> str:
     """The digest of the bytes between the sets (each with its length) and of each set's."""
     hasher = Hasher(_FILE_CONTEXT)
     at = 0
@@ -139,17 +164,24 @@ def _gaps(sets: Found, size: int) -> list[tuple[int, int]]:
     return list(zip(ends, starts, strict=True))
 
 
-def _gap_digests(view: memoryview, sets: Found) -> list[str]:
+def _gap_digests(view: memoryview | _FileView, sets: Found) -> list[str]:
     return [hexdigest(view[start:end]) for start, end in _gaps(sets, len(view))]
 
 
-def _recut(view: memoryview, cut: kept_cuts.Cut) -> Found | None:
+def _recut(view: memoryview | _FileView, cut: kept_cuts.Cut) -> Found | None:
     """The sets of the file from its last ``cut``, when at most one set's bytes changed and
     none of the bytes around the sets did: the bytes before the changed set are the earlier
     file's where they were, those after it the earlier file's moved by the change in size,
     so the file is JSON as the earlier one was and only the changed set is decoded (and must
     still be a set). None when that is not so: the file is then cut whole. Each set is
     digested as a whole cut digests it, so this costs one digest of the file."""
+    try:
+        return _recut_from(view, cut)
+    except _Changed:
+        return None
+
+
+def _recut_from(view: memoryview | _FileView, cut: kept_cuts.Cut) -> Found | None:
     sets, gaps = cut.sets, cut.gaps
     if len(gaps) != len(sets) + 1 or len(sets) < 2:
         return None
@@ -179,9 +211,12 @@ def _recut(view: memoryview, cut: kept_cuts.Cut) -> Found | None:
         return None
     key, code, start, length, _ = sets[changed]
     length += moved
-    if length <= 0 or not _still_a_set(view, start, length):
+    if length <= 0:
         return None
-    edited = (key, code, start, length, set_digest(view[start : start + length]))
+    body = view[start : start + length]
+    if not _still_a_set(memoryview(body)):
+        return None
+    edited = (key, code, start, length, set_digest(body))
     return [
         *sets[:changed],
         edited,
@@ -192,15 +227,15 @@ def _recut(view: memoryview, cut: kept_cuts.Cut) -> Found | None:
     ]
 
 
-def _still_a_set(view: memoryview, start: int, length: int) -> bool:
-    """Whether the bytes at ``start`` are one JSON object, written as a whole cut finds it,
-    that is a set."""
+def _still_a_set(body: memoryview) -> bool:
+    """Whether the bytes are one JSON object, written as a whole cut finds it, that is a
+    set."""
     try:
-        values = msgspec.json.decode(view[start : start + length], type=dict[str, msgspec.Raw])
+        values = msgspec.json.decode(body, type=dict[str, msgspec.Raw])
     except (msgspec.DecodeError, msgspec.ValidationError):
         return False
-    walked = _walk(view, start, values)
-    return walked is not None and walked[1] == start + length and _is_set(view, walked[0])
+    walked = _walk(body, 0, values)
+    return walked is not None and walked[1] == len(body) and _is_set(body, walked[0])
 
 
 def _cut(view: memoryview) -> Found | None:
