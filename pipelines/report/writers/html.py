@@ -352,9 +352,9 @@ def page_data(run: RunTables) -> dict[str, Any]:
 def _page(run: RunTables) -> _Page:
     by_id = rulings_by_id(run)
     rules = _rule_summaries(run)
-    doc_titles = _document_titles(run.rulings)
     scores = _pair_scores(run)
     findings = [(f, False) for f in run.findings] + [(f, True) for f in run.suppressed]
+    doc_titles = _document_titles(run.rulings, {finding.file for finding, _ in findings})
     ranked = []
     for finding, accepted in findings:
         sureness = certainty(finding, scores)
@@ -415,11 +415,14 @@ def _rule_summaries(run: RunTables) -> dict[str, str]:
     return {row.code: describe(row, run.explanations) for row in (*TABLE, *run.codes)}
 
 
-def _document_titles(rulings: list[Ruling]) -> dict[str, str]:
-    """file -> the title of its document, for files that hold one document without a card."""
+def _document_titles(rulings: list[Ruling], files: set[str | None]) -> dict[str, str]:
+    """file -> the title of its document, for those of ``files`` (the findings') that hold
+    one document without a card."""
     titles: dict[str, set[str]] = {}
+    if not files:
+        return {}
     for ruling in rulings:
-        if ruling.doc_title:
+        if ruling.doc_title and ruling.file in files:
             titles.setdefault(ruling.file, set()).add(ruling.doc_title)
     return {file: next(iter(names)) for file, names in titles.items() if len(names) == 1}
 
