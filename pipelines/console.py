@@ -32,6 +32,7 @@ from rich.text import Text
 from .cards import CardIndex
 from .ingest import IngestResult
 from .ingest.cards import title_coverage
+from .ingest.counts import LanguageCounts
 from .model import CATEGORIES, SEVERITIES, Alignment, Finding
 from .resources import language_name
 from .work import KINDS, Reuse
@@ -141,7 +142,8 @@ def count(number: int, noun: str, plural: str | None = None) -> str:
 
 
 def ingest_summary(result: IngestResult) -> None:
-    documents = len({r.doc for r in result.rulings})
+    counts = result.counts or LanguageCounts.of(result.rulings)
+    documents = sum(n for _, n in counts.documents)
     stdout.print(
         f"Read {count(result.files, 'file')}: {count(documents, 'document')}, "
         f"{count(len(result.rulings), 'ruling')} "
@@ -158,10 +160,7 @@ def ingest_summary(result: IngestResult) -> None:
     table.add_column("documents", justify="right")
     table.add_column("rulings", justify="right")
     table.add_column("mixed", justify="right")
-    doc_langs = Counter(lang for lang in {(r.doc, r.doc_lang) for r in result.rulings})
-    docs_per_lang = Counter(lang for _, lang in doc_langs)
-    rulings = Counter(r.lang for r in result.rulings)
-    mixed = Counter(r.lang for r in result.rulings if r.spans)
+    docs_per_lang, rulings, mixed = map(dict, (counts.documents, counts.rulings, counts.mixed))
     for lang in sorted(set(rulings) | set(docs_per_lang), key=lambda x: (x is None, x or "")):
         table.add_row(
             lang or "unknown",

@@ -13,6 +13,7 @@ from test_unknown_cards import CARDS, write_set
 
 from pipelines.ingest import IngestResult, ingest
 from pipelines.ingest.cards import title_coverage
+from pipelines.ingest.counts import LanguageCounts
 from pipelines.store import open_store
 from pipelines.tables import CorpusDigests
 from pipelines.tables import dumps as json_line
@@ -45,11 +46,13 @@ def same(one: IngestResult, other: IngestResult) -> bool:
     """The same records, and the same count of titles the index does not know, which is
     the count over the whole run's rulings (each unit's is kept with its passed reading)."""
     assert one.titles == title_coverage(one.rulings, one.index)
-    return (one.rulings, one.findings, one.card_names, one.titles) == (
+    assert one.counts == LanguageCounts.of(one.rulings)
+    return (one.rulings, one.findings, one.card_names, one.titles, one.counts) == (
         other.rulings,
         other.findings,
         other.card_names,
         other.titles,
+        other.counts,
     )
 
 
@@ -164,3 +167,24 @@ def test_the_corpus_lines_kept_are_those_of_the_rulings_a_card_told_across_the_r
         )
         assert result.digests.digest(result.rulings) == encoded.digest(result.rulings)
         assert b'"card":"Frenzy Sliver"' in corpus_bytes(result)
+
+
+def test_the_summary_of_the_units_counts_is_the_summary_of_every_ruling(tmp_path):
+    """The run's summary adds up the counts kept with each unit's passed reading: what it
+    shows, a first run's or a rerun's, is what counting every ruling again shows."""
+    from dataclasses import replace
+
+    from pipelines import console
+
+    inputs, names = a_set(tmp_path)
+
+    def shown(result: IngestResult) -> str:
+        with console.stdout.capture() as captured:
+            console.ingest_summary(result)
+        return captured.get()
+
+    first, _ = kept(inputs, tmp_path, names)
+    again, _ = kept(inputs, tmp_path, names)
+    counted = shown(replace(again, counts=None, titles=None))
+    assert shown(first) == shown(again) == counted
+    assert "es (Spanish)" not in counted and "\nes " in counted and "unknown" in counted

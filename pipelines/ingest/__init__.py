@@ -17,6 +17,7 @@ from ..tables import CorpusDigests, Lines, paused_gc
 from ..vocabulary import CAT_FORMATS, DEFAULT_LANGUAGES, DEFAULT_SOURCE_LANG
 from ..work import Cache, no_cache
 from .cards import card_title_languages, identified_names
+from .counts import LanguageCounts
 from .passes import PassOptions, pass_files
 from .readers._anchors import unit_anchors
 from .reading import FileResult, accounted_lines, read_file, unaccounted_lines
@@ -52,6 +53,8 @@ class IngestResult:
     titles: tuple[int, int] | None = None
     """How many card documents' titles the index does not know, of how many
     (``cards.title_coverage``), when ingest counted them."""
+    counts: LanguageCounts | None = None
+    """The documents and rulings counted by language, when ingest counted them."""
     digests: CorpusDigests | None = None
     """The digests of the rulings' lines in corpus.jsonl."""
     lines: list[Lines] | None = None
@@ -147,7 +150,7 @@ def ingest_sources(
             result.card_names.extend(with_names(read, lines).card_names)
         if read.format:
             result.formats[read.format] += 1
-    result.index, result.titles = passed.index, passed.titles
+    result.index, result.titles, result.counts = passed.index, passed.titles, passed.counts
     result.findings.extend(passed.findings)
     result.lines, result.digests = _corpus_lines(result.rulings, passed.lines)
     with paused_gc():

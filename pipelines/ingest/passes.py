@@ -47,6 +47,7 @@ from .cards import (
     identify_by_document,
     title_coverage,
 )
+from .counts import LanguageCounts
 from .dates import assign_dates, corpus_date_order
 from .foreign import ForeignLanguages
 from .kinds import assign_documents
@@ -88,6 +89,8 @@ class PassedFile:
     """How many of its card documents' titles the card index does not know, of how many
     (``cards.title_coverage``): the run's summary adds them up instead of looking every
     title up again (0.2 s of an edited AllPrintings-shaped file's run, 18,196 titles)."""
+    counts: LanguageCounts = field(default_factory=LanguageCounts)
+    """Its documents and rulings counted by language, for the run's summary."""
     lines: Lines = field(default_factory=Lines)
     """Its rulings as corpus.jsonl's lines: kept in their place (``_stored``), so that the
     corpus table is written from a unit found in the cache without encoding its rulings
@@ -142,13 +145,15 @@ class Passed:
     titles: tuple[int, int]
     """How many card documents' titles the index does not know, of how many (the units'
     ``PassedFile.titles`` added up)."""
+    counts: LanguageCounts
+    """The units' documents and rulings counted by language, added up."""
 
 
 PASSED = kind(
     "ingest-passes",
     "files or sets read",
     PassedFile,
-    version="4",
+    version="5",
     resources=READ_RESOURCES,
     stored=_stored,
     restored=_restored,
@@ -230,6 +235,7 @@ def pass_files(
         record.names = names.get(i) or entries_digest(record.reading.card_names)
         record.lines = Lines.of(record.reading.rulings)
         record.titles = title_coverage(record.reading.rulings, index)
+        record.counts = LanguageCounts.of(record.reading.rulings)
     if base is not None and not loose:
         keep(job, work, computed)
     records = [found[i] if found[i] is not None else computed[i] for i in range(len(keys))]
@@ -247,7 +253,9 @@ def pass_files(
         for record in records
     ]
     titles = (sum(r.titles[0] for r in records), sum(r.titles[1] for r in records))
-    return Passed(files, index, loose + findings, lines, [r.name_lines for r in records], titles)
+    counts = LanguageCounts.added(r.counts for r in records)
+    name_lines = [r.name_lines for r in records]
+    return Passed(files, index, loose + findings, lines, name_lines, titles, counts)
 
 
 def _read(readings: dict[int, FileResult], indices: list[int], read) -> None:
