@@ -9,11 +9,14 @@ line on stderr with exit status 2.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import functools
 import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -137,7 +140,29 @@ class RulingsGroup(click.Group):
         if (problem := console.stdout_problem()) and code != EXIT_INTERRUPTED:
             console.error(problem)  # the outputs are written; what was printed is not
             code = EXIT_USAGE
+        if _started_as_command():
+            _exit_without_teardown(code or EXIT_OK)
         sys.exit(code or EXIT_OK)
+
+
+def _exit_without_teardown(code: int) -> None:
+    """End the command as ``sys.exit`` ends it, but for the interpreter's teardown, which
+    frees every object left one at a time (0.9 s of an edited 100k run's 13 s; mypy's
+    ``hard_exit`` skips it too): the exit handlers run (``atexit``: logging's, a cluster's,
+    temporary folders'), the standard streams are flushed, and the process ends with
+    ``os._exit``. While another thread that is not a daemon still runs, the command ends
+    as usual: the interpreter waits for it."""
+    if any(
+        t.is_alive() and not t.daemon
+        for t in threading.enumerate()
+        if t is not threading.main_thread()
+    ):
+        return
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
 
 
 _stops: list[int] = []

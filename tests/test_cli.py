@@ -317,3 +317,40 @@ def test_the_termbase_guide_documents_the_tsv_format(tmp_path):
     path.write_text(block.group(1), encoding="utf-8")
     termbase = Termbase.load([path], shipped=False)
     assert len(termbase) >= 1 and {"en", "es"} <= set(termbase.languages)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "status", "said_where", "words"),
+    [
+        (["--version"], 0, "stdout", "rulings, version"),
+        (["run", "no-such-folder", "--out", "out"], 2, "stderr", "no such file or folder"),
+    ],
+)
+def test_the_command_ends_with_its_status_its_output_and_its_exit_handlers(
+    tmp_path: Path, arguments, status, said_where, words
+):
+    """The ``rulings`` command ends without the interpreter's teardown (``os._exit``): its
+    exit status, what it printed into a pipe and what its exit handlers do are as they
+    would be after a teardown."""
+    import subprocess
+    import sys
+
+    marker = tmp_path / "exit-handlers"
+    command = tmp_path / "rulings"  # the command's own name: started as the command
+    command.write_text(
+        "import atexit, pathlib\n"
+        f"atexit.register(pathlib.Path({str(marker)!r}).write_text, 'ran')\n"
+        "from pipelines.cli import main\n"
+        "main()\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(command), *arguments],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == status
+    assert words in getattr(done, said_where)
+    assert marker.read_text(encoding="utf-8") == "ran"
