@@ -284,9 +284,9 @@ def handed_on(ingested: IngestResult, out: Path) -> IngestResult:
     names are in cards.jsonl alone (``ingest_stage``). A large run (a corpus table of
     ``tables.SHARED_FROM_BYTES`` or more) also lets go of their index, which the alignment
     does not read: at a million units the names and the index held 209 and 512 MB through
-    it. The check stage reads the index back from the cache file ingest
-    kept it in. A smaller run keeps both: reading them back would cost more time than they
-    hold memory."""
+    it. The check stage reads the index back from the cache file ingest kept it in. A
+    smaller run keeps the index: reading it back would cost more time than it holds
+    memory."""
     if ingested.index is None or ingested.index.kept_in is None:
         return ingested
     if not large_run(out):

@@ -189,20 +189,20 @@ def own_part(reading: SetReading, again: frozenset[str]) -> FileResult:
     )
 
 
-def joined(parts: list[tuple[FileResult, bytes | None]], names: bool = False) -> FileResult:
+def joined(parts: list[tuple[FileResult, bytes | None]], names_known: bool = False) -> FileResult:
     """The file's reading from its sets' parts (``own_part``) in order, each with its card
     names as lines (empty or None: its reading has them, and they are encoded here, a part
     at a time), each card-name entry once: the first line of each. The entries of one file
     all name it as their source, so that equal entries are equal lines; an AllPrintings
     file's 291 sets give 633,800 entries, most of them a reprint's again. The records of a
     part read in this run are kept; only the lines first seen in a part found in the cache
-    are decoded (once each). ``names``: the joined entries' lines are known
+    are decoded (once each). ``names_known``: the joined entries' lines are known
     (``units.NAMES_JOINED``): the reading is left without card names, not joined again."""
     result = FileResult(format=FORMAT)
     for part, _ in parts:
         result.rulings.extend(part.rulings)
         result.findings.extend(part.findings)
-    if names:
+    if names_known:
         return result
     first: dict[bytes, CardName | None] = {}
     for part, lines in parts:

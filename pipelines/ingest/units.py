@@ -175,7 +175,7 @@ class Readings:
         job = Job(NAMES_JOINED, [self.work.key(NAMES_JOINED, map(hexdigest, blocks))])
         [found] = look_up(job, self.work)
         if found is not None:
-            return sets.joined(parts, names=True), found
+            return sets.joined(parts, names_known=True), found
         reading = sets.joined(parts)
         keep(job, self.work, {0: Lines.encoded(reading.card_names)})
         return reading, None
