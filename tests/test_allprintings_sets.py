@@ -20,6 +20,7 @@ import pytest
 
 from pipelines import hashing
 from pipelines.engine.local import LocalEngine
+from pipelines.file_bytes import FileBytes
 from pipelines.ingest import kept_cuts, read_files, set_parts, sets
 from pipelines.ingest.source import SourceFile
 from pipelines.store import open_store
@@ -500,10 +501,10 @@ def test_a_file_of_sets_unchanged_since_its_cut_settled_is_not_read_again(
     monkeypatch.setattr(files.time, "time_ns", lambda: later)
     assert cut_of(path) == first and kept_cuts.previous(path).stamp
     reads: list[Path | str] = []
-    read_bytes, sliced = Path.read_bytes, set_parts._FileView.__getitem__
+    read_bytes, sliced = Path.read_bytes, FileBytes.__getitem__
     monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
     monkeypatch.setattr(
-        set_parts._FileView,
+        FileBytes,
         "__getitem__",
         lambda view, at: reads.append("part") or sliced(view, at),
     )
@@ -601,12 +602,13 @@ def test_a_file_that_changes_while_it_is_recut_is_cut_whole(
     cut_of(path)
     longer(data, "FUT")
     path = write(tmp_path, json.dumps(data))
-    size_taken = set_parts._FileView.__init__
-    monkeypatch.setattr(
-        set_parts._FileView,
-        "__init__",
-        lambda view, handle, size: size_taken(view, handle, size + 9),
-    )
+    opened = FileBytes.__init__
+
+    def longer_than_it_is(view, handle):
+        opened(view, handle)
+        view.size += 9  # the size as taken before the file was cut short
+
+    monkeypatch.setattr(FileBytes, "__init__", longer_than_it_is)
     found = cut_of(path)
     monkeypatch.setattr(kept_cuts, "_KEPT", {})
     assert found == cut_of(path) is not None

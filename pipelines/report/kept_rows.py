@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
-import weakref
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
+from ..file_bytes import FileBytes
 from ..files import file_digest, wrote
 from ..hashing import Hasher
 from ..work import Cache, kind
@@ -92,36 +91,6 @@ class PreviousReports:
         key = self.cache.key(ROWS_KEPT, [name, file_bytes_digest])
         if key is not None and not self.cache.get_many(ROWS_KEPT, [key]):
             self.cache.put_many(ROWS_KEPT, [(key, ROWS_KEPT.encode(index))])
-
-
-class FileBytes:
-    """A file's bytes, read where they are sliced (``os.pread``), not mapped: the previous
-    files' pages a run copies from would count in its resident memory, 290 MB more at a
-    million units."""
-
-    def __init__(self, handle: BinaryIO) -> None:
-        self.descriptor = os.dup(handle.fileno())
-        self.size = os.fstat(self.descriptor).st_size
-        self._finalizer = weakref.finalize(self, os.close, self.descriptor)
-
-    @classmethod
-    def of(cls, path: Path) -> FileBytes:
-        with open(path, "rb") as handle:
-            return cls(handle)
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __getitem__(self, span: slice) -> bytes:
-        start, end = span.start or 0, min(span.stop, self.size)
-        parts = []
-        while start < end:
-            part = os.pread(self.descriptor, end - start, start)
-            if not part:
-                raise OSError(f"the file ended at {start} of {self.size} bytes")
-            parts.append(part)
-            start += len(part)
-        return b"".join(parts)
 
 
 class KeptRows:

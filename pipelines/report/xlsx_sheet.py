@@ -25,8 +25,9 @@ from xlsxwriter.worksheet import (
 )
 from xlsxwriter.xmlwriter import XMLwriter
 
+from ..file_bytes import FileBytes
 from ..files import file_digest
-from .kept_rows import FileBytes, KeptRows, PreviousReports, RowIndex, RowsWriter
+from .kept_rows import KeptRows, PreviousReports, RowIndex, RowsWriter
 
 
 class Workbook(XlsxWorkbook):
