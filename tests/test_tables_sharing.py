@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipelines import tables
 from pipelines.model import Finding, Ruling
 from pipelines.tables import _identity, _one_copy, share
 
@@ -63,13 +64,20 @@ def exact(value: Any) -> Any:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(VALUES, max_size=8), st.data())
-def test_the_digest_finds_what_the_walk_finds(pool, data):
+@given(st.lists(VALUES, max_size=8), st.data(), st.sampled_from([0, 8, 64, 1 << 20]))
+def test_the_digest_finds_what_the_walk_finds(pool, data, packed_as_key):
+    """Whether containers are looked up by their bytes, by their digest, or some by one and
+    some by the other (``tables.PACKED_AS_KEY``), the same ones are made one object as a
+    walk through them makes."""
     values = [data.draw(st.sampled_from(pool)) for _ in range(12)] if pool else []
     walk_copies: dict[Any, Any] = {}
     digest_copies: dict[Any, Any] = {}
     by_walk = [walked(_copy(value), walk_copies) for value in values]
-    by_digest = [_one_copy(_copy(value), digest_copies) for value in values]
+    usual, tables.PACKED_AS_KEY = tables.PACKED_AS_KEY, packed_as_key
+    try:
+        by_digest = [_one_copy(_copy(value), digest_copies) for value in values]
+    finally:
+        tables.PACKED_AS_KEY = usual
     assert [exact(v) for v in by_digest] == [exact(v) for v in values]
     assert [exact(v) for v in by_walk] == [exact(v) for v in values]
     containers = [i for i, v in enumerate(values) if isinstance(v, list | dict)]
