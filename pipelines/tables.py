@@ -636,28 +636,63 @@ def share(value: Any, copies: dict[Any, Any]) -> None:
     holds them: a file's reading; changed in place): each repeated column's string and each
     shared part made the equal one ``copies`` has seen, as ``read_records`` reads a table,
     so that the rows of a million units read back take the memory they took when computed.
-    A frozen record's fields are set as its own ``__init__`` sets them."""
+    A frozen record's fields are set as its own ``__init__`` sets them.
+
+    The records of each type are gathered first, from every list, dict and holder in
+    ``value``, and shared a column at a time all together (``_shared_by_column``): the
+    cache gives many small lists (a document's findings by code, a file's rulings), and a
+    pass per column of each took longer than the columns' values
+    (``benchmarks/results/work_layer.md``)."""
+    by_type: dict[type, list[Any]] = {}
+    _gather(value, by_type)
+    for records in by_type.values():
+        if not _shared_by_column(records, copies):
+            for record in records:
+                _share_record(record, copies)
+
+
+def _gather(value: Any, by_type: dict[type, list[Any]]) -> None:
+    """The records in ``value`` that have columns to share, by type (a holder's records,
+    not the holder)."""
     kind = type(value)
     if kind is list:
-        if not _shared_by_column(value, copies):
-            for item in value:
-                share(item, copies)
+        if value and _of_one_sharing_type(value):
+            by_type.setdefault(type(value[0]), []).extend(value)
+            return
+        for item in value:
+            _gather(item, by_type)
         return
     if kind is dict:
         for item in value.values():
-            share(item, copies)
+            _gather(item, by_type)
         return
     positions = _share_names(kind)
     if positions is None:
         return
-    repeated, parts, held = positions
+    held = positions[2]
+    if held:
+        for name in held:
+            _gather(getattr(value, name), by_type)
+        return
+    by_type.setdefault(kind, []).append(value)
+
+
+def _of_one_sharing_type(records: list[Any]) -> bool:
+    """Whether every item of a non-empty list is a record of one type that has columns to
+    share and holds no records (its items are then gathered as they are)."""
+    kind = type(records[0])
+    positions = _share_names(kind)
+    return positions is not None and not positions[2] and set(map(type, records)) == {kind}
+
+
+def _share_record(record: Any, copies: dict[Any, Any]) -> None:
+    """``share`` of one record that holds no other (its columns one by one)."""
+    repeated, parts, _ = _share_names(type(record))
     for name in repeated:
-        if type(item := getattr(value, name)) is str:
-            object.__setattr__(value, name, copies.setdefault(item, item))
+        if type(item := getattr(record, name)) is str:
+            object.__setattr__(record, name, copies.setdefault(item, item))
     for name in parts:
-        object.__setattr__(value, name, _one_copy(getattr(value, name), copies))
-    for name in held:
-        share(getattr(value, name), copies)
+        object.__setattr__(record, name, _one_copy(getattr(record, name), copies))
 
 
 def _shared_by_column(records: list[Any], copies: dict[Any, Any]) -> bool:

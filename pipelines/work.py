@@ -352,7 +352,8 @@ def _copies(jobs: Sequence[Job], cache: Cache) -> dict[Any, Any] | None:
 def _stored(job: Job, cache: Cache, copies: dict[Any, Any] | None) -> list[Any]:
     """The job's results the cache holds, ``_MISSING`` for the others (each keyed unit
     counted a hit or a miss). Each payload is decoded as it is read, for every unit of its
-    key, and let go."""
+    key, and let go; with ``copies``, the repeated values of the results are made single
+    ``SHARED_AT_ONCE`` results at a time."""
     found: list[Any] = [_MISSING] * len(job.keys)
     if job.kind is None or not cache.keeps:
         return found
@@ -362,25 +363,38 @@ def _stored(job: Job, cache: Cache, copies: dict[Any, Any] | None) -> list[Any]:
         if key is not None:
             units.setdefault(key, []).append(index)
     shared = copies if kind.share else None
+    pending: list[Any] = []  # decoded, their values not yet made single
     for key, data in cache.each(kind, list(units)) if units else ():
         for index in units[key]:
-            found[index] = _decoded(kind, data, shared)
+            found[index] = result = _decoded(kind, data)
+            if shared is not None and result is not _MISSING:
+                pending.append(result)
+                if len(pending) >= SHARED_AT_ONCE:
+                    share(pending, shared)
+                    pending.clear()
+    if pending:
+        share(pending, shared)
     for indices in units.values():
         for index in indices:
             cache.reuse.count(kind.name, found[index] is not _MISSING)
     return found
 
 
-def _decoded(kind: Kind, data: memoryview, copies: dict[Any, Any] | None) -> Any:
-    """A stored result as its record, ``_MISSING`` when its bytes are not today's record;
-    its repeated values made the equal ones of ``copies``, when given."""
+SHARED_AT_ONCE = 32
+"""Results read back have their repeated values made single this many at a time
+(``tables.share`` gathers their records by type and goes through a column of all of them
+at once), not one short pass per file's rulings or per document's findings. An edited
+million-unit run, run after run: 32 at a time, 92.4 s and a peak of 3,487 MiB; 256 at a
+time, 92.7 s and 3,630 MiB (what 256 results hold unshared). One at a time took 2-4 s
+more, at the same peak as 32 (``benchmarks/results/work_layer.md``)."""
+
+
+def _decoded(kind: Kind, data: memoryview) -> Any:
+    """A stored result as its record, ``_MISSING`` when its bytes are not today's record."""
     try:
-        result = kind.decode(data)
+        return kind.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
         return _MISSING
-    if copies is not None:
-        share(result, copies)
-    return result
 
 
 class _without_collector:

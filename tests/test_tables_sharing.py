@@ -202,3 +202,45 @@ def test_a_column_holding_anything_but_text_is_shared_one_by_one():
     share(rulings, {})
     assert rulings[0].card == 1 and rulings[1].card is True
     assert rulings[0].file is rulings[1].file
+
+
+def test_records_in_many_small_lists_are_shared_together():
+    """What the cache gives back (a document's findings by code, one list per code; a file's
+    rulings inside its reading): the records of each type are gathered from every list and
+    dict and shared as one list would be, each repeated string and equal part one object
+    across all of them."""
+    first, second = _rulings(["uno"]), _rulings(["dos"])
+    findings = [_finding(n) for n in range(3)]
+    value = [{"TERM003": [findings[0]], "INCON001": [findings[1]]}, {"TERM003": [findings[2]]}]
+    copies: dict[Any, Any] = {}
+    share([first, {"held": second}, value], copies)
+    assert first[0].file is second[0].file and first[0].card is second[0].card
+    assert first[0].spans is second[0].spans
+    assert findings[0].file is findings[1].file is findings[2].file
+    assert findings[0].evidence is findings[2].evidence  # equal parts: one object
+    assert [f.line for f in findings] == [0, 1, 2]
+
+
+def test_each_record_type_is_gone_through_once_however_many_lists_hold_it(monkeypatch):
+    """A column is gone through in one pass over every record of its type, not once per
+    small list (that took longer than the values themselves on a million units)."""
+    passes: list[type] = []
+    column_passes = tables._shared_by_column
+
+    def counted(records, copies):
+        passes.append(type(records[0]))
+        return column_passes(records, copies)
+
+    monkeypatch.setattr(tables, "_shared_by_column", counted)
+    lists = [{"TERM003": [_finding(n)], "INCON001": [_finding(n + 10)]} for n in range(5)]
+    share([_rulings(["uno"]), _rulings(["dos"]), lists], {})
+    assert sorted(passes, key=lambda kind: kind.__name__) == [Finding, Ruling]
+
+
+def _finding(line: int) -> Finding:
+    return Finding(
+        "".join(["TERM", "003"]), "terminology", "warning", "es",
+        "".join(["es/", "shock.txt"]), line, f"es/shock.txt:{line}", None, None, None,
+        "“jugar” is old wording; use “lanzar”.",
+        {"concept": "cast", "expected": ["lanzar"], "found": ["".join(["jug", "ar"])]},
+    )  # fmt: skip
