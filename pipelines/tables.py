@@ -696,17 +696,17 @@ def _share_record(record: Any, copies: dict[Any, Any]) -> None:
 
 
 def _shared_by_column(records: list[Any], copies: dict[Any, Any]) -> bool:
-    """``share`` of a list of records of one type with slots, a column at a time: the
-    values got, looked up and set back in C loops (``map``), not one attribute at a time.
-    15,000 file readings of the million-unit corpus read back: 16.2 microseconds a ruling
-    record by record, 10.7 a column at a time (``benchmarks/results/work_layer.md``).
-    False, with nothing or part of it done, when the list is not such (``share`` then does
-    it record by record: doing it again changes nothing)."""
+    """``share`` of records of one type (``share`` gathers them by type), a column at a
+    time: the values got, looked up and set back in C loops (``map``), not one attribute at
+    a time. 15,000 file readings of the million-unit corpus read back: 16.2 microseconds a
+    ruling record by record, 10.7 a column at a time (``benchmarks/results/work_layer.md``).
+    False, with nothing or part of it done, when the type has no slots or a column holds
+    more than text (``share`` then does it record by record: doing it again changes
+    nothing)."""
     if not records:
         return True
-    kind = type(records[0])
-    setters = _column_setters(kind)
-    if setters is None or any(type(record) is not kind for record in records):
+    setters = _column_setters(type(records[0]))
+    if setters is None:
         return False
     repeated, parts = setters
     setdefault = copies.setdefault
