@@ -463,10 +463,10 @@ READ_BEHIND = {"ingest": "ingest-passes"}
 """Kinds a run reads only for the units the kind in front of them misses (a file's reading,
 read back to pass the file again: ``ingest/passes.py``): their case drops the entries in
 front first, so that the run reads every one of its own."""
-UNFORCED_KINDS = {"report-rows"}
+UNFORCED_KINDS = {"report-rows", "workbook-segments"}
 """Kinds a forced run (``--force``, what the case runs) does not read: the report files'
-row indexes are read only by a run into the folder of an earlier one, and a swapped one is
-a miss there (``tests/test_kept_rows.py``)."""
+row and segment indexes are read only by a run into the folder of an earlier one, and a
+swapped one is a miss there (``tests/test_kept_rows.py``)."""
 
 
 @dataclass

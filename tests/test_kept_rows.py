@@ -21,6 +21,7 @@ from pipelines.report.kept_rows import (
     row_digest_from,
     rows_file,
 )
+from pipelines.report.kept_segments import SegmentedSheet
 from pipelines.report.writers.csv import _csv_lines
 from pipelines.store import open_store
 from pipelines.tables import RunTables
@@ -161,32 +162,37 @@ def test_an_edited_run_renders_only_the_changed_findings_rows(
     tmp_path: Path, corpus_dir, monkeypatch
 ):
     """The reports written row by row after an edit (findings.csv, findings.sarif, the HTML
-    page's findings, findings.xlsx's sheets, findings.xlf's units, aligned.tmx's documents):
-    the rows the edit did
-    not touch come from the previous files, and every output is still a cold run's."""
+    page's findings, findings.xlf's units, aligned.tmx's documents; findings.xlsx's sheets
+    segment by segment): the rows the edit did not touch come from the previous files, and
+    every output is still a cold run's."""
     corpus = tmp_path / "corpus"
     shutil.copytree(corpus_dir, corpus)
     out = tmp_path / "out"
     run(corpus, out, tmp_path / "cache")
 
     counts = tmp_path / "counts"  # some writers run in a forked process
-    copies: dict[int, int] = {}  # by the index's id: the rows its writer copied
-    index = RowsWriter.index
+    copies: dict[int, tuple[int, int]] = {}  # by the index's id: its rows (segments), copied
+    index, segments_index = RowsWriter.index, SegmentedSheet.index
 
-    def counting_index(self: RowsWriter, part: str = ""):
-        made = index(self, part)
-        copies[id(made)] = self.copied
+    def counting_index(self: RowsWriter):
+        made = index(self)
+        copies[id(made)] = (len(made.digests) // kept_rows.DIGEST_SIZE, self.copied)
+        return made
+
+    def counting_segments(self: SegmentedSheet, data_start: int):
+        made = segments_index(self, data_start)
+        copies[id(made)] = (self.segments, self.copied)
         return made
 
     keep = PreviousReports.keep
 
-    def counting_keep(self: PreviousReports, name: str, digest: str, index) -> None:
-        rows = len(index.digests) // kept_rows.DIGEST_SIZE
+    def counting_keep(self: PreviousReports, name: str, digest: str, index, *kept) -> None:
         with open(counts, "a", encoding="utf-8") as handle:
-            handle.write(f"{name}\t{rows}\t{copies[id(index)]}\n")
-        keep(self, name, digest, index)
+            handle.write("{}\t{}\t{}\n".format(name, *copies[id(index)]))
+        keep(self, name, digest, index, *kept)
 
     monkeypatch.setattr(RowsWriter, "index", counting_index)
+    monkeypatch.setattr(SegmentedSheet, "index", counting_segments)
     monkeypatch.setattr(PreviousReports, "keep", counting_keep)
     edit(corpus / SPANISH, 3)
     run(corpus, out, tmp_path / "cache")
@@ -197,8 +203,8 @@ def test_an_edited_run_renders_only_the_changed_findings_rows(
     for name in ("csv", "sarif", "html"):
         rows, copied = written[name]
         assert rows > 40 and rows - 3 <= copied < rows, name
-    rows, copied = written["xlsx es"]  # the Spanish findings' sheet
-    assert rows > 20 and rows - 3 <= copied < rows
+    segments, copied = written["xlsx es"]  # the Spanish findings' sheet, in segments
+    assert copied < segments
     assert written["xlsx zh"][0] == written["xlsx zh"][1] > 0  # no Chinese finding changed
     rows, copied = written["xliff"]  # a unit for every ruling and source
     assert rows > 60 and rows - 3 <= copied < rows
@@ -210,14 +216,15 @@ def test_an_edited_run_renders_only_the_changed_findings_rows(
 
 @pytest.mark.model
 def test_a_row_index_stored_for_another_file_is_not_used(tmp_path: Path, corpus_dir):
-    """Every report file's row index moved to another file's key (the entries of the work
-    store carry their key): the next run copies no row with it, and writes a cold run's
-    files."""
+    """Every report file's row index, and every workbook sheet's segment index, moved to
+    another file's or sheet's key (the entries of the work store carry their key): the next
+    run copies nothing with it, and writes a cold run's files."""
     corpus = tmp_path / "corpus"
     shutil.copytree(corpus_dir, corpus)
     out, cache = tmp_path / "out", tmp_path / "cache"
     run(corpus, out, cache)
     assert _rotate_entries(cache / "work.db", "report-rows") > 2
+    assert _rotate_entries(cache / "work.db", "workbook-segments") >= 2
 
     edit(corpus / SPANISH, 3)
     run(corpus, out, cache)

@@ -34,7 +34,7 @@ CODE["check-group"] = CODE["check-pair-keys"] = CODE["check-fact"] = CODE["check
 CODE["ingest-set"] = CODE["ingest-set-ruled"] = CODE["ingest-passes"] = CODE["ingest"]
 CODE["ingest-names-joined"] = CODE["ingest"]
 CODE["align-scan"] = CODE["align-versions"] = CODE["align"]
-CODE["report-rows"] = ["report", "tables.py", *COMMON]
+CODE["report-rows"] = CODE["workbook-segments"] = ["report", "tables.py", *COMMON]
 CODE["report-diffs"] = ["report/updates.py", "text/diff.py"]
 """The modules (files, or folders with everything in them) under ``pipelines/`` whose code
 computes each kind of unit."""

@@ -30,7 +30,7 @@ import msgspec
 from ..file_bytes import FileBytes
 from ..files import file_digest, wrote
 from ..hashing import Hasher
-from ..work import Cache, kind
+from ..work import Cache, Kind, kind
 
 T = TypeVar("T")
 DIGEST_SIZE = 16
@@ -43,11 +43,10 @@ FLUSH_BYTES = 1 << 20
 class RowIndex(msgspec.Struct, frozen=True):
     """Where the rows of one report file are: each row's digest (``DIGEST_SIZE`` bytes) and
     its start and end offsets (two unsigned 64-bit integers in the machine's byte order) in
-    the file, or in its ``part`` (a workbook's sheet, the bytes it holds zipped)."""
+    the file."""
 
     digests: bytes
     spans: bytes
-    part: str = ""
 
 
 ROWS_KEPT = kind("report-rows", "report rows kept", RowIndex, version="1", share=False)
@@ -62,16 +61,19 @@ class PreviousReports:
     folder: Path
     cache: Cache
 
-    def index(self, name: str, filename: str) -> tuple[Path, RowIndex] | None:
-        """The previous file of writer ``name`` (or of one of its parts) and its row index,
-        when that is kept for the file's bytes."""
+    def index(
+        self, name: str, filename: str, kept: Kind = ROWS_KEPT, *salt: str
+    ) -> tuple[Path, Any] | None:
+        """The previous file of writer ``name`` (or of one of its parts) and its index (a
+        ``RowIndex``, or a record of kind ``kept`` kept with ``salt``), when that is kept
+        for the file's bytes."""
         path = self.folder / filename
         try:
             if not path.is_file():
                 return None
-            key = self.cache.key(ROWS_KEPT, [name, file_digest(path)])
-            data = self.cache.get_many(ROWS_KEPT, [key]).get(key) if key else None
-            return None if data is None else (path, ROWS_KEPT.decode(data))
+            key = self.cache.key(kept, [name, file_digest(path), *salt])
+            data = self.cache.get_many(kept, [key]).get(key) if key else None
+            return None if data is None else (path, kept.decode(data))
         except (OSError, msgspec.DecodeError):
             return None
 
@@ -85,12 +87,15 @@ class PreviousReports:
         except (OSError, ValueError):
             return None
 
-    def keep(self, name: str, file_bytes_digest: str, index: RowIndex) -> None:
-        """Keep a file's row index, unless the store holds it already (the same bytes were
-        written before: a run of the same input into another folder writes nothing)."""
-        key = self.cache.key(ROWS_KEPT, [name, file_bytes_digest])
-        if key is not None and not self.cache.get_many(ROWS_KEPT, [key]):
-            self.cache.put_many(ROWS_KEPT, [(key, ROWS_KEPT.encode(index))])
+    def keep(
+        self, name: str, file_bytes_digest: str, index: Any, kept: Kind = ROWS_KEPT, *salt: str
+    ) -> None:
+        """Keep a file's row index (or a record of kind ``kept``, with ``salt``), unless the
+        store holds it already (the same bytes were written before: a run of the same input
+        into another folder writes nothing)."""
+        key = self.cache.key(kept, [name, file_bytes_digest, *salt])
+        if key is not None and not self.cache.get_many(kept, [key]):
+            self.cache.put_many(kept, [(key, kept.encode(index))])
 
 
 class KeptRows:
@@ -195,13 +200,13 @@ class RowsWriter:
             if offset != self.offset:
                 raise AssertionError("rows written do not add up")
 
-    def index(self, part: str = "") -> RowIndex:
+    def index(self) -> RowIndex:
         """Where the rows written are (those that have a digest)."""
         kept = [(d, i) for i, d in enumerate(self.digests) if d is not None]
         spans = array("Q")
         for _, i in kept:
             spans.extend(self.spans[2 * i : 2 * i + 2])
-        return RowIndex(b"".join(d for d, _ in kept), spans.tobytes(), part)
+        return RowIndex(b"".join(d for d, _ in kept), spans.tobytes())
 
     def _write(self, data: bytes) -> None:
         self.pending.append(data)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
-import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,9 +23,10 @@ from xlsxwriter.worksheet import (
 )
 from xlsxwriter.xmlwriter import XMLwriter
 
-from ..file_bytes import FileBytes
 from ..files import file_digest
-from .kept_rows import KeptRows, PreviousReports, RowIndex, RowsWriter
+from .kept_rows import PreviousReports
+from .kept_segments import KeptSegments, SegmentedSheet, SheetSegments, keep
+from .zip_writer import MemberInfo, ZipWriter
 
 
 class Workbook(XlsxWorkbook):
@@ -224,64 +223,40 @@ def write_with_rows(
     template: bytes, path: Path, sheets: Sequence[SheetRows], previous: PreviousReports | None
 ) -> None:
     """The workbook at ``path``: ``template`` (XlsxWriter's workbook, each findings sheet with
-    its header row only) with every sheet's rows after its header, each part zipped as
-    XlsxWriter zips it. Rows the previous workbook in the run's folder had are copied from
-    its sheet (unzipped into a temporary file for the copy)."""
+    its header row only) with every sheet's rows after its header, each part deflated as
+    XlsxWriter deflates it but the findings sheets, written in segments (``kept_segments``):
+    those the previous workbook in the run's folder has are copied from it, deflated."""
     by_part = {sheet.part: sheet for sheet in sheets}
-    kept = {
-        sheet.name: rows
-        for sheet in sheets
-        if (rows := _previous_rows(previous, sheet.name, path.name)) is not None
-    }
-    indexes: dict[str, RowIndex] = {}
-    with (
-        zipfile.ZipFile(io.BytesIO(template)) as source,
-        zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as target,
-    ):
+    kept = {sheet.name: KeptSegments.of(previous, sheet.name, path.name) for sheet in sheets}
+    indexes: dict[str, SheetSegments] = {}
+    with zipfile.ZipFile(io.BytesIO(template)) as source, open(path, "wb") as handle:
+        archive = ZipWriter(handle)
         for info in source.infolist():
-            part = zipfile.ZipInfo(info.filename, info.date_time)
-            part.compress_type = zipfile.ZIP_DEFLATED
-            part.external_attr, part.create_system = info.external_attr, info.create_system
+            member = MemberInfo(
+                info.filename, info.date_time, info.external_attr, info.create_system
+            )
             data = source.read(info)
             sheet = by_part.get(info.filename)
             if sheet is None:
-                target.writestr(part, data)
+                archive.add_bytes(member, data)
                 continue
             head, end, tail = data.partition(b"</sheetData>")
             if not end:
                 raise ValueError(f"{info.filename}: no sheet data to add rows to")
             last = f"{xl_col_to_name(sheet.columns - 1)}{len(sheet.items) + 1}"
             head = _DIMENSION.sub(f'<dimension ref="A1:{last}"/>'.encode(), head, count=1)
-            with target.open(part, "w") as member:
-                member.write(head)
-                rows = RowsWriter(member, kept.get(sheet.name), start=len(head))
-                rows.rows(sheet.items, sheet.digests, sheet.render)
-                rows.flush()
-                member.write(end + tail)
-            indexes[sheet.name] = rows.index(info.filename)
+            segments = SegmentedSheet(kept[sheet.name])
+            segments.piece(head)
+            segments.rows(sheet.items, sheet.digests, sheet.render)
+            segments.piece(end + tail)
+            segments.finish()
+            start = archive.add(member, segments.pieces, segments.crc, segments.size)
+            indexes[sheet.name] = segments.index(start)
+        archive.close()
     if previous is not None:
         digest = file_digest(path)
         for name, index in indexes.items():
-            previous.keep(name, digest, index)
+            keep(previous, name, digest, index)
 
 
 _DIMENSION = re.compile(rb'<dimension ref="[^"]*"/>')
-
-
-def _previous_rows(previous: PreviousReports | None, name: str, filename: str) -> KeptRows | None:
-    """The rows of a sheet of the previous workbook, when their index is kept."""
-    found = previous.index(name, filename) if previous is not None else None
-    if found is None:
-        return None
-    path, index = found
-    try:
-        # the copy's descriptor outlives the temporary file: it is removed when that is closed
-        with (
-            zipfile.ZipFile(path) as old,
-            old.open(index.part) as member,
-            tempfile.TemporaryFile() as unzipped,
-        ):
-            shutil.copyfileobj(member, unzipped, 1 << 20)
-            return KeptRows(FileBytes(unzipped), index)
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
-        return None
