@@ -22,7 +22,11 @@ from pathlib import Path
 
 from ...model import Finding
 from ...tables import RunTables
-from .. import rulings_by_id, writer
+from .. import (
+    kept_segments,  # noqa: F401  (declares its kind before a workbook is written)
+    rulings_by_id,
+    writer,
+)
 from ..rows import (
     COLUMNS,
     finding_digests,
