@@ -79,11 +79,23 @@ class PreviousReports:
 
     def rows(self, name: str, filename: str) -> KeptRows | None:
         """The rows of the previous file of writer ``name``, when its index is kept."""
-        found = self.index(name, filename)
+        return self.opened(name, filename, KeptRows)
+
+    def opened(
+        self,
+        name: str,
+        filename: str,
+        open_with: Callable[[FileBytes, Any], T],
+        kept: Kind = ROWS_KEPT,
+        *salt: str,
+    ) -> T | None:
+        """``open_with`` the previous file's bytes and its index (``index``), when the index
+        is kept and fits the file (``open_with`` raises ValueError when it does not)."""
+        found = self.index(name, filename, kept, *salt)
         if found is None:
             return None
         try:
-            return KeptRows(FileBytes.of(found[0]), found[1])
+            return open_with(FileBytes.of(found[0]), found[1])
         except (OSError, ValueError):
             return None
 

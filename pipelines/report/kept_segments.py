@@ -98,13 +98,9 @@ class KeptSegments:
     @classmethod
     def of(cls, previous: PreviousReports | None, name: str, filename: str) -> KeptSegments | None:
         """The segments of sheet ``name`` in the previous workbook, when their index is kept."""
-        found = previous.index(name, filename, SEGMENTS_KEPT, _SALT) if previous else None
-        if found is None:
+        if previous is None:
             return None
-        try:
-            return cls(FileBytes.of(found[0]), found[1])
-        except (OSError, ValueError):
-            return None
+        return previous.opened(name, filename, cls, SEGMENTS_KEPT, _SALT)
 
 
 class SegmentedSheet:
