@@ -9,9 +9,9 @@ short paths, and its shared strings written as text whatever their shape (XlsxWr
 text shaped like its rich string markup for markup), are ``report/xlsx_sheet.py``.
 
 XlsxWriter writes the workbook with each findings sheet's header row only; the findings'
-rows, inline strings without references, are put in after it, those of the previous
-workbook in the run's folder copied from it (``xlsx_sheet.write_with_rows``,
-``kept_rows``).
+rows, inline strings without references, are put in after it in segments deflated apart,
+those the previous workbook in the run's folder has copied from it still deflated
+(``xlsx_sheet.write_with_rows``, ``kept_segments``).
 """
 
 from __future__ import annotations
