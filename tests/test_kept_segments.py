@@ -15,14 +15,13 @@ from test_kept_rows import previous_in
 
 from pipelines.files import file_digest
 from pipelines.report import kept_segments
-from pipelines.report.kept_rows import DIGEST_SIZE, row_digest
+from pipelines.report.kept_rows import DIGEST_SIZE, row_digest, row_digest_from
 from pipelines.report.kept_segments import (
     MAX_SEGMENT_ROWS,
     SEGMENTS_KEPT,
     SegmentedSheet,
     SheetSegments,
     segment_bounds,
-    segment_key,
 )
 from pipelines.report.xlsx_sheet import Sheet, SheetRows, Workbook, row_markup, write_with_rows
 
@@ -43,8 +42,8 @@ def test_cuts_move_with_the_rows_not_their_places():
     assert 5000 / len(before) > kept_segments.SEGMENT_ROWS / 2  # about one cut in 256 rows
     edited = [*digests[:2500], row_digest("inserted"), *digests[2500:]]
     after = segment_bounds(edited)
-    keys_before = {segment_key(digests[a:b]) for a, b in before}
-    keys_after = [segment_key(edited[a:b]) for a, b in after]
+    keys_before = {row_digest_from(digests[a:b]) for a, b in before}
+    keys_after = [row_digest_from(edited[a:b]) for a, b in after]
     assert sum(key not in keys_before for key in keys_after) == 1
 
 
@@ -52,7 +51,7 @@ def test_a_segment_ends_after_the_most_rows_and_a_row_without_digest_keys_none()
     never = [b"\x01" * DIGEST_SIZE] * (MAX_SEGMENT_ROWS * 2 + 5)  # no digest ends a segment
     bounds = segment_bounds(never)
     assert [end - start for start, end in bounds] == [MAX_SEGMENT_ROWS, MAX_SEGMENT_ROWS, 5]
-    assert segment_key([never[0], None]) is None
+    assert row_digest_from([never[0], None]) is None
     assert segment_bounds([]) == []
 
 

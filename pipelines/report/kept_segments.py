@@ -18,7 +18,6 @@ sheet's name, the workbook's digest and the version of zlib that deflated it.
 
 from __future__ import annotations
 
-import hashlib
 import zlib
 from array import array
 from collections.abc import Callable, Sequence
@@ -28,7 +27,7 @@ import msgspec
 
 from ..file_bytes import FileBytes
 from ..work import kind
-from .kept_rows import DIGEST_SIZE, PreviousReports
+from .kept_rows import DIGEST_SIZE, PreviousReports, row_digest_from
 from .zip_writer import FINAL_BLOCK, crc32_combine, deflate_segment
 
 SEGMENT_ROWS = 256
@@ -44,9 +43,9 @@ MAX_SEGMENT_ROWS = 4 * SEGMENT_ROWS
 
 class SheetSegments(msgspec.Struct, frozen=True):
     """Where a sheet's segments are in a workbook: each one's key (``DIGEST_SIZE`` bytes, the
-    digest of its rows' digests), and four unsigned 64-bit integers in the machine's byte
-    order: where its deflated bytes start and end in the file, its size before deflating
-    and its CRC-32."""
+    digest of its rows' digests: ``kept_rows.row_digest_from``), and four unsigned 64-bit
+    integers in the machine's byte order: where its deflated bytes start and end in the
+    file, its size before deflating and its CRC-32."""
 
     keys: bytes
     places: bytes
@@ -71,13 +70,6 @@ def segment_bounds(digests: Sequence[bytes | None]) -> list[tuple[int, int]]:
     if start < len(digests):
         bounds.append((start, len(digests)))
     return bounds
-
-
-def segment_key(digests: Sequence[bytes | None]) -> bytes | None:
-    """A segment's key: the digest of its rows' digests (None when a row has none)."""
-    if None in digests:
-        return None
-    return hashlib.blake2b(b"".join(digests), digest_size=DIGEST_SIZE).digest()  # type: ignore[arg-type]
 
 
 class KeptSegments:
@@ -131,7 +123,7 @@ class SegmentedSheet:
         deflated."""
         find = self.kept.where.get if self.kept is not None else {}.get
         for start, end in segment_bounds(digests):
-            key = segment_key(digests[start:end])
+            key = row_digest_from(digests[start:end])
             place = find(key) if key is not None else None
             self.segments += 1
             if place is not None:
