@@ -111,8 +111,12 @@ class _Tables:
             if row.source_id and row.method in paired:
                 self.source_of[target.id] = self.by_id[row.source_id]
             key = (row.lang, row.group)
+            owner = owners.get(key)
             if not target.counterpart and (
-                key not in owners or doc_order(target.doc) < doc_order(owners[key])
+                owner is None
+                # most rows are the owner's own: no natural order to compare (0.7 s of an
+                # edited million-unit run's 9.3 s in this writer)
+                or (owner != target.doc and doc_order(target.doc) < doc_order(owner))
             ):
                 owners[key] = target.doc
         self.owners = owners
