@@ -337,6 +337,9 @@ def test_json_for_script_written_in_parts_is_the_whole_encoding(monkeypatch) -> 
     monkeypatch.setattr(html_writer, "_PART_SIZE", 5)
     parts = list(html_writer.json_for_script_parts(data))
     assert len(parts) > 5 and "".join(parts) == whole
+    for at_once in (1, 2):  # the runs of items encoded in one call end inside each container
+        monkeypatch.setattr(html_writer, "ITEMS_AT_ONCE", at_once)
+        assert "".join(html_writer.json_for_script_parts(data)) == whole
 
 
 # --- the order a reviewer sees -----------------------------------------------------------------

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import msgspec
 
-from ..model import Ruling, id_order
+from ..model import Alignment, Ruling, id_order
 from ..tables import RunTables
 from ..text.diff import diff_text, word_diff
 from ..vocabulary import Method, Release
@@ -74,10 +74,7 @@ def update_rows(run: RunTables) -> list[UpdateRow]:
 @computed_before_fork
 def _update_rows(run: RunTables) -> list[UpdateRow]:
     by_id = rulings_by_id(run)
-    translations = {
-        (row.group, row.lang): by_id[row.target_id].doc for row in run.alignment if row.target_id
-    }
-    listed: list[tuple[str, str | None, str, Ruling | None, Ruling | None, Ruling | None]] = []
+    listed: list[tuple[Alignment, str, Ruling | None, Ruling | None, Ruling | None]] = []
     for row in run.alignment:
         if row.superseded_by and row.source_id and row.target_id:
             old, new, target = by_id[row.source_id], by_id[row.superseded_by], by_id[row.target_id]
@@ -90,14 +87,15 @@ def _update_rows(run: RunTables) -> list[UpdateRow]:
             status = STATUS[Release.NEW]
         else:
             continue
-        document = target.doc if target else translations.get((row.group, row.lang), row.group)
-        listed.append((document, row.lang, status, old, new, target))
+        listed.append((row, status, old, new, target))
+    translations = _translations(run, {(row.group, row.lang) for row, *_, t in listed if not t})
     diffs = _diffs(
-        [(old.text, new.text) for *_, old, new, _ in listed if old and new], run.previous
+        [(old.text, new.text) for _, _, old, new, _ in listed if old and new], run.previous
     )
     rows: list[tuple[tuple, UpdateRow]] = []
-    for document, lang, status, old, new, target in listed:
-        update = _row(document, lang, status, old, new, target, diffs)
+    for row, status, old, new, target in listed:
+        document = target.doc if target else translations.get((row.group, row.lang), row.group)
+        update = _row(document, row.lang, status, old, new, target, diffs)
         rows.append(((document, id_order(update.rule)), update))
     for finding in run.findings:
         if finding.code == "OUT004" and finding.ruling_id and finding.source_id:
@@ -107,6 +105,20 @@ def _update_rows(run: RunTables) -> list[UpdateRow]:
             rows.append(((target.doc, id_order(row.rule)), replace(row, changes=changes)))
     rows.sort(key=lambda item: item[0])
     return [row for _, row in rows]
+
+
+def _translations(run: RunTables, wanted: set[tuple[str | None, str | None]]) -> dict:
+    """The document of the last translation aligned in each (group, language) of ``wanted``
+    (where a new English ruling with no translation is listed): looked up only for those,
+    not for every row of the alignment (0.5 s of an edited million-unit run)."""
+    if not wanted:
+        return {}
+    by_id = rulings_by_id(run)
+    return {
+        key: by_id[row.target_id].doc
+        for row in run.alignment
+        if row.target_id and (key := (row.group, row.lang)) in wanted
+    }
 
 
 def _row(document, lang, status, old, new, target, diffs) -> UpdateRow:

@@ -246,19 +246,38 @@ def json_for_script_parts(data: Any) -> Iterator[str]:
 
 def _json_pieces(value: Any, depth: int) -> Iterator[str]:
     """``value`` as compact JSON with sorted keys (``fastjson``), the containers of the
-    first ``depth`` levels item by item (the encoder writes each item)."""
+    first ``depth`` levels item by item, those of the last of them ``ITEMS_AT_ONCE`` items
+    at a time (the encoder writes each item or run of items)."""
     if depth and type(value) is dict and value and all(type(k) is str for k in value):
-        for number, (key, item) in enumerate(sorted(value.items())):
-            yield ("," if number else "{") + fastjson.text(key, sort_keys=True) + ":"
-            yield from _json_pieces(item, depth - 1)
+        items = sorted(value.items())
+        if depth == 1:
+            for start in range(0, len(items), ITEMS_AT_ONCE):
+                run = fastjson.text(dict(items[start : start + ITEMS_AT_ONCE]), sort_keys=True)
+                yield ("," if start else "{") + run[1:-1]
+        else:
+            for number, (key, item) in enumerate(items):
+                yield ("," if number else "{") + fastjson.text(key, sort_keys=True) + ":"
+                yield from _json_pieces(item, depth - 1)
         yield "}"
     elif depth and type(value) is list and value:
-        for number, item in enumerate(value):
-            yield "," if number else "["
-            yield from _json_pieces(item, depth - 1)
+        if depth == 1:
+            for start in range(0, len(value), ITEMS_AT_ONCE):
+                run = fastjson.text(value[start : start + ITEMS_AT_ONCE], sort_keys=True)
+                yield ("," if start else "[") + run[1:-1]
+        else:
+            for number, item in enumerate(value):
+                yield "," if number else "["
+                yield from _json_pieces(item, depth - 1)
         yield "]"
     else:
         yield fastjson.text(value, sort_keys=True)
+
+
+ITEMS_AT_ONCE = 256
+"""The items of the block's innermost containers encoded in one call: the rulings, groups
+and ranks of a 100k run's page encoded in 0.05 s instead of 0.09 s one call an item (the
+block's parts with their escapes: 0.08 s against 0.13 s), without the whole block in
+memory at once."""
 
 
 def _escaped(text: str) -> str:
