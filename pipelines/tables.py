@@ -260,15 +260,15 @@ def _any_unusual(values: list[Any]) -> bool:
             value != 0 and not 1e-4 <= abs(value) < 1e16 for value in values if type(value) is float
         ):
             return True
-        if any(
-            not isinstance(value, str | int) for value in values if type(value) not in _KNOWN_KINDS
-        ):
+        if any(not issubclass(kind, str | int) for kind in kinds - _KNOWN_KINDS):
             return True
         nested: list[Any] = []
-        if list in kinds or tuple in kinds:
+        if kinds <= _SEQUENCE_KINDS:
+            nested.extend(itertools.chain.from_iterable(values))
+        elif list in kinds or tuple in kinds:
             nested.extend(
                 itertools.chain.from_iterable(
-                    value for value in values if type(value) is list or type(value) is tuple
+                    [value for value in values if type(value) is list or type(value) is tuple]
                 )
             )
         if dict in kinds:
@@ -283,6 +283,7 @@ def _any_unusual(values: list[Any]) -> bool:
 _TEXT = frozenset({str})
 _PLAIN_KINDS = frozenset({str, int, bool, type(None)})
 _KNOWN_KINDS = _PLAIN_KINDS | {float, list, tuple, dict}
+_SEQUENCE_KINDS = frozenset({list, tuple})
 
 
 class CorpusDigests:
