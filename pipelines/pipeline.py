@@ -153,6 +153,8 @@ def run(
                 checked.findings,
                 checked.suppressed,
                 inputs=ingested.inputs,
+                digests=ingested.digests,
+                finding_lines=checked.lines,
             )
             # a fork beside a cluster client's threads could copy a lock one of them holds:
             # with a cluster the writers stay in this process

@@ -15,7 +15,7 @@ import hashlib
 import os
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +76,9 @@ class Resources:
 class CheckResult:
     findings: list[Finding]
     suppressed: list[Finding]
+    lines: dict[int, bytes] = field(default_factory=dict)
+    """The digest of each finding's line in findings.jsonl or suppressed.jsonl, by the
+    finding's ``id`` (``tables.RunTables.finding_lines``)."""
 
 
 def _closing_store(stage: Callable) -> Callable:
@@ -274,9 +277,10 @@ def check_stage(
         findings, suppressed = resources.baseline.split(findings)
     findings, unsure = split_by_confidence(findings, settings.min_confidence)
     suppressed = sorted([*suppressed, *unsure], key=finding_order)
-    tables.write_jsonl(out / tables.FINDINGS, findings)
-    tables.write_jsonl(out / tables.SUPPRESSED, suppressed)
-    return CheckResult(findings, suppressed)
+    lines: dict[int, bytes] = {}
+    tables.write_jsonl(out / tables.FINDINGS, findings, tables.line_digests_into(lines))
+    tables.write_jsonl(out / tables.SUPPRESSED, suppressed, tables.line_digests_into(lines))
+    return CheckResult(findings, suppressed, lines)
 
 
 def handed_on(ingested: IngestResult, out: Path) -> IngestResult:
@@ -431,7 +435,7 @@ def report_stage(
     """Read the tables (unless the run hands them over); write the report files (``formats``,
     else settings.formats, else all), on up to ``processes`` cores."""
     if run is None:
-        run = tables.RunTables.load(out)
+        run = tables.RunTables.load(out, digests=True)
     run.termbase = resources.termbase
     run.source_lang = settings.source_lang
     run.codes = tuple(settings.checklist.codes().values())

@@ -323,11 +323,16 @@ class CorpusDigests:
         """One digest of these rulings' lines, in order."""
         hasher = hashlib.blake2b(digest_size=20)
         for ruling in rulings:
-            line_digest = self._by_id.get(ruling.id)
-            if line_digest is None or ruling.id in self._shared_ids:
-                line_digest = _line_digest(_line(ruling))
-            hasher.update(line_digest)
+            hasher.update(self.line_digest(ruling))
         return hasher.hexdigest()
+
+    def line_digest(self, ruling: Ruling) -> bytes:
+        """The digest of the ruling's line (digested again from the record when the run
+        has none for it, or gave its id to more than one ruling)."""
+        line_digest = self._by_id.get(ruling.id)
+        if line_digest is None or ruling.id in self._shared_ids:
+            line_digest = _line_digest(_line(ruling))
+        return line_digest
 
 
 def read_corpus(
@@ -341,6 +346,25 @@ def read_corpus(
 
 def _line_digest(line: bytes) -> bytes:
     return hashlib.blake2b(line, digest_size=_DIGEST_SIZE).digest()
+
+
+def line_digests_into(digests: dict[int, bytes]) -> Callable[[Any, bytes], None]:
+    """An ``on_line`` for ``write_jsonl`` and ``read_records`` that puts each record's line
+    digest into ``digests`` by the record's ``id`` (``RunTables.finding_lines``)."""
+
+    def add(record: Any, line: bytes) -> None:
+        digests[id(record)] = _line_digest(line)
+
+    return add
+
+
+def record_line_digest(record: Any) -> bytes | None:
+    """The digest of the line a table writes for ``record`` (``line_digests_into``'s, for a
+    record that was not written or read with one); None when it cannot be written."""
+    try:
+        return _line_digest(_line(record))
+    except (TypeError, ValueError):
+        return None
 
 
 _DIGEST_SIZE = 16
@@ -610,25 +634,46 @@ class RunTables:
     """The report files of the folder the run replaces and where their rows are
     (``report.kept_rows.PreviousReports``): a writer copies the rows that did not change.
     None: every row is written."""
+    digests: CorpusDigests | None = None
+    """The digests of the rulings' lines in corpus.jsonl (ingest's, or taken as the table
+    was read): what a report row is made of, instead of the rulings' texts encoded again.
+    None: digested from the records when a writer asks (``report.rows.line_digest_of``)."""
+    finding_lines: dict[int, bytes] = field(default_factory=dict)
+    """The digest of each finding's and suppressed finding's line in its table, by the
+    finding's ``id`` (taken as the check stage wrote them or as the table was read): what a
+    finding's report rows are made of. A finding without one is digested from its record."""
 
     @property
     def by_id(self) -> dict[str, Ruling]:
         return {r.id: r for r in self.rulings}
 
     @classmethod
-    def load(cls, out: Path, *, alignment: bool = True, findings: bool = True) -> RunTables:
+    def load(
+        cls, out: Path, *, alignment: bool = True, findings: bool = True, digests: bool = False
+    ) -> RunTables:
+        """The tables of ``out``; with ``digests``, the digests of the corpus's and the
+        findings' lines too (``digests``, ``finding_lines``: the report stage's)."""
         suppressed = out / SUPPRESSED
         seen: dict[Any, Any] = {}
+        lines: dict[int, bytes] = {}
+        on_line = line_digests_into(lines) if digests else None
+        rulings, corpus_digests = (
+            read_corpus(out, seen)
+            if digests
+            else (read_records(out / CORPUS, Ruling, seen=seen), None)
+        )
         return cls(
-            rulings=read_records(out / CORPUS, Ruling, seen=seen),
+            rulings=rulings,
             alignment=read_records(out / ALIGNMENT, Alignment, seen=seen) if alignment else [],
-            findings=read_records(out / FINDINGS, Finding, seen=seen) if findings else [],
+            findings=read_records(out / FINDINGS, Finding, on_line, seen=seen) if findings else [],
             suppressed=(
-                read_records(suppressed, Finding, seen=seen)
+                read_records(suppressed, Finding, on_line, seen=seen)
                 if findings and suppressed.is_file()
                 else []
             ),
             inputs=list(iter_jsonl(out / INPUTS)) if (out / INPUTS).is_file() else [],
+            digests=corpus_digests,
+            finding_lines=lines,
         )
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from test_incremental import SPANISH, edit, run, same_outputs
 
-from pipelines import files, hashing, manifest
+from pipelines import files, hashing, manifest, stages
 from pipelines.model import Alignment, Finding, Ruling
-from pipelines.report import WRITERS, kept_rows
+from pipelines.report import WRITERS, kept_rows, rows
 from pipelines.report.kept_rows import (
     PreviousReports,
     RowsWriter,
@@ -212,6 +212,38 @@ def test_an_edited_run_renders_only_the_changed_findings_rows(
 
     run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert same_outputs(out, tmp_path / "cold") == []
+
+
+@pytest.mark.model
+def test_rows_are_digested_alike_from_the_run_its_tables_and_bare_records(
+    tmp_path: Path, corpus_dir, monkeypatch
+):
+    """A report row is digested from the lines of the rulings and findings it shows: taken
+    as the stages wrote them (``rulings run``), as the tables are read (``rulings
+    report``), or made again from bare records. The three agree, so a report written
+    either way copies the rows the other wrote."""
+    handed: list[RunTables] = []
+    report_stage = stages.report_stage
+
+    def capturing(*args, run=None, **kwargs):
+        handed.append(run)
+        return report_stage(*args, run=run, **kwargs)
+
+    monkeypatch.setattr(stages, "report_stage", capturing)
+    run(corpus_dir, tmp_path / "out", tmp_path / "cache")
+    [from_run] = handed
+    from_tables = RunTables.load(tmp_path / "out", digests=True)
+    bare = RunTables.load(tmp_path / "out")
+    assert from_run.digests is not None and len(from_run.finding_lines) > 40
+    assert bare.digests is None and not bare.finding_lines
+
+    def digests(tables: RunTables) -> tuple[list, list]:
+        line, found = rows.line_digest_of(tables), rows.finding_digests(tables)
+        return [line(r) for r in tables.rulings], [found[id(f)] for f in tables.findings]
+
+    made = digests(from_run)
+    assert None not in made[0] + made[1] and len(set(made[0])) == len(made[0]) > 50
+    assert made == digests(from_tables) == digests(bare)
 
 
 @pytest.mark.model

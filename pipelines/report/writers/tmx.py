@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -24,6 +24,7 @@ from ...vocabulary import TRANSLATION_METHODS, Severity
 from .. import rulings_by_id, writer
 from ..kept_rows import PreviousReports, row_digest, rows_file
 from ..markup import attribute, text, xml_safe
+from ..rows import line_digest_of
 
 NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 WARNINGS_PROPERTY = "x-rulings-warnings"
@@ -38,7 +39,7 @@ def write_tmx(run: RunTables, out: Path) -> Path:
     pairs = _pairs(run)
     path = out / "aligned.tmx"
     if _plain(pairs, run.source_lang):
-        _write_as_text(pairs, run.source_lang, path, run.previous)
+        _write_as_text(pairs, run.source_lang, path, run.previous, line_digest_of(run))
     else:
         path.write_bytes(_with_translate_toolkit(map(_unit, pairs), run.source_lang))
     return path
@@ -144,7 +145,11 @@ def _plain(pairs: list[_Pair], source_lang: str) -> bool:
 
 
 def _write_as_text(
-    pairs: list[_Pair], source_lang: str, path: Path, previous: PreviousReports | None
+    pairs: list[_Pair],
+    source_lang: str,
+    path: Path,
+    previous: PreviousReports | None,
+    line: Callable[[Ruling | None], bytes | None],
 ) -> None:
     """The memory translate-toolkit would write. Its rows are the runs of consecutive units
     of one translated document, each copied from the previous run's file when its pairs are
@@ -162,7 +167,7 @@ def _write_as_text(
         blocks = _blocks(pairs)
         rows.rows(
             blocks,
-            [_block_digest(block, source_lang) for block in blocks],
+            [_block_digest(block, source_lang, line) for block in blocks],
             lambda these: [_block_text(block, source_lang) for block in these],
         )
         rows.piece(b"  </body>" + tail)
@@ -180,22 +185,20 @@ def _blocks(pairs: list[_Pair]) -> list[list[_Pair]]:
     return blocks
 
 
-def _block_digest(block: list[_Pair], source_lang: str) -> bytes | None:
-    """The digest of everything a block's units are made of."""
+def _block_digest(
+    block: list[_Pair], source_lang: str, line: Callable[[Ruling | None], bytes | None]
+) -> bytes | None:
+    """The digest of everything a block's units are made of: their rulings' lines
+    (``rows.line_digest_of``) and what their alignment rows and warnings add; None when a
+    ruling has no line (the block is then always written)."""
+    lines = [(line(pair.target), line(pair.source)) for pair in block]
+    if any(None in pair_lines for pair_lines in lines):
+        return None
     return row_digest(
         source_lang,
         [
-            (
-                pair.target.id,
-                pair.source.id,
-                pair.source.text,
-                pair.target.text,
-                pair.row.lang,
-                pair.row.method,
-                pair.row.score,
-                pair.warnings,
-            )
-            for pair in block
+            (*pair_lines, pair.row.lang, pair.row.method, pair.row.score, pair.warnings)
+            for pair_lines, pair in zip(lines, block, strict=True)
         ],
     )
 

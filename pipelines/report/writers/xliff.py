@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from lxml import etree
@@ -30,7 +30,7 @@ from .. import rulings_by_id, writer
 from ..kept_rows import row_digest_from, rows_file
 from ..markup import attribute, text, xml_safe
 from ..markup import attributes as markup_attributes
-from ..rows import finding_digests
+from ..rows import finding_digests, line_digest_of
 
 NAMESPACE = "urn:oasis:names:tc:xliff:document:1.2"
 XLIFF = f"{{{NAMESPACE}}}"
@@ -49,6 +49,7 @@ def write_xliff(run: RunTables, out: Path) -> Path:
     tables = _Tables(run)
     path = out / "findings.xlf"
     digests = finding_digests(run)
+    line = line_digest_of(run)
     # a file element at a time: a large run's whole document would not fit in memory
     with rows_file(path, "xliff", run.previous) as rows:
         rows.piece(DECLARATION)
@@ -65,7 +66,7 @@ def write_xliff(run: RunTables, out: Path) -> Path:
             empty = False
             rows.rows(
                 noted,
-                [_unit_digest(unit, notes, lang, digests) for unit, notes in noted],
+                [_unit_digest(unit, notes, lang, digests, line) for unit, notes in noted],
                 lambda these, lang=lang: [_unit_element(*item, lang).encode() for item in these],
                 separator=INDENTS[UNIT_LEVEL].encode(),
             )
@@ -208,17 +209,19 @@ def _unit_notes(unit: _Unit, tables: _Tables, lang: str | None) -> list[tuple[Fi
 
 
 def _unit_digest(
-    unit: _Unit, notes: list[tuple[Finding, str]], lang: str | None, digests: dict
+    unit: _Unit,
+    notes: list[tuple[Finding, str]],
+    lang: str | None,
+    digests: dict,
+    line: Callable[[Ruling | None], bytes | None],
 ) -> bytes | None:
-    """The digest of all a unit's element is made of (``kept_rows``)."""
-    source, target = unit.source, unit.target
+    """The digest of all a unit's element is made of (``kept_rows``): its notes' findings,
+    its id and language, and its rulings' lines (``rows.line_digest_of``)."""
     return row_digest_from(
-        [digests[id(finding)] for finding, _ in notes],
+        [*(digests[id(finding)] for finding, _ in notes), line(unit.source), line(unit.target)],
         [annotates for _, annotates in notes],
         unit.ident,
         lang,
-        None if source is None else source.text,
-        None if target is None else (target.text, target.context),
     )
 
 
