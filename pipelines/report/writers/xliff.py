@@ -18,6 +18,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -27,7 +28,7 @@ from ...text.inline import inline_codes
 from ...vocabulary import BILINGUAL_SOURCE_SUFFIX as SOURCE_SUFFIX
 from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Severity
 from .. import rulings_by_id, writer
-from ..kept_rows import row_digest_from, rows_file
+from ..kept_rows import row_digest, rows_file
 from ..markup import attribute, text, xml_safe
 from ..markup import attributes as markup_attributes
 from ..rows import finding_digests, line_digest_of
@@ -50,29 +51,87 @@ def write_xliff(run: RunTables, out: Path) -> Path:
     path = out / "findings.xlf"
     digests = finding_digests(run)
     line = line_digest_of(run)
-    # a file element at a time: a large run's whole document would not fit in memory
+    start = f"<xliff{markup_attributes(ROOT_ATTRIBUTES)}"
+    docs = sorted(tables.translated, key=id_order)
     with rows_file(path, "xliff", run.previous) as rows:
-        rows.piece(DECLARATION)
-        start = f"<xliff{markup_attributes(ROOT_ATTRIBUTES)}"
-        empty = True
-        for doc in sorted(tables.translated, key=id_order):
-            members = tables.translated[doc]
-            bilingual = any(m.counterpart for m in members)
-            units = tables.bilingual_units(members) if bilingual else tables.plain_units(members)
-            lang = members[0].doc_lang
-            noted = [(unit, _unit_notes(unit, tables, lang)) for unit in units]
-            head, tail = _file_element(doc, members, bool(noted), tables, run.source_lang)
-            rows.piece(((start + ">" if empty else "") + INDENTS[1] + head).encode())
-            empty = False
+        if not docs:
+            rows.piece(DECLARATION + (start + "/>\n").encode())
+            return path
+        rows.piece(DECLARATION + (start + ">").encode())
+        # a run of documents at a time: a large run's whole document would not fit in memory
+        for begin in range(0, len(docs), DOCUMENTS_AT_ONCE):
+            files = [
+                _file(doc, tables, run.source_lang, digests, line)
+                for doc in docs[begin : begin + DOCUMENTS_AT_ONCE]
+            ]
             rows.rows(
-                noted,
-                [_unit_digest(unit, notes, lang, digests, line) for unit, notes in noted],
-                lambda these, lang=lang: [_unit_element(*item, lang).encode() for item in these],
-                separator=INDENTS[UNIT_LEVEL].encode(),
+                files,
+                [file.digest for file in files],
+                lambda these: [
+                    _file_text(file, tables, run.source_lang).encode() for file in these
+                ],
             )
-            rows.piece(tail.encode())
-        rows.piece((start + "/>" if empty else f"{INDENTS[0]}</xliff>").encode() + b"\n")
+        rows.piece(f"{INDENTS[0]}</xliff>\n".encode())
     return path
+
+
+DOCUMENTS_AT_ONCE = 256
+"""Translated documents made into ``<file>`` elements together (their units and notes held
+at once)."""
+
+
+class _File(NamedTuple):
+    """A translated document's ``<file>`` element before it is text: a row of the file
+    (``kept_rows``), copied from the previous file when its digest is there."""
+
+    doc: str
+    members: list[Ruling]
+    noted: list[tuple[_Unit, list[tuple[Finding, str]]]]
+    digest: bytes | None
+
+
+def _file(
+    doc: str,
+    tables: _Tables,
+    source_lang: str,
+    digests: dict,
+    line: Callable[[Ruling | None], bytes | None],
+) -> _File:
+    """A document's element: its units with their notes, and the digest of everything it is
+    made of, in one call: each unit's id, rulings' lines (``rows.line_digest_of``) and
+    notes' findings (``rows.finding_digests``) with what each annotates, the header's
+    findings and the element's attributes. None when a ruling or a finding had no digest
+    (the element is then always written)."""
+    members = tables.translated[doc]
+    bilingual = any(m.counterpart for m in members)
+    units = tables.bilingual_units(members) if bilingual else tables.plain_units(members)
+    lang = members[0].doc_lang
+    noted = [(unit, _unit_notes(unit, tables, lang)) for unit in units]
+    header = [digests[id(finding)] for finding in _ordered(tables.by_document.get(doc, []))]
+    made_of = [
+        (
+            unit.ident,
+            line(unit.source),
+            line(unit.target),
+            [(digests[id(finding)], annotates) for finding, annotates in notes],
+        )
+        for unit, notes in noted
+    ]
+    whole = None not in header and all(
+        source is not None and target is not None and all(d is not None for d, _ in notes)
+        for _, source, target, notes in made_of
+    )
+    original = _original(doc, members, tables)
+    digest = row_digest(doc, original, source_lang, lang, header, made_of) if whole else None
+    return _File(doc, members, noted, digest)
+
+
+def _file_text(file: _File, tables: _Tables, source_lang: str) -> str:
+    """A document's ``<file>`` element, indented as the root's child."""
+    head, tail = _file_element(file.doc, file.members, bool(file.noted), tables, source_lang)
+    lang = file.members[0].doc_lang
+    units = INDENTS[UNIT_LEVEL].join(_unit_element(*item, lang) for item in file.noted)
+    return INDENTS[1] + head + units + tail
 
 
 class _Unit:
@@ -175,10 +234,8 @@ def _file_element(
     """A document's ``<file>`` element before its first unit and after its last (its units
     go between, one line each)."""
     first = members[0]
-    bilingual = any(m.counterpart for m in members)
-    original = first.file if bilingual and tables.targets_per_file[first.file] == 1 else doc
     attributes = [
-        ("original", _xml(original)),
+        ("original", _xml(_original(doc, members, tables))),
         ("datatype", "plaintext"),
         ("source-language", _checked(source_lang)),
     ]
@@ -196,6 +253,14 @@ def _file_element(
     )
 
 
+def _original(doc: str, members: list[Ruling], tables: _Tables) -> str:
+    """What a document's ``<file>`` names as its original: its input file when it is the
+    file's one translated document of a bilingual file, else the document."""
+    first = members[0]
+    bilingual = any(m.counterpart for m in members)
+    return first.file if bilingual and tables.targets_per_file[first.file] == 1 else doc
+
+
 def _unit_notes(unit: _Unit, tables: _Tables, lang: str | None) -> list[tuple[Finding, str]]:
     """The findings noted on a unit, each with what it annotates, in order."""
     notes: list[tuple[Finding, str]] = []
@@ -206,23 +271,6 @@ def _unit_notes(unit: _Unit, tables: _Tables, lang: str | None) -> list[tuple[Fi
     if len(notes) > 1:
         notes.sort(key=lambda n: _finding_order(n[0]))
     return notes
-
-
-def _unit_digest(
-    unit: _Unit,
-    notes: list[tuple[Finding, str]],
-    lang: str | None,
-    digests: dict,
-    line: Callable[[Ruling | None], bytes | None],
-) -> bytes | None:
-    """The digest of all a unit's element is made of (``kept_rows``): its notes' findings,
-    its id and language, and its rulings' lines (``rows.line_digest_of``)."""
-    return row_digest_from(
-        [*(digests[id(finding)] for finding, _ in notes), line(unit.source), line(unit.target)],
-        [annotates for _, annotates in notes],
-        unit.ident,
-        lang,
-    )
 
 
 def _unit_element(unit: _Unit, notes: list[tuple[Finding, str]], lang: str | None) -> str:
