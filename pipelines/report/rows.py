@@ -79,7 +79,7 @@ def finding_alone_digests(run: RunTables) -> dict[int, bytes | None]:
 
 def line_digest_of(run: RunTables) -> Callable[[Ruling | None], bytes | None]:
     """A ruling's line digest in corpus.jsonl, what a report row is made of instead of the
-    ruling's texts (the run's digests, else the records digested once for all the writers):
+    ruling's texts (the run's digests, else each digested from its record as it is asked):
     ``b""`` for no ruling, None for a ruling no line can be written for (give it among
     ``row_digest_from``'s digests: its row is then always rendered)."""
     digests = shared(run, _corpus_digests)
@@ -97,13 +97,9 @@ def line_digest_of(run: RunTables) -> Callable[[Ruling | None], bytes | None]:
 
 @computed_before_fork
 def _corpus_digests(run: RunTables) -> CorpusDigests:
-    if run.digests is not None:
-        return run.digests
-    digests = CorpusDigests()
-    for ruling in run.rulings:
-        if (line_digest := record_line_digest(ruling)) is not None:
-            digests.add_digest(ruling, line_digest)
-    return digests
+    """The run's digests; for tables given without them, none (``line_digest`` then digests
+    each ruling from its record as it is asked)."""
+    return run.digests if run.digests is not None else CorpusDigests()
 
 
 @computed_before_fork

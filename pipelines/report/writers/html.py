@@ -251,9 +251,7 @@ def _json_pieces(value: Any, depth: int) -> Iterator[str]:
     if depth and type(value) is dict and value and all(type(k) is str for k in value):
         items = sorted(value.items())
         if depth == 1:
-            for start in range(0, len(items), ITEMS_AT_ONCE):
-                run = fastjson.text(dict(items[start : start + ITEMS_AT_ONCE]), sort_keys=True)
-                yield ("," if start else "{") + run[1:-1]
+            yield from _in_runs(items, dict, "{")
         else:
             for number, (key, item) in enumerate(items):
                 yield ("," if number else "{") + fastjson.text(key, sort_keys=True) + ":"
@@ -261,9 +259,7 @@ def _json_pieces(value: Any, depth: int) -> Iterator[str]:
         yield "}"
     elif depth and type(value) is list and value:
         if depth == 1:
-            for start in range(0, len(value), ITEMS_AT_ONCE):
-                run = fastjson.text(value[start : start + ITEMS_AT_ONCE], sort_keys=True)
-                yield ("," if start else "[") + run[1:-1]
+            yield from _in_runs(value, list, "[")
         else:
             for number, item in enumerate(value):
                 yield "," if number else "["
@@ -271,6 +267,14 @@ def _json_pieces(value: Any, depth: int) -> Iterator[str]:
         yield "]"
     else:
         yield fastjson.text(value, sort_keys=True)
+
+
+def _in_runs(items: list[Any], container: type, opening: str) -> Iterator[str]:
+    """A container's items (its pairs, for a dict) as JSON, ``ITEMS_AT_ONCE`` in one call:
+    each run encoded as a ``container`` of its own, without its brackets."""
+    for start in range(0, len(items), ITEMS_AT_ONCE):
+        run = fastjson.text(container(items[start : start + ITEMS_AT_ONCE]), sort_keys=True)
+        yield ("," if start else opening) + run[1:-1]
 
 
 ITEMS_AT_ONCE = 256

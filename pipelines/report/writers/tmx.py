@@ -22,7 +22,7 @@ from ...model import Alignment, Ruling
 from ...tables import RunTables
 from ...vocabulary import TRANSLATION_METHODS, Severity
 from .. import rulings_by_id, writer
-from ..kept_rows import PreviousReports, row_digest, rows_file
+from ..kept_rows import PreviousReports, row_digest_from, rows_file
 from ..markup import attribute, text, xml_safe
 from ..rows import line_digest_of
 
@@ -189,17 +189,12 @@ def _block_digest(
     block: list[_Pair], source_lang: str, line: Callable[[Ruling | None], bytes | None]
 ) -> bytes | None:
     """The digest of everything a block's units are made of: their rulings' lines
-    (``rows.line_digest_of``) and what their alignment rows and warnings add; None when a
-    ruling has no line (the block is then always written)."""
-    lines = [(line(pair.target), line(pair.source)) for pair in block]
-    if any(None in pair_lines for pair_lines in lines):
-        return None
-    return row_digest(
+    (``rows.line_digest_of``) and what their alignment rows and warnings add (None when a
+    ruling has no line: the block is then always written, ``kept_rows.row_digest_from``)."""
+    return row_digest_from(
+        [digest for pair in block for digest in (line(pair.target), line(pair.source))],
         source_lang,
-        [
-            (*pair_lines, pair.row.lang, pair.row.method, pair.row.score, pair.warnings)
-            for pair_lines, pair in zip(lines, block, strict=True)
-        ],
+        [(pair.row.lang, pair.row.method, pair.row.score, pair.warnings) for pair in block],
     )
 
 

@@ -28,7 +28,7 @@ from ...text.inline import inline_codes
 from ...vocabulary import BILINGUAL_SOURCE_SUFFIX as SOURCE_SUFFIX
 from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Severity
 from .. import rulings_by_id, writer
-from ..kept_rows import row_digest, rows_file
+from ..kept_rows import row_digest_from, rows_file
 from ..markup import attribute, text, xml_safe
 from ..markup import attributes as markup_attributes
 from ..rows import finding_digests, line_digest_of
@@ -98,31 +98,23 @@ def _file(
     line: Callable[[Ruling | None], bytes | None],
 ) -> _File:
     """A document's element: its units with their notes, and the digest of everything it is
-    made of, in one call: each unit's id, rulings' lines (``rows.line_digest_of``) and
-    notes' findings (``rows.finding_digests``) with what each annotates, the header's
-    findings and the element's attributes. None when a ruling or a finding had no digest
-    (the element is then always written)."""
+    made of: each unit's rulings' lines (``rows.line_digest_of``), its notes' findings
+    (``rows.finding_digests``), its id and what each note annotates, the header's findings
+    and the element's attributes (None when one of those digests is: the element is then
+    always written, ``kept_rows.row_digest_from``)."""
     members = tables.translated[doc]
     bilingual = any(m.counterpart for m in members)
     units = tables.bilingual_units(members) if bilingual else tables.plain_units(members)
     lang = members[0].doc_lang
     noted = [(unit, _unit_notes(unit, tables, lang)) for unit in units]
-    header = [digests[id(finding)] for finding in _ordered(tables.by_document.get(doc, []))]
-    made_of = [
-        (
-            unit.ident,
-            line(unit.source),
-            line(unit.target),
-            [(digests[id(finding)], annotates) for finding, annotates in notes],
-        )
-        for unit, notes in noted
-    ]
-    whole = None not in header and all(
-        source is not None and target is not None and all(d is not None for d, _ in notes)
-        for _, source, target, notes in made_of
-    )
+    made_of = [digests[id(finding)] for finding in _ordered(tables.by_document.get(doc, []))]
+    header = len(made_of)
+    for unit, notes in noted:
+        made_of += [line(unit.source), line(unit.target)]
+        made_of += [digests[id(finding)] for finding, _ in notes]
+    shape = [(unit.ident, [annotates for _, annotates in notes]) for unit, notes in noted]
     original = _original(doc, members, tables)
-    digest = row_digest(doc, original, source_lang, lang, header, made_of) if whole else None
+    digest = row_digest_from(made_of, header, shape, doc, original, source_lang, lang)
     return _File(doc, members, noted, digest)
 
 
