@@ -300,17 +300,22 @@ class CorpusDigests:
 
     def __init__(self) -> None:
         self._by_id: dict[str, bytes] = {}
+        """The line digest of each id given to one ruling only."""
         self._shared_ids: set[str] = set()
-        """Ids given to more than one ruling: theirs are digested again when asked for."""
+        """Ids given to more than one ruling: not in ``_by_id``, theirs are digested again
+        when asked for."""
 
     def add(self, ruling: Ruling, line: bytes) -> None:
         self.add_digest(ruling, _line_digest(line))
 
     def add_digest(self, ruling: Ruling, line_digest: bytes) -> None:
         """A ruling with its line's digest (kept with its lines: ``Lines``)."""
-        if ruling.id in self._by_id:
-            self._shared_ids.add(ruling.id)
-        self._by_id[ruling.id] = line_digest
+        ruling_id = ruling.id
+        if ruling_id in self._by_id:
+            del self._by_id[ruling_id]
+            self._shared_ids.add(ruling_id)
+        elif ruling_id not in self._shared_ids:
+            self._by_id[ruling_id] = line_digest
 
     @classmethod
     def of(cls, rulings: Iterable[Ruling]) -> CorpusDigests:
@@ -320,19 +325,33 @@ class CorpusDigests:
         return digests
 
     def digest(self, rulings: Iterable[Ruling]) -> str:
-        """One digest of these rulings' lines, in order."""
-        hasher = hashlib.blake2b(digest_size=20)
-        for ruling in rulings:
-            hasher.update(self.line_digest(ruling))
-        return hasher.hexdigest()
+        """One digest of these rulings' lines, in order. Their digests are looked up in one
+        C loop, and only those the run has none for are made one by one: the groups' and
+        documents' keys of a million-unit run look up some four million."""
+        rulings = rulings if type(rulings) is list else list(rulings)
+        found = list(map(self._by_id.get, map(_RULING_ID, rulings)))
+        if None in found:
+            found = [
+                line_digest if line_digest is not None else self.line_digest(ruling)
+                for ruling, line_digest in zip(rulings, found, strict=True)
+            ]
+        return hashlib.blake2b(b"".join(found), digest_size=20).hexdigest()
 
     def line_digest(self, ruling: Ruling) -> bytes:
         """The digest of the ruling's line (digested again from the record when the run
         has none for it, or gave its id to more than one ruling)."""
         line_digest = self._by_id.get(ruling.id)
-        if line_digest is None or ruling.id in self._shared_ids:
+        if line_digest is None:
             line_digest = _line_digest(_line(ruling))
         return line_digest
+
+    def line_digests(self) -> Callable[[str], bytes | None]:
+        """The digest of the line of the ruling of an id, None when it is to be digested
+        from its record (``line_digest``): for a caller that asks for many."""
+        return self._by_id.get
+
+
+_RULING_ID = attrgetter("id")
 
 
 def read_corpus(
@@ -574,6 +593,23 @@ def _walked(kind: type, value: Any, copies: dict[Any, Any]) -> Any:
     return copies.setdefault(key, entries)
 
 
+def single_over(kind: type, value: Any, copies: dict[Any, Any]) -> Any:
+    """``_one_copy`` of a list or dict whose lists and dicts are single in ``copies``
+    already (``parts_once``: decoded from references to them): its texts made single and
+    it looked up by its kind and its items' identities, as ``_walked`` does, without the
+    walk through its items."""
+    setdefault = copies.setdefault
+    if kind is list:
+        items = [setdefault(item, item) if type(item) is str else item for item in value]
+        return setdefault((list, *map(_identity, items)), items)
+    entries = {
+        setdefault(name, name): setdefault(item, item) if type(item) is str else item
+        for name, item in value.items()
+    }
+    key = (dict, *map(_identity, entries), *map(_identity, entries.values()))
+    return setdefault(key, entries)
+
+
 def _identity(value: Any) -> Any:
     """What tells a value made single by ``_one_copy`` from others: its identity for the
     kinds it makes single, else its kind and value (1, 1.0 and True are equal in Python
@@ -677,7 +713,7 @@ class RunTables:
         )
 
 
-def share(value: Any, copies: dict[Any, Any]) -> None:
+def share(value: Any, copies: dict[Any, Any], parts: bool = True) -> None:
     """Records decoded from the cache (a record, lists and dicts of them, or a record that
     holds them: a file's reading; changed in place): each repeated column's string and each
     shared part made the equal one ``copies`` has seen, as ``read_records`` reads a table,
@@ -688,13 +724,14 @@ def share(value: Any, copies: dict[Any, Any]) -> None:
     ``value``, and shared a column at a time all together (``_shared_by_column``): the
     cache gives many small lists (a document's findings by code, a file's rulings), and a
     pass per column of each took longer than the columns' values
-    (``benchmarks/results/work_layer.md``)."""
+    (``benchmarks/results/work_layer.md``). Without ``parts``, the shared parts are left as
+    they are (single already: ``parts_once``)."""
     by_type: dict[type, list[Any]] = {}
     _gather(value, by_type)
     for records in by_type.values():
-        if not _shared_by_column(records, copies):
+        if not _shared_by_column(records, copies, parts):
             for record in records:
-                _share_record(record, copies)
+                _share_record(record, copies, parts)
 
 
 def _gather(value: Any, by_type: dict[type, list[Any]]) -> None:
@@ -731,17 +768,17 @@ def _of_one_sharing_type(records: list[Any]) -> bool:
     return positions is not None and not positions[2] and set(map(type, records)) == {kind}
 
 
-def _share_record(record: Any, copies: dict[Any, Any]) -> None:
+def _share_record(record: Any, copies: dict[Any, Any], with_parts: bool = True) -> None:
     """``share`` of one record that holds no other (its columns one by one)."""
     repeated, parts, _ = _share_names(type(record))
     for name in repeated:
         if type(item := getattr(record, name)) is str:
             object.__setattr__(record, name, copies.setdefault(item, item))
-    for name in parts:
+    for name in parts if with_parts else ():
         object.__setattr__(record, name, _one_copy(getattr(record, name), copies))
 
 
-def _shared_by_column(records: list[Any], copies: dict[Any, Any]) -> bool:
+def _shared_by_column(records: list[Any], copies: dict[Any, Any], with_parts: bool = True) -> bool:
     """``share`` of records of one type (``share`` gathers them by type), a column at a
     time: the values got, looked up and set back in C loops (``map``), not one attribute at
     a time. 15,000 file readings of the million-unit corpus read back: 16.2 microseconds a
@@ -760,16 +797,24 @@ def _shared_by_column(records: list[Any], copies: dict[Any, Any]) -> bool:
         values = list(map(attrgetter(name), records))
         if not _TEXT_OR_NOTHING.issuperset(map(type, values)):
             return False
+        if not any(values):
+            continue  # None and "" alone (a rules section of cards, a card of rules): single
         for _ in map(set_value, records, map(setdefault, values, values)):
             pass
-    for name, set_value in parts:
-        single = [_one_copy(part, copies) for part in map(attrgetter(name), records)]
-        for _ in map(set_value, records, single):
+    for name, set_value in parts if with_parts else ():
+        values = list(map(attrgetter(name), records))
+        if _LIST.issuperset(map(type, values)) and not any(values):
+            # every one an empty list (most rulings' spans and carried lines): one object
+            for _ in map(set_value, records, itertools.repeat(_one_copy(values[0], copies))):
+                pass
+            continue
+        for _ in map(set_value, records, [_one_copy(part, copies) for part in values]):
             pass
     return True
 
 
 _TEXT_OR_NOTHING = frozenset({str, type(None)})
+_LIST = frozenset({list})
 """The kinds of value a repeated column is shared by column for (a number or a boolean is
 not: 1 and True are equal keys)."""
 

@@ -41,6 +41,7 @@ import msgspec
 from .engine import Engine
 from .engine.local import LocalEngine
 from .memo import digest
+from .parts_once import PartsOnce
 from .tables import paused_gc, share
 
 R = TypeVar("R")
@@ -75,6 +76,9 @@ class Kind(Generic[R]):
     holds in another form: ``ingest/passes.py`` keeps its rulings as their table's lines)."""
     restored: Callable[[R], R] | None = None
     """The record again from what ``stored`` kept."""
+    parts_once: bool = False
+    """Whether the lists and dicts of the records' parts are stored once per entry, and read
+    back single (``parts_once.py``: findings, whose evidence repeats them)."""
 
     @functools.cached_property
     def version_digest(self) -> str:
@@ -83,7 +87,8 @@ class Kind(Generic[R]):
 
         schema = msgspec.json.encode(msgspec.json.schema(self.record))
         resources = [resource_path(name).read_bytes() for name in sorted(self.resources)]
-        return digest([self.name, self.version, schema, *resources])[:24]
+        stored_as = ["parts once"] if self.parts_once else []
+        return digest([self.name, self.version, schema, *stored_as, *resources])[:24]
 
     @functools.cached_property
     def _encoder(self) -> msgspec.msgpack.Encoder:
@@ -93,13 +98,22 @@ class Kind(Generic[R]):
     def _decoder(self) -> msgspec.msgpack.Decoder:
         return msgspec.msgpack.Decoder(self.record)
 
-    def encode(self, record: R) -> bytes:
-        return self._encoder.encode(record if self.stored is None else self.stored(record))
+    @functools.cached_property
+    def _parts_once(self) -> PartsOnce:
+        return PartsOnce(self.record)
 
-    def decode(self, data: bytes | memoryview) -> R:
+    def encode(self, record: R) -> bytes:
+        kept = record if self.stored is None else self.stored(record)
+        return self._parts_once.encode(kept) if self.parts_once else self._encoder.encode(kept)
+
+    def decode(self, data: bytes | memoryview, copies: dict[Any, Any] | None = None) -> R:
         """A record from its bytes (msgspec.DecodeError, ValueError or TypeError when they
-        are not one of today's records)."""
-        record = self._decoder.decode(data)
+        are not one of today's records); a kind with ``parts_once`` makes its parts single
+        in ``copies`` as it decodes them."""
+        if self.parts_once:
+            record = self._parts_once.decode(data, copies)
+        else:
+            record = self._decoder.decode(data)
         return record if self.restored is None else self.restored(record)
 
 
@@ -366,14 +380,14 @@ def _stored(job: Job, cache: Cache, copies: dict[Any, Any] | None) -> list[Any]:
     pending: list[Any] = []  # decoded, their values not yet made single
     for key, data in cache.each(kind, list(units)) if units else ():
         for index in units[key]:
-            found[index] = result = _decoded(kind, data)
+            found[index] = result = _decoded(kind, data, shared)
             if shared is not None and result is not _MISSING:
                 pending.append(result)
                 if len(pending) >= SHARED_AT_ONCE:
-                    share(pending, shared)
+                    share(pending, shared, parts=not kind.parts_once)
                     pending.clear()
     if pending:
-        share(pending, shared)
+        share(pending, shared, parts=not kind.parts_once)
     for indices in units.values():
         for index in indices:
             cache.reuse.count(kind.name, found[index] is not _MISSING)
@@ -389,10 +403,10 @@ time, 92.7 s and 3,630 MiB (what 256 results hold unshared). One at a time took 
 more, at the same peak as 32 (``benchmarks/results/work_layer.md``)."""
 
 
-def _decoded(kind: Kind, data: memoryview) -> Any:
+def _decoded(kind: Kind, data: memoryview, copies: dict[Any, Any] | None) -> Any:
     """A stored result as its record, ``_MISSING`` when its bytes are not today's record."""
     try:
-        return kind.decode(data)
+        return kind.decode(data, copies)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
         return _MISSING
 

@@ -76,3 +76,48 @@ def test_documents_without_a_mirror_are_paired_by_content(tmp_path, encode):
 def test_a_place_leaves_out_language_folders():
     assert place("es/DOM/opt.txt") == place("en/DOM/opt.txt") == place("DOM/opt.txt")
     assert place("es/zh-Hans/opt.txt") == ("opt.txt",)
+
+
+def test_a_language_paired_by_content_is_kept_until_one_of_its_documents_changes(
+    tmp_path, encode, monkeypatch
+):
+    """A rerun takes each language's pairs by content from the work cache; an edited
+    translated document pairs its language again, to the same English."""
+    from pipelines.align import documents
+    from pipelines.store import open_store
+    from pipelines.work import Cache, Reuse
+
+    root = tmp_path / "by-content"
+    write(root, mirrored=False)
+    scored: list[int] = []
+    assign = documents._assign
+
+    def counted(ctx, docs, free, english):
+        scored.append(docs)
+        return assign(ctx, docs, free, english)
+
+    monkeypatch.setattr(documents, "_assign", counted)
+
+    def rows(reuse: Reuse) -> list:
+        rulings = ingest([root / "en", root / "es"]).rulings
+        return align(rulings, encode, work=Cache(open_store(tmp_path / "store"), (), reuse))
+
+    first, again = Reuse(), Reuse()
+    cold = rows(first)
+    assert len(scored) == 1 and first.counts["align-pairing"] == [0, 1]
+    assert rows(again) == cold and len(scored) == 1
+    assert again.counts["align-pairing"] == [1, 0]
+    [[paired, *_]] = scored
+    text = (root / "es" / paired).read_text("utf-8")
+    (root / "es" / paired).write_text(text.rstrip("\n") + " \n\nUna línea nueva.\n", "utf-8")
+    edited = rows(Reuse())
+    assert len(scored) == 2
+
+    def english_of(rows: list) -> set[str]:
+        return {
+            row.source_id.rsplit(":", 1)[0]
+            for row in rows
+            if row.source_id and (row.target_id or "").startswith(paired + ":")
+        }
+
+    assert english_of(edited) == english_of(cold) == {"DOM/weight-of-memory.txt"}

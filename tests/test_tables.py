@@ -339,6 +339,12 @@ def test_rulings_that_share_an_id_are_each_digested_from_their_own_line():
     digests = CorpusDigests.of(twins)
     assert digests.digest(twins[:1]) == CorpusDigests.of(twins[:1]).digest(twins[:1])
     assert digests.digest(twins[:1]) != digests.digest(twins[1:])
+    triplets = [*twins, replace(RECORDS[0], text="A third text.")]
+    digests = CorpusDigests.of(triplets)
+    assert [digests.digest([r]) for r in triplets] == [
+        CorpusDigests.of([r]).digest([r]) for r in triplets
+    ]
+    assert digests.digest(triplets) == CorpusDigests().digest(triplets)
 
 
 def test_a_record_is_written_with_its_fields_only(tmp_path: Path):

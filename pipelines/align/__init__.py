@@ -150,9 +150,14 @@ def align(
     ctx = AlignContext(rulings, encode, source_lang, thresholds)
     engine = engine or LocalEngine()
     ordered = [doc for group in _document_groups(ctx, ctx.documents) for doc in group]
-    paired = {doc: found.english for doc, found in pair_by_content(ctx, _with_own(ctx)).items()}
     work = work or no_cache()
     digests = digests or (CorpusDigests.of(ctx.rulings) if work.keeps else None)
+    paired = {
+        doc: found.english
+        for doc, found in pair_by_content(
+            ctx, _with_own(ctx), work, digests, (source_lang, embedder)
+        ).items()
+    }
     sources = _sources_digest(ctx, digests) if work.keeps else ""
     keys = _document_keys(ctx, ordered, work, [source_lang, embedder], digests, paired, sources)
     shared = {

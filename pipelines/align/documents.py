@@ -22,7 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Ruling
+from ..tables import CorpusDigests
 from ..text.tokens import token_counts
+from ..work import Cache, Job, keep, look_up, no_cache
+from ..work import kind as unit_kind
 from .context import (
     AlignContext,
     is_rules_unit,
@@ -60,17 +63,38 @@ class Paired:
     margin: float
 
 
+PAIRED_BY_CONTENT = unit_kind(
+    "align-pairing",
+    "languages' documents paired by content",
+    dict[str, Paired],
+    version="1",
+    share=False,
+)
+"""The English documents the translated documents of a language that need one were given by
+content (``_assign``), keyed by those documents and the English documents left to them:
+every one of them scored against every candidate each run took 2.9 s of an edited
+million-unit run's alignment (``benchmarks/results/work_layer.md``)."""
+
+
 def is_card_document(members: list[Ruling]) -> bool:
     """A document of card rulings or card text (not rules, not a bilingual file's units)."""
     return not any(is_rules_unit(m) or m.counterpart for m in members)
 
 
-def pair_by_content(ctx: AlignContext, has_own: set[str]) -> dict[str, Paired]:
+def pair_by_content(
+    ctx: AlignContext,
+    has_own: set[str],
+    work: Cache | None = None,
+    digests: CorpusDigests | None = None,
+    options: tuple[str, ...] = (),
+) -> dict[str, Paired]:
     """The English document of each translated card document whose card has no English in
     the input (``has_own``: the translated documents that do), per language, one to one. A
     document of a card the card data knows is paired only with an English document of a
     card it does not know (a title it cannot read): another known card's English is that
-    card's, however alike the texts (two cards with the same suspend rulings)."""
+    card's, however alike the texts (two cards with the same suspend rulings). ``work``
+    keeps each language's pairs by content (``PAIRED_BY_CONTENT``; ``digests``: the rulings'
+    line digests, ``options``: what else the vectors are made with)."""
     english = {
         doc: [m for m in members if ctx.is_source(m)]
         for doc, members in ctx.documents.items()
@@ -102,7 +126,34 @@ def pair_by_content(ctx: AlignContext, has_own: set[str]) -> dict[str, Paired]:
         found.update(placed)
         taken = {p.english for p in placed.values()}
         rest = [doc for doc in sorted(docs) if doc not in placed]
-        found.update(_assign(ctx, rest, [doc for doc in free if doc not in taken], english))
+        left = [doc for doc in free if doc not in taken]
+        found.update(_assigned(ctx, rest, left, english, work or no_cache(), digests, options))
+    return found
+
+
+def _assigned(
+    ctx: AlignContext,
+    docs: list[str],
+    free: list[str],
+    english: dict[str, list[Ruling]],
+    work: Cache,
+    digests: CorpusDigests | None,
+    options: tuple[str, ...],
+) -> dict[str, Paired]:
+    """``_assign``, kept in ``work`` under the documents and the English documents left to
+    them, each named with the digest of its units' lines."""
+    if not docs or not free:
+        return {}
+    key = None
+    if work.keeps and digests is not None:
+        named = [part for doc in docs + free for part in (doc, digests.digest(ctx.documents[doc]))]
+        key = work.key(PAIRED_BY_CONTENT, [*options, str(len(docs)), *named])
+    job = Job(PAIRED_BY_CONTENT, [key])
+    [kept] = look_up(job, work)
+    if kept is not None:
+        return kept
+    found = _assign(ctx, docs, free, english)
+    keep(job, work, {0: found})
     return found
 
 

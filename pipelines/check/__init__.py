@@ -138,6 +138,7 @@ CHECK_GROUP = kind(
     Found,
     version=CHECK_VERSION,
     resources=CHECK_RESOURCES,
+    parts_once=True,
 )
 """The findings of a group check on one group, keyed by the check, the corpus facts and every
 unit the group reads."""

@@ -83,10 +83,14 @@ def line_digest_of(run: RunTables) -> Callable[[Ruling | None], bytes | None]:
     ``b""`` for no ruling, None for a ruling no line can be written for (give it among
     ``row_digest_from``'s digests: its row is then always rendered)."""
     digests = shared(run, _corpus_digests)
+    known = digests.line_digests()
 
     def line(ruling: Ruling | None) -> bytes | None:
         if ruling is None:
             return b""
+        found = known(ruling.id)
+        if found is not None:
+            return found
         try:
             return digests.line_digest(ruling)
         except (TypeError, ValueError):  # UnicodeEncodeError included
