@@ -115,8 +115,12 @@ def _unscripted_key(text: str) -> str:
     return " ".join(re.sub(r"[^\w']+", " ", text).split())
 
 
+HAN_FIRST, HAN_LAST = "\u4e00", "\u9fff"
+"""The CJK Unified Ideographs block: what counts as a Han character in a name."""
+
+
 def _has_han(text: str) -> bool:
-    return any("\u4e00" <= c <= "\u9fff" for c in text)
+    return any(HAN_FIRST <= c <= HAN_LAST for c in text)
 
 
 @cache
@@ -501,7 +505,7 @@ class CardIndex:
             han: dict[str, set[int]] = defaultdict(set)
             word_automaton, han_automaton = ahocorasick.Automaton(), ahocorasick.Automaton()
             for key in self.by_key:
-                if key and "\u4e00" <= key[0] <= "\u9fff":  # as _has_han(key[0])
+                if key and HAN_FIRST <= key[0] <= HAN_LAST:
                     han[key[0]].add(len(key))
                     han_automaton.add_word(key.encode().decode("latin-1"), key)
                     continue

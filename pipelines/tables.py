@@ -584,30 +584,35 @@ objects made one (``benchmarks/results/work_layer.md``). The keys are the stage'
 def _walked(kind: type, value: Any, copies: dict[Any, Any]) -> Any:
     """``_one_copy`` of a list or dict, its items made single first."""
     if kind is list:
-        items = [_one_copy(item, copies) for item in value]
-        return copies.setdefault((list, *map(_identity, items)), items)
+        return _single(list, [_one_copy(item, copies) for item in value], copies)
     entries = {
         copies.setdefault(name, name): _one_copy(item, copies) for name, item in value.items()
     }
-    key = (dict, *map(_identity, entries), *map(_identity, entries.values()))
-    return copies.setdefault(key, entries)
+    return _single(dict, entries, copies)
 
 
 def single_over(kind: type, value: Any, copies: dict[Any, Any]) -> Any:
     """``_one_copy`` of a list or dict whose lists and dicts are single in ``copies``
     already (``parts_once``: decoded from references to them): its texts made single and
-    it looked up by its kind and its items' identities, as ``_walked`` does, without the
-    walk through its items."""
+    it looked up as ``_walked`` looks it up, without the walk through its items."""
     setdefault = copies.setdefault
     if kind is list:
         items = [setdefault(item, item) if type(item) is str else item for item in value]
-        return setdefault((list, *map(_identity, items)), items)
+        return _single(list, items, copies)
     entries = {
         setdefault(name, name): setdefault(item, item) if type(item) is str else item
         for name, item in value.items()
     }
-    key = (dict, *map(_identity, entries), *map(_identity, entries.values()))
-    return setdefault(key, entries)
+    return _single(dict, entries, copies)
+
+
+def _single(kind: type, made: Any, copies: dict[Any, Any]) -> Any:
+    """The one object of a list or dict whose items are single already: known by its kind
+    and its items' identities (a dict's keys, then its values)."""
+    if kind is list:
+        return copies.setdefault((list, *map(_identity, made)), made)
+    key = (dict, *map(_identity, made), *map(_identity, made.values()))
+    return copies.setdefault(key, made)
 
 
 def _identity(value: Any) -> Any:
