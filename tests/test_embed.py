@@ -17,6 +17,7 @@ import numpy as np
 import platformdirs
 import pytest
 
+from pipelines import files
 from pipelines.align.embed import (
     DEFAULT_EMBEDDER,
     EMBEDDERS,
@@ -519,6 +520,41 @@ def test_damaged_or_half_written_shards_cost_a_recomputation_only(cache):
     vectors = embed_texts(texts, embedder, cache)
     assert embedder.batches == [texts]
     assert vectors.tobytes() == expected_vectors(texts).tobytes()
+
+
+def test_a_shard_checked_once_is_not_read_again_while_it_keeps_its_stamp(tmp_path, monkeypatch):
+    """A run checks a shard's files against their digest once; the next run (a new process)
+    takes the check from the digests the last one kept (``files.digests_kept``) while the
+    files keep their stamps, and a file written again is checked again."""
+    texts = [f"ruling number {n}" for n in range(50)]
+    vectors = np.random.default_rng(2).standard_normal((50, 64)).astype(np.float32)
+    EmbeddingCache(tmp_path / "emb").put("m", texts, vectors)
+    monkeypatch.setattr(files, "SETTLED_NS", -(10**12))  # every file counts as settled
+    read: list[str] = []
+    real = cache_module.hashlib.file_digest
+
+    def counting(file, name):
+        read.append(Path(file.name).name)
+        return real(file, name)
+
+    monkeypatch.setattr(cache_module.hashlib, "file_digest", counting)
+
+    def next_run() -> np.ndarray:
+        monkeypatch.setattr(files, "_DIGESTS", {})  # a new process
+        with files.digests_kept(tmp_path / "kept"):
+            hits, found = EmbeddingCache(tmp_path / "emb").get("m", texts)
+        assert hits.all()
+        return found
+
+    assert np.array_equal(next_run(), vectors) and len(read) == 2  # keys and vectors
+    read.clear()
+    assert np.array_equal(next_run(), vectors) and read == []
+    (shard,) = (tmp_path / "emb").rglob("*.vecs.npy")
+    shard.write_bytes(shard.read_bytes()[:-4] + b"\0\0\0\0")  # a flipped vector: a new stamp
+    monkeypatch.setattr(files, "_DIGESTS", {})
+    with files.digests_kept(tmp_path / "kept"):
+        hits, _ = EmbeddingCache(tmp_path / "emb").get("m", texts)
+    assert not hits.any() and shard.name in read and not shard.exists()
 
 
 def test_clear_and_prune(tmp_path):

@@ -7,11 +7,13 @@ import hashlib
 import json
 import random
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
 from pipelines.model import Alignment, Finding, Mark, Ruling
 from pipelines.report import WRITERS
+from pipelines.report.kept_rows import PreviousReports
 from pipelines.report.writers import html as html_writer
 from pipelines.report.writers.html import (
     certainty,
@@ -24,8 +26,10 @@ from pipelines.report.writers.html import (
     write_html,
 )
 from pipelines.resources import resource_path
+from pipelines.store import open_store
 from pipelines.tables import RunTables
 from pipelines.vocabulary import Role, Side
+from pipelines.work import Cache
 
 SCRIPT_ATTACK = "</script><script>alert(1)</script>"
 IMG_ATTACK = "<img src=x onerror=alert(1)>"
@@ -412,3 +416,34 @@ def test_the_data_block_is_the_page_data_written_row_by_row(tmp_path: Path) -> N
     assert json_for_script(data) in page
     assert len(data["findings"]) == len(data["ranks"]) == len(run.findings) + 1
     assert [row["baseline"] for row in data["findings"]].count(True) == 1
+
+
+def test_the_rulings_the_rows_show_are_rows_copied_when_unchanged(tmp_path: Path, monkeypatch):
+    """The block's ``rulings`` object is written an entry a row: after one ruling's text
+    changed, only its entry is rendered again (the other is copied from the previous page),
+    and the page is the one written without a previous page."""
+    cache = Cache(open_store(tmp_path / "cache"), ["salt"])
+    before = tmp_path / "before"
+    before.mkdir()
+    run = hostile_run()
+    run.previous = PreviousReports(before, cache)
+    WRITERS["html"].target(run, before)
+
+    rendered: list[str] = []
+    ruling_row = html_writer._ruling_row
+
+    def counting(ruling: Ruling) -> dict:
+        rendered.append(ruling.id)
+        return ruling_row(ruling)
+
+    monkeypatch.setattr(html_writer, "_ruling_row", counting)
+    edited = hostile_run()
+    edited.rulings[1] = replace(edited.rulings[1], text=edited.rulings[1].text + " Otra frase.")
+    edited.previous = PreviousReports(before, cache)
+    now = tmp_path / "now"
+    now.mkdir()
+    written = WRITERS["html"].target(edited, now).read_bytes()
+    assert rendered == ["t.txt:3"]
+    edited.previous = None
+    assert written == WRITERS["html"].target(edited, tmp_path).read_bytes()
+    assert "Otra frase." in written.decode("utf-8")

@@ -292,8 +292,9 @@ class CheckContext:
         translation under the translation's document, one without under its group (the
         English document)."""
         found: dict[str, list[Alignment]] = defaultdict(list)
+        by_id = self.by_id
         for row in self.alignment:
-            target = self.by_id.get(row.target_id) if row.target_id else None
+            target = by_id.get(row.target_id) if row.target_id else None
             found[target.doc if target else row.group].append(row)
         return dict(found)
 
@@ -388,10 +389,11 @@ class CheckContext:
     @cached_property
     def untranslated(self) -> dict[str, Alignment]:
         """Rows of source-language rulings standing in translations, by target id."""
+        untranslated = Method.UNTRANSLATED
         return {
             row.target_id: row
             for row in self.alignment
-            if row.method == Method.UNTRANSLATED and row.target_id
+            if row.method == untranslated and row.target_id
         }
 
     def is_card_name(self, text: str) -> bool:

@@ -29,8 +29,9 @@ def length_ratios(ctx: CheckContext) -> dict[str, float]:
     ratios = defaultdict(list)
     shortest = ctx.threshold(MIN_SOURCE_CHARS)
     for pair in ctx.pairs:
-        if len(pair.source.text) >= shortest:
-            ratios[pair.lang].append(len(pair.target.text) / len(pair.source.text))
+        source, target = pair.source.text, pair.target
+        if len(source) >= shortest:
+            ratios[target.lang or ""].append(len(target.text) / len(source))
     return {
         lang: statistics.median(values)
         if len(values) >= MEASURED_PAIRS

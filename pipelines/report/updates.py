@@ -75,14 +75,17 @@ def update_rows(run: RunTables) -> list[UpdateRow]:
 def _update_rows(run: RunTables) -> list[UpdateRow]:
     by_id = rulings_by_id(run)
     listed: list[tuple[Alignment, str, Ruling | None, Ruling | None, Ruling | None]] = []
+    removed, new_release, no_translation = Release.REMOVED, Release.NEW, Method.NO_TRANSLATION
     for row in run.alignment:
         if row.superseded_by and row.source_id and row.target_id:
             old, new, target = by_id[row.source_id], by_id[row.superseded_by], by_id[row.target_id]
             status = STATUS[Release.REWORDED]
-        elif row.release == Release.REMOVED and row.source_id and row.target_id:
+        elif not row.release:
+            continue  # most rows: the current release's
+        elif row.release == removed and row.source_id and row.target_id:
             old, new, target = by_id[row.source_id], None, by_id[row.target_id]
             status = STATUS[Release.REMOVED]
-        elif row.release == Release.NEW and row.source_id and row.method == Method.NO_TRANSLATION:
+        elif row.release == new_release and row.source_id and row.method == no_translation:
             old, new, target = None, by_id[row.source_id], None
             status = STATUS[Release.NEW]
         else:

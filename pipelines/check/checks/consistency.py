@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from operator import attrgetter
 
 from ...cards import WORD as NAME_WORD
 from ...model import Ruling
@@ -388,6 +389,9 @@ def _not_alone(ctx: CheckContext) -> set[str]:
     }
 
 
+_DOC = attrgetter("doc")
+
+
 def translation_families(ctx: CheckContext) -> list[Group]:
     """The translations of each English ruling into each language (its family: the same
     text on several cards or in several files), where they are in two documents or more,
@@ -395,22 +399,21 @@ def translation_families(ctx: CheckContext) -> list[Group]:
     its members, the English each is aligned with and the family's own."""
     families: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
     partial = _not_alone(ctx)
+    by_id, source_lang, untranslated = ctx.by_id, ctx.source_lang, Method.UNTRANSLATED
     for row in ctx.alignment:
-        if (
-            row.family
-            and row.target_id
-            and row.method != Method.UNTRANSLATED
-            and row.target_id not in partial
-        ):
-            target = ctx.by_id[row.target_id]
-            if target.lang and target.lang != ctx.source_lang:
-                families[row.family, target.lang].append(target)
+        target_id = row.target_id
+        if row.family and target_id and row.method != untranslated and target_id not in partial:
+            target = by_id[target_id]
+            lang = target.lang
+            if lang and lang != source_lang:
+                families[row.family, lang].append(target)
     groups = []
+    pairs_by_target = ctx.pairs_by_target
     for (family, lang), rulings in sorted(families.items()):
-        if len({r.doc for r in rulings}) < 2:
+        if len(set(map(_DOC, rulings))) < 2:
             continue
-        sources = [pair.source for r in rulings if (pair := ctx.pairs_by_target.get(r.id))]
-        family_source = ctx.by_id.get(family)
+        sources = [pair.source for r in rulings if (pair := pairs_by_target.get(r.id))]
+        family_source = by_id.get(family)
         reads = [*rulings, *sources, *([family_source] if family_source else [])]
         groups.append(Group((family, lang), rulings, reads))
     return groups

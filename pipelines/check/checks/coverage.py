@@ -157,11 +157,14 @@ def _documents_with_sources(ctx: CheckContext) -> set[str]:
     document), as opposed to ones only matched ruling by ruling with other cards' rulings,
     and documents of a card whose own English is in the input (even if nothing in them
     matched it)."""
-    english_cards = {r.card for r in ctx.rulings if r.card and r.doc_kind == DocKind.SOURCE}
+    source, by_id, elsewhere = DocKind.SOURCE, ctx.by_id, _MATCHED_ELSEWHERE
+    english_cards = {r.card for r in ctx.rulings if r.card and r.doc_kind == source}
     return {
-        ctx.by_id[row.target_id].doc
+        by_id[row.target_id].doc
         for row in ctx.alignment
-        if row.source_id
-        and row.target_id
-        and row.method not in (Method.UNTRANSLATED, Method.TEMPLATE)
+        if row.source_id and row.target_id and row.method not in elsewhere
     } | {r.doc for r in ctx.translations if r.card in english_cards}
+
+
+_MATCHED_ELSEWHERE = frozenset({Method.UNTRANSLATED, Method.TEMPLATE})
+"""Rows that pair a translation with no source of its own document."""

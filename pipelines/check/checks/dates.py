@@ -100,9 +100,10 @@ def dates_disagree_across_translations(ctx: CheckContext) -> Iterator[Problem]:
     when no date prevails every translation is reported. All the dates are in the
     evidence."""
     members: dict[str, list[Ruling]] = defaultdict(list)
+    by_id, untranslated = ctx.by_id, Method.UNTRANSLATED
     for row in ctx.alignment:
-        if row.family and row.target_id and row.method != Method.UNTRANSLATED:
-            target = ctx.by_id[row.target_id]
+        if row.family and row.target_id and row.method != untranslated:
+            target = by_id[row.target_id]
             if target.date:
                 members[row.family].append(target)
     for family, rulings in sorted(members.items()):

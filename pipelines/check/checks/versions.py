@@ -175,11 +175,14 @@ def _current_release(ctx: CheckContext, group: str | None) -> str | None:
 @corpus_fact
 def _newest_releases(ctx: CheckContext) -> dict[str, str]:
     newest: dict[str, str] = {}
+    by_id = ctx.by_id
     for row in ctx.alignment:
-        for unit_id in filter(None, (row.source_id, row.superseded_by)):
-            version = ctx.by_id[unit_id].doc_version
-            if row.group and version:
-                newest[row.group] = max(newest.get(row.group, version), version)
+        group = row.group
+        for unit_id in (row.source_id, row.superseded_by):
+            if unit_id:
+                version = by_id[unit_id].doc_version
+                if group and version:
+                    newest[group] = max(newest.get(group, version), version)
     return newest
 
 

@@ -49,7 +49,7 @@ from lxml import etree
 from ...files import file_digest
 from ...model import Finding, Ruling
 from ...tables import RunTables
-from ...vocabulary import Severity
+from ...vocabulary import Severity, severity_rank
 from .. import rulings_by_id, writer
 from ..splice import (
     Edits,
@@ -210,7 +210,7 @@ def _place(
 def _finding_order(finding: Finding) -> tuple:
     return (
         finding.ruling_id or "",
-        Severity(finding.severity).rank,
+        severity_rank(finding.severity),
         finding.code,
         finding.message,
         finding.fingerprint,

@@ -72,13 +72,14 @@ def _pairs(run: RunTables) -> list[_Pair]:
         if finding.ruling_id:
             severities[finding.ruling_id][finding.severity].add(finding.code)
     pairs = []
+    error, warning, none = Severity.ERROR, Severity.WARNING, {}
     for row in run.alignment:
         if row.method not in TRANSLATION_METHODS or not row.source_id or not row.target_id:
             continue
-        found = severities.get(row.target_id, {})
-        if found.get(Severity.ERROR) or row.superseded_by or row.release:
+        found = severities.get(row.target_id, none)
+        if found.get(error) or row.superseded_by or row.release:
             continue
-        warnings = found.get(Severity.WARNING)
+        warnings = found.get(warning)
         pairs.append(
             _Pair(
                 row,

@@ -26,7 +26,7 @@ from ...model import Finding, Ruling, id_order
 from ...tables import RunTables
 from ...text.inline import inline_codes
 from ...vocabulary import BILINGUAL_SOURCE_SUFFIX as SOURCE_SUFFIX
-from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Severity
+from ...vocabulary import TRANSLATION_METHODS, DocKind, Method, Severity, severity_rank
 from .. import rulings_by_id, writer
 from ..kept_rows import row_digest_from, rows_file
 from ..markup import attribute, text, xml_safe
@@ -153,15 +153,17 @@ class _Tables:
         self.missing: dict[tuple, list[str]] = defaultdict(list)
         owners: dict[tuple, str] = {}
         paired = TRANSLATION_METHODS | {Method.UNTRANSLATED}
+        by_id, no_translation = self.by_id, Method.NO_TRANSLATION
+        source_of, groups, missing = self.source_of, self.groups, self.missing
         for row in run.alignment:
-            target = self.by_id.get(row.target_id or "")
-            if row.method == Method.NO_TRANSLATION and row.source_id:
-                self.missing[(row.lang, row.group)].append(row.source_id)
+            target = by_id.get(row.target_id or "")
+            if row.method == no_translation and row.source_id:
+                missing[(row.lang, row.group)].append(row.source_id)
             if target is None:
                 continue
-            self.groups[target.doc].add(row.group)
+            groups[target.doc].add(row.group)
             if row.source_id and row.method in paired:
-                self.source_of[target.id] = self.by_id[row.source_id]
+                source_of[target.id] = by_id[row.source_id]
             key = (row.lang, row.group)
             owner = owners.get(key)
             if not target.counterpart and (
@@ -298,7 +300,7 @@ _STATES_1_2 = frozenset(
 
 
 def _finding_order(finding: Finding) -> tuple:
-    return (Severity(finding.severity).rank, finding.code, finding.message, finding.fingerprint)
+    return (severity_rank(finding.severity), finding.code, finding.message, finding.fingerprint)
 
 
 def _ordered(items: list[Finding]) -> list[Finding]:
