@@ -17,7 +17,7 @@ from typing import Any
 from ..api import REVIEW_COLUMNS, evidence_text
 from ..model import Finding, Ruling
 from ..tables import CorpusDigests, RunTables, record_line_digest
-from ..vocabulary import SEVERITY_ORDER
+from ..vocabulary import SEVERITY_RANKS
 from . import computed_before_fork, rulings_by_id, shared
 from .kept_rows import row_digest_from
 
@@ -25,7 +25,6 @@ COLUMNS = REVIEW_COLUMNS
 _evidence_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 """The evidence column's JSON (one encoder for every row: ``json.dumps`` with options builds
 one per call)."""
-SEVERITY_POSITION = {str(severity): rank for rank, severity in enumerate(SEVERITY_ORDER)}
 
 
 def finding_rows(run: RunTables, lang: str | None = None) -> Iterator[dict[str, object]]:
@@ -199,7 +198,7 @@ def _review_order(finding: Finding) -> tuple:
     missing value before any other (the API's stable ``sort_values(...,
     na_position="first")``)."""
     return (
-        SEVERITY_POSITION[finding.severity],
+        SEVERITY_RANKS[finding.severity],
         -(1.0 if finding.confidence is None else finding.confidence),
         _missing_first(finding.file),
         _missing_first(finding.line),

@@ -98,14 +98,14 @@ def _write_page(run: RunTables, rows: RowsWriter) -> None:
         rows.piece(b'{"findings":[]')
     # the rest of the block: the same object's other keys, which all sort after "findings",
     # a key at a time; the rulings the rows show as rows too (most of the block's bytes)
-    rest = {**page.rest, "ranks": page.ranks, "rulings": None}
-    for key in sorted(rest):
+    rest = {**page.rest, "ranks": page.ranks}
+    for key in sorted([*rest, "rulings"]):
         rows.piece(("," + fastjson.text(key) + ":").encode())
         if key == "rulings":
             _write_rulings(run, page, rows)
-            continue
-        for part in json_for_script_parts(rest[key], depth=1):
-            rows.piece(part.encode())
+        else:
+            for part in json_for_script_parts(rest[key], depth=1):
+                rows.piece(part.encode())
     rows.piece(b"}")
     rows.piece(after.encode())
 
