@@ -7,6 +7,7 @@ import gc
 import hashlib
 import itertools
 import json
+import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
@@ -719,10 +720,11 @@ class RunTables:
 
 
 def share(value: Any, copies: dict[Any, Any], parts: bool = True) -> None:
-    """Records decoded from the cache (a record, lists and dicts of them, or a record that
-    holds them: a file's reading; changed in place): each repeated column's string and each
-    shared part made the equal one ``copies`` has seen, as ``read_records`` reads a table,
-    so that the rows of a million units read back take the memory they took when computed.
+    """Records decoded from the cache by a typed decoder (a record, lists and dicts of them,
+    or a record that holds them: a file's reading; changed in place): each repeated
+    column's string and each shared part made the equal one ``copies`` has seen, as
+    ``read_records`` reads a table, so that the rows of a million units read back take the
+    memory they took when computed.
     A frozen record's fields are set as its own ``__init__`` sets them.
 
     The records of each type are gathered first, from every list, dict and holder in
@@ -788,9 +790,9 @@ def _shared_by_column(records: list[Any], copies: dict[Any, Any], with_parts: bo
     time: the values got, looked up and set back in C loops (``map``), not one attribute at
     a time. 15,000 file readings of the million-unit corpus read back: 16.2 microseconds a
     ruling record by record, 10.7 a column at a time (``benchmarks/results/work_layer.md``).
-    False, with nothing or part of it done, when the type has no slots or a column holds
-    more than text (``share`` then does it record by record: doing it again changes
-    nothing)."""
+    False, with nothing or part of it done, when the type has no slots or a column whose
+    annotation allows more than text holds more (``share`` then does it record by record:
+    doing it again changes nothing)."""
     if not records:
         return True
     setters = _column_setters(type(records[0]))
@@ -798,15 +800,15 @@ def _shared_by_column(records: list[Any], copies: dict[Any, Any], with_parts: bo
         return False
     repeated, parts = setters
     setdefault = copies.setdefault
-    for name, set_value in repeated:
+    for name, set_value, typed_text in repeated:
         values = list(map(attrgetter(name), records))
-        if not _TEXT_OR_NOTHING.issuperset(map(type, values)):
+        if not typed_text and not _TEXT_OR_NOTHING.issuperset(map(type, values)):
             return False
         if not any(values):
             continue  # None and "" alone (a rules section of cards, a card of rules): single
         for _ in map(set_value, records, map(setdefault, values, values)):
             pass
-    for name, set_value in parts if with_parts else ():
+    for name, set_value, _ in parts if with_parts else ():
         values = list(map(attrgetter(name), records))
         if _LIST.issuperset(map(type, values)) and not any(values):
             # every one an empty list (most rulings' spans and carried lines): one object
@@ -827,18 +829,33 @@ not: 1 and True are equal keys)."""
 @cache
 def _column_setters(
     record_type: type,
-) -> tuple[tuple[tuple[str, Callable[[Any, Any], None]], ...], ...] | None:
-    """Each repeated column's and shared part's name and the setter of its slot (which sets
-    a frozen record's field as its ``__init__`` does); None for a type without them or
-    without slots."""
+) -> tuple[tuple[tuple[str, Callable[[Any, Any], None], bool], ...], ...] | None:
+    """Each repeated column's and shared part's name, the setter of its slot (which sets a
+    frozen record's field as its ``__init__`` does) and whether its annotation allows text
+    and None alone; None for a type without them or without slots."""
     names = _share_names(record_type)
     if names is None or names[2]:
         return None
     slots = [getattr(record_type, name, None) for name in (*names[0], *names[1])]
     if not all(isinstance(slot, MemberDescriptorType) for slot in slots):
         return None
+    text = _text_fields(record_type)
     return tuple(
-        tuple((name, getattr(record_type, name).__set__) for name in group) for group in names[:2]
+        tuple((name, getattr(record_type, name).__set__, name in text) for name in group)
+        for group in names[:2]
+    )
+
+
+@cache
+def _text_fields(record_type: type) -> frozenset[str]:
+    """The fields annotated ``str`` or ``str | None``: a record the cache's typed decoder
+    made holds text or None there, so ``share`` need not look at the values' types (a
+    scan of every value of every column: 0.4 s of an edited million-unit run)."""
+    hints = typing.get_type_hints(record_type)
+    return frozenset(
+        name
+        for name in column_names(record_type)
+        if hints[name] is str or set(typing.get_args(hints[name]) or ()) == {str, type(None)}
     )
 
 

@@ -3,6 +3,7 @@ a digest of their bytes before any walk through them, with the same outcome as t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import given, settings
@@ -194,14 +195,43 @@ def test_a_list_of_records_is_shared_a_column_at_a_time_as_one_by_one():
     assert {k for k in copies if type(k) is str} == {k for k in singles if type(k) is str}
 
 
-def test_a_column_holding_anything_but_text_is_shared_one_by_one():
-    """``True`` in a text column (a record built by hand) is not taken for the 1 before it:
-    equal keys are not enough to share."""
+@dataclass(slots=True)
+class _Tagged:
+    """A record whose repeated column ``tag`` may hold anything (none of ``model``'s does)."""
+
+    name: str
+    tag: Any
+
+
+def test_a_column_that_may_hold_anything_but_text_is_shared_one_by_one(monkeypatch):
+    """``True`` after a 1 in a column annotated to hold anything is not taken for the 1:
+    equal keys are not enough to share. The column annotated as text beside it is shared a
+    column at a time all the same."""
+    monkeypatch.setitem(tables.REPEATED_COLUMNS, _Tagged, frozenset({"name", "tag"}))
+    records = [_Tagged("".join(["Sh", "ock"]), 1), _Tagged("".join(["Sh", "ock"]), True)]
+    share(records, {})
+    assert records[0].tag == 1 and records[1].tag is True
+    assert records[0].name is records[1].name
+
+
+def test_a_column_annotated_as_text_is_shared_without_a_look_at_its_values_types(monkeypatch):
+    """What the cache's typed decoder gives holds text or None where the annotation says so:
+    ``share`` goes through such a column without scanning its values' types, and shares
+    every equal text of it."""
+    scanned: list[Any] = []
+    scan = tables._TEXT_OR_NOTHING
+
+    class Watched(frozenset):
+        def issuperset(self, types):
+            kinds = list(types)
+            scanned.append(kinds)
+            return scan.issuperset(kinds)
+
+    monkeypatch.setattr(tables, "_TEXT_OR_NOTHING", Watched(scan))
     rulings = _rulings(["uno", "dos"])
-    rulings[0].card, rulings[1].card = 1, True
     share(rulings, {})
-    assert rulings[0].card == 1 and rulings[1].card is True
-    assert rulings[0].file is rulings[1].file
+    assert scanned == []
+    assert rulings[0].file is rulings[1].file and rulings[0].card is rulings[1].card
 
 
 def test_records_in_many_small_lists_are_shared_together():
