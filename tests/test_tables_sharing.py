@@ -205,8 +205,8 @@ class _Tagged:
 
 def test_a_column_that_may_hold_anything_but_text_is_shared_one_by_one(monkeypatch):
     """``True`` after a 1 in a column annotated to hold anything is not taken for the 1:
-    equal keys are not enough to share. The column annotated as text beside it is shared a
-    column at a time all the same."""
+    equal keys are not enough to share. The column annotated as text beside it is shared
+    all the same."""
     monkeypatch.setitem(tables.REPEATED_COLUMNS, _Tagged, frozenset({"name", "tag"}))
     records = [_Tagged("".join(["Sh", "ock"]), 1), _Tagged("".join(["Sh", "ock"]), True)]
     share(records, {})
