@@ -821,9 +821,9 @@ def _shared_by_column(records: list[Any], copies: dict[Any, Any], with_parts: bo
 
 
 _TEXT_OR_NOTHING = frozenset({str, type(None)})
-_LIST = frozenset({list})
 """The kinds of value a repeated column is shared by column for (a number or a boolean is
 not: 1 and True are equal keys)."""
+_LIST = frozenset({list})
 
 
 @cache
@@ -856,7 +856,7 @@ def _text_fields(record_type: type) -> frozenset[str]:
     return frozenset(
         name
         for name in column_names(record_type)
-        if hints[name] is str or set(typing.get_args(hints[name]) or ()) == {str, type(None)}
+        if hints[name] is str or set(typing.get_args(hints[name])) == {str, type(None)}
     )
 
 
