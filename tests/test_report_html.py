@@ -318,6 +318,41 @@ def test_variants_mark_the_words_that_differ() -> None:
     assert [other["text"][s:e] for s, e in other["marks"]] == ["activada"]
 
 
+def test_the_findings_own_version_shows_its_own_card_not_the_one_that_stands_for_it() -> None:
+    """Altar's Reap's ruling reads as Fling's but for the card it names: their version's
+    text is Fling's, and the Altar's Reap finding's own pane shows Altar's Reap's line,
+    with the words that differ from the preferred version marked in it."""
+    evidence = {
+        "variants": [
+            {
+                "text": "Como coste adicional para lanzar Arrojar, sacrifica una criatura.",
+                "preferred": True,
+                "rulings": ["es/fling.txt:3"],
+            },
+            {
+                "text": "Como coste adicional para lanzar Arrojar, sacrificas una criatura.",
+                "rulings": ["es/altar-s-reap.txt:3", "es/fling-2.txt:3"],
+            },
+        ]
+    }
+    own_text = "Como coste adicional para lanzar Cosecha del altar, sacrificas una criatura."
+    preferred, own = variant_panes(evidence, "es/altar-s-reap.txt:3", own_text)
+    assert own["this"] and own["text"] == own_text
+    # the card it names is not a difference; its own wording is
+    assert [own["text"][s:e] for s, e in own["marks"]] == ["sacrificas"]
+    assert preferred["text"].endswith("lanzar Arrojar, sacrifica una criatura.")
+    assert [preferred["text"][s:e] for s, e in preferred["marks"]] == ["sacrifica"]
+    # a finding without its ruling in the run shows the version's text
+    _, own = variant_panes(evidence, "es/altar-s-reap.txt:3")
+    assert "Arrojar" in own["text"]
+    # where the version names its card instead of "this spell", the own card's name is marked
+    evidence["variants"][0]["text"] = "Como coste adicional para lanzar este hechizo, sacrifica"
+    evidence["variants"][1]["text"] = "Como coste adicional para lanzar Arrojar, sacrifica"
+    own_text = "Como coste adicional para lanzar la Cosecha del altar, sacrifica"
+    _, own = variant_panes(evidence, "es/altar-s-reap.txt:3", own_text)
+    assert [own["text"][s:e] for s, e in own["marks"]] == ["la Cosecha del altar"]
+
+
 def test_json_for_script_escapes_what_could_end_the_script() -> None:
     text = json_for_script({"t": "</script><!-- & \u2028\u2029"})
     assert "<" not in text and ">" not in text and "&" not in text

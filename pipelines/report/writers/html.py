@@ -557,7 +557,7 @@ def _finding_row(
     if "expected" in evidence:
         row["expected"] = _quote(evidence.get("expected"))
         row["found"] = _quote(evidence.get("found"))
-    variants = variant_panes(evidence, finding.ruling_id)
+    variants = variant_panes(evidence, finding.ruling_id, None if target is None else target.text)
     if variants:
         row["variants"] = variants
     return row
@@ -602,16 +602,26 @@ def marks_of(finding: Finding, side: Side, text: str) -> list[list[int]]:
     return _clean(text, ranges)
 
 
-def variant_panes(evidence: dict[str, Any], ruling_id: str | None) -> list[dict[str, Any]]:
+def variant_panes(
+    evidence: dict[str, Any], ruling_id: str | None, own_text: str | None = None
+) -> list[dict[str, Any]]:
     """The versions of one translation, each with the words that differ marked: the
     evidence ``variants`` (DESIGN.md lists "the other variants" in every finding's evidence;
-    any check may give them, INCON001 does), read by its documented fields only."""
+    any check may give them, INCON001 does), read by its documented fields only.
+
+    A version stands for every ruling that reads the same but for the card it names, and
+    its ``text`` is one of them: the pane of the finding's own version shows ``own_text``,
+    the finding's own ruling, so that a reviewer of one card does not read another card's
+    name as this card's translation (Altar's Reap's version shown as Fling's "Arrojar")."""
     variants = [v for v in evidence.get("variants") or [] if isinstance(v, dict) and "text" in v]
     if not variants:
         return []
     texts = [str(v["text"]) for v in variants]
     preferred = next((i for i, v in enumerate(variants) if v.get("preferred")), 0)
     own = next((i for i, v in enumerate(variants) if ruling_id in (v.get("rulings") or [])), None)
+    shown = list(texts)
+    if own is not None and own_text:
+        shown[own] = own_text
     panes = []
     for index, variant in enumerate(variants):
         if index == preferred:
@@ -620,11 +630,16 @@ def variant_panes(evidence: dict[str, Any], ruling_id: str | None) -> list[dict[
                 other = next((i for i in range(len(texts)) if i != preferred), None)
         else:
             other = preferred
-        ranges = _word_diff(texts[index], texts[other]) if other is not None else ()
+        if other is None:
+            ranges: tuple[tuple[int, int], ...] = ()
+        elif shown[index] != texts[index]:
+            ranges = _own_word_diff(shown[index], texts[other], texts[index])
+        else:
+            ranges = _word_diff(texts[index], texts[other])
         panes.append(
             {
-                "text": texts[index],
-                "marks": _clean(texts[index], ranges),
+                "text": shown[index],
+                "marks": _clean(shown[index], ranges),
                 "preferred": bool(variant.get("preferred")),
                 "count": variant.get("count"),
                 "wrong_terms": variant.get("wrong_terms"),
@@ -648,6 +663,46 @@ def _word_diff(text: str, other: str) -> tuple[tuple[int, int], ...]:
         for tag, i1, i2, _, _ in matcher.get_opcodes()
         if tag in ("replace", "delete") and i2 > i1
     )
+
+
+def _own_word_diff(text: str, other: str, standing_for: str) -> tuple[tuple[int, int], ...]:
+    """``_word_diff`` of a ruling shown for the version ``standing_for`` stands for (the
+    same words but for the card each names): the words of ``text`` in the place of those
+    ``_word_diff`` marks in ``standing_for``. The card's name is marked where the version's
+    is (a card named instead of "este hechizo"), not merely for being another card's."""
+    mine = [m for m in TOKEN.finditer(text) if m.group() not in QUOTES]
+    words = [m.group() for m in mine]
+    version = [m.group() for m in TOKEN.finditer(standing_for) if m.group() not in QUOTES]
+    others = [m.group() for m in TOKEN.finditer(other)]
+    differing = _unmatched(version, others)
+    marked: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, words, version, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            marked.update(i1 + k for k in range(i2 - i1) if j1 + k in differing)
+        elif j2 > j1 and differing.intersection(range(j1, j2)):
+            marked.update(range(i1, i2))
+        elif j2 == j1:
+            marked.update(_unmatched(words, others).intersection(range(i1, i2)))
+    runs: list[list[int]] = []
+    for index in sorted(marked):
+        if runs and runs[-1][1] == index - 1:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    return tuple((mine[first].start(), mine[last].end()) for first, last in runs)
+
+
+def _unmatched(words: list[str], others: list[str]) -> set[int]:
+    """The indices of ``words`` that ``others`` does not have in that place (quotes aside)."""
+    theirs = [word for word in others if word not in QUOTES]
+    matcher = difflib.SequenceMatcher(None, words, theirs, autojunk=False)
+    return {
+        index
+        for tag, i1, i2, _, _ in matcher.get_opcodes()
+        if tag in ("replace", "delete")
+        for index in range(i1, i2)
+    }
 
 
 # --- evidence as text -------------------------------------------------------------------------
