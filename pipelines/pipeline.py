@@ -50,8 +50,7 @@ class RunResult:
     work: Reuse = field(default_factory=Reuse)
     """How many files, documents' alignments and documents' checks came from the cache."""
     ingested: IngestResult | None = None
-    """What ingest read; in a large run without its card names and their index
-    (``stages.handed_on``: cards.jsonl has the names)."""
+    """What ingest read, without its card names (cards.jsonl has them, ``ingest_stage``)."""
     written: list[Path] = field(default_factory=list)
 
 
@@ -122,7 +121,6 @@ def run(
             heap.stage_done()
             if on_ingested:
                 on_ingested(ingested)
-            ingested = stages.handed_on(ingested, staging)
             # each stage is handed what the one before it produced (the same records it
             # would read back from the staging folder) instead of reading the tables again
             with on_stage("align"):

@@ -283,29 +283,10 @@ def check_stage(
     return CheckResult(findings, suppressed, lines)
 
 
-def handed_on(ingested: IngestResult, out: Path) -> IngestResult:
-    """What ``rulings run`` keeps of what ingest read while the later stages run. Its card
-    names are in cards.jsonl alone (``ingest_stage``). A large run (a corpus table of
-    ``tables.SHARED_FROM_BYTES`` or more) also lets go of their index, which the alignment
-    does not read: at a million units the names and the index held 209 and 512 MB through
-    it. The check stage reads the index back from the cache file ingest kept it in. A
-    smaller run keeps the index: reading it back would cost more time than it holds
-    memory."""
-    if ingested.index is None or ingested.index.kept_in is None:
-        return ingested
-    if not large_run(out):
-        return ingested
-    return replace(ingested, card_names=None, index=None, index_file=ingested.index.kept_in)
-
-
 def _card_index(ingested: IngestResult, out: Path, settings: Settings) -> CardIndex:
-    """The card-name index of the check stage when it was not handed one: the one ingest
-    kept in the cache (``handed_on``), else the index of cards.jsonl's names (ingest's names
-    and those it identified, which are the index's own)."""
-    if ingested.index_file is not None:
-        index = CardIndex.read(ingested.index_file)
-        if index is not None:
-            return index
+    """The card-name index of the check stage when it was not handed one: the index of
+    cards.jsonl's names (ingest's names and those it identified, which are the index's
+    own)."""
     names = ingested.card_names
     if names is None:
         names = tables.read_records(out / tables.CARD_NAMES, CardName)

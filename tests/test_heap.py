@@ -88,44 +88,37 @@ def test_a_run_keeps_what_each_stage_leaves_out_of_the_collectors_walks(tmp_path
 
 
 @pytest.mark.model
-def test_a_large_run_lets_its_card_names_go_while_it_aligns(
+def test_a_large_run_hands_the_checks_the_card_index_ingest_made(
     tmp_path: Path, corpus_dir, monkeypatch
 ):
     """In ``rulings run``, ingest hands the later stages its card names only as cards.jsonl,
-    and a large run does not hand them the index either (a million units' names and index
-    held 721 MB through the alignment); the checks read the
-    index back from the cache file ingest kept it in, without building it again, and find
-    what a run that kept them finds. (The corpus is small: it is taken for a large one.)"""
+    and their index as it is: the checks of a large run, as of a small one, neither read it
+    back nor build it again, and find what a small run finds. (The corpus is small: it is
+    taken for a large one.)"""
     from pipelines import pipeline, tables
-    from pipelines.cards import CardIndex
 
     settings = Settings(cache_dir=tmp_path / "cache", engine="local")
-    kept = pipeline.run([corpus_dir], tmp_path / "kept", settings)
-    assert kept.ingested.index is not None and kept.ingested.card_names is None
-    assert kept.ingested.name_lines is None  # written to cards.jsonl, let go
+    small = pipeline.run([corpus_dir], tmp_path / "small", settings)
+    assert small.ingested.index is not None and small.ingested.card_names is None
+    assert small.ingested.name_lines is None  # written to cards.jsonl, let go
 
     monkeypatch.setattr(tables, "SHARED_FROM_BYTES", 0)
-    built, read = [], []
-    build, read_index = CardIndex.build.__func__, CardIndex.read.__func__
+    made_again: list[bool] = []
+    card_index = stages._card_index
     monkeypatch.setattr(
-        CardIndex, "build", classmethod(lambda cls, *a, **k: built.append(1) or build(cls, *a, **k))
+        stages, "_card_index", lambda *args: made_again.append(True) or card_index(*args)
     )
-    monkeypatch.setattr(
-        CardIndex, "read", classmethod(lambda cls, path: read.append(path) or read_index(cls, path))
-    )
-    let_go = pipeline.run([corpus_dir], tmp_path / "let-go", settings, force=True)
+    large = pipeline.run([corpus_dir], tmp_path / "large", settings, force=True)
 
-    assert let_go.ingested.card_names is None and let_go.ingested.index is None
-    assert let_go.ingested.index_file == kept.ingested.index.kept_in
-    assert read[-1] == let_go.ingested.index_file and built == []
+    assert large.ingested.index is not None and made_again == []
     for name in ("findings.jsonl", "suppressed.jsonl", "alignment.jsonl"):
-        assert (tmp_path / "let-go" / name).read_bytes() == (tmp_path / "kept" / name).read_bytes()
+        assert (tmp_path / "large" / name).read_bytes() == (tmp_path / "small" / name).read_bytes()
 
 
 @pytest.mark.model
-def test_checks_whose_index_file_is_gone_read_the_card_names_back(tmp_path: Path, corpus_dir):
-    """An index let go whose cache file is gone by the checks (a cleared cache) is built
-    again from cards.jsonl: the same findings."""
+def test_checks_handed_no_card_index_build_it_from_the_card_names_table(tmp_path: Path, corpus_dir):
+    """The check stage handed no index (``rulings check`` on an output folder) builds it
+    from cards.jsonl: the same findings as with ingest's."""
     from dataclasses import replace
 
     out, settings = tmp_path / "out", Settings(cache_dir=None)
@@ -133,8 +126,8 @@ def test_checks_whose_index_file_is_gone_read_the_card_names_back(tmp_path: Path
     alignment = stages.align_stage(out, settings)
     resources = stages.Resources.load(settings)
     kept = stages.check_stage(out, settings, resources, ingested=ingested, alignment=alignment)
-    gone = replace(ingested, card_names=None, index=None, index_file=tmp_path / "gone.json")
-    again = stages.check_stage(out, settings, resources, ingested=gone, alignment=alignment)
+    without = replace(ingested, card_names=None, index=None)
+    again = stages.check_stage(out, settings, resources, ingested=without, alignment=alignment)
     assert again.findings == kept.findings and again.suppressed == kept.suppressed
 
 

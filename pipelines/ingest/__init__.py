@@ -43,13 +43,10 @@ class IngestResult:
     rulings: list[Ruling] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     card_names: list[CardName] | None = field(default_factory=list)
-    """None once a run let them go (``stages.handed_on``), or when ingest gave them as
-    ``name_lines``: cards.jsonl has them."""
+    """None when ingest gave them as ``name_lines`` (cards.jsonl has them)."""
     formats: Counter[str] = field(default_factory=Counter)
     files: int = 0
     index: CardIndex | None = None
-    index_file: Path | None = None
-    """Where the index is kept, once a run let it go (``stages.handed_on``)."""
     titles: tuple[int, int] | None = None
     """How many card documents' titles the index does not know, of how many
     (``cards.title_coverage``), when ingest counted them."""
