@@ -671,19 +671,18 @@ def _own_word_diff(text: str, other: str, standing_for: str) -> tuple[tuple[int,
     ``_word_diff`` marks in ``standing_for``. The card's name is marked where the version's
     is (a card named instead of "este hechizo"), not merely for being another card's."""
     mine = [m for m in TOKEN.finditer(text) if m.group() not in QUOTES]
-    words = [m.group() for m in mine]
-    version = [m.group() for m in TOKEN.finditer(standing_for) if m.group() not in QUOTES]
-    others = [m.group() for m in TOKEN.finditer(other)]
-    differing = _unmatched(version, others)
+    differing = _differing_words(standing_for, other)
     marked: set[int] = set()
-    matcher = difflib.SequenceMatcher(None, words, version, autojunk=False)
+    matcher = difflib.SequenceMatcher(
+        None, [m.group() for m in mine], _words(standing_for), autojunk=False
+    )
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             marked.update(i1 + k for k in range(i2 - i1) if j1 + k in differing)
         elif j2 > j1 and differing.intersection(range(j1, j2)):
             marked.update(range(i1, i2))
         elif j2 == j1:
-            marked.update(_unmatched(words, others).intersection(range(i1, i2)))
+            marked.update(_differing_words(text, other).intersection(range(i1, i2)))
     runs: list[list[int]] = []
     for index in sorted(marked):
         if runs and runs[-1][1] == index - 1:
@@ -693,16 +692,21 @@ def _own_word_diff(text: str, other: str, standing_for: str) -> tuple[tuple[int,
     return tuple((mine[first].start(), mine[last].end()) for first, last in runs)
 
 
-def _unmatched(words: list[str], others: list[str]) -> set[int]:
-    """The indices of ``words`` that ``others`` does not have in that place (quotes aside)."""
-    theirs = [word for word in others if word not in QUOTES]
-    matcher = difflib.SequenceMatcher(None, words, theirs, autojunk=False)
-    return {
+@functools.lru_cache(maxsize=4096)
+def _differing_words(text: str, other: str) -> frozenset[int]:
+    """The places among ``text``'s words (quotes aside) of those ``other`` does not have in
+    that place (kept: every finding of a version compares it with the same other)."""
+    matcher = difflib.SequenceMatcher(None, _words(text), _words(other), autojunk=False)
+    return frozenset(
         index
         for tag, i1, i2, _, _ in matcher.get_opcodes()
         if tag in ("replace", "delete")
         for index in range(i1, i2)
-    }
+    )
+
+
+def _words(text: str) -> list[str]:
+    return [m.group() for m in TOKEN.finditer(text) if m.group() not in QUOTES]
 
 
 # --- evidence as text -------------------------------------------------------------------------
