@@ -41,6 +41,14 @@ INDEX_FORMAT = 5
 """Version of the cached index's layout: a new layout never reads an old file."""
 
 
+LOOKED_UP_TEXTS = 20_000
+"""Texts an index searches for names by looking each candidate n-gram up before it builds
+its automata (``CardIndex._looks_names_up``): the automata of the million-unit corpus's
+737,342 keys take 1.0 s to build, and save 12 microseconds a text (20,000 of its texts
+searched in 0.49 s against 0.73 s, the same mentions: ``benchmarks/results/work_layer.md``),
+so that the checks of an edited document do not build them."""
+
+
 INDEXES_KEPT = 4
 """Card-name indexes kept in the cache folder, the most recently used: a run whose inputs
 name other cards than the last writes another (71 MB at a million units)."""
@@ -459,7 +467,8 @@ class CardIndex:
         return found
 
     def _find_mentions(self, text: str) -> tuple[Mention, ...]:
-        spans = [*self._word_spans(text), *self._han_spans(text)]
+        looked_up = self._looks_names_up()
+        spans = [*self._word_spans(text, looked_up), *self._han_spans(text, looked_up)]
         if not spans:
             return ()
         owners_of: dict[tuple[int, int], tuple[tuple[str, str], ...]] = {}
@@ -479,55 +488,68 @@ class CardIndex:
         ends = {mention.end for mention in taken}
         return tuple(m for m in taken if not _an_epithet(text, m.start, m.end, ends))
 
+    def _looks_names_up(self) -> bool:
+        """Whether the next text's candidate n-grams are looked up one by one instead of
+        found with the automata: until ``LOOKED_UP_TEXTS`` texts have been searched, so that
+        a run that reads a few documents (an edited one) does not build them."""
+        if "_search" in self.__dict__:
+            return False
+        searched = self.__dict__.get("_searched", 0)
+        self.__dict__["_searched"] = searched + 1
+        return searched < LOOKED_UP_TEXTS
+
     def _name_shapes(self) -> tuple[dict[str, int], dict[str, set[int]]]:
         """How names start: first word -> most words (Latin), first character -> lengths
-        (Han), so that only n-grams that could be a name are candidates."""
-        return self._name_search()[0]
+        (Han), so that only n-grams that could be a name are candidates (made alone while
+        the automata are not needed: ``_looks_names_up``)."""
+        if "_search" in self.__dict__:
+            return self.__dict__["_search"][0]
+        if "_shapes" not in self.__dict__:
+            self.__dict__["_shapes"] = self._keys_passed(with_automata=False)[0]
+        return self.__dict__["_shapes"]
 
     def _automata(self) -> tuple[ahocorasick.Automaton, ahocorasick.Automaton]:
         """The name keys in two automata, for one pass over a text instead of a look-up per
         candidate n-gram: keys that start with no Han character (value: length - 1), and
         keys that start with one, written as their UTF-8 bytes (one str character per byte,
         value: the key), so that the automaton's root has six branches, not thousands."""
-        return self._name_search()[1]
+        if "_search" not in self.__dict__:
+            self.__dict__["_search"] = self._keys_passed(with_automata=True)
+        return self.__dict__["_search"][1]
 
-    def _name_search(
-        self,
+    def _keys_passed(
+        self, with_automata: bool
     ) -> tuple[
         tuple[dict[str, int], dict[str, set[int]]],
         tuple[ahocorasick.Automaton, ahocorasick.Automaton],
     ]:
-        """``_name_shapes`` and ``_automata``, made in one pass over the keys, each key's
-        first character compared once (the million-unit corpus's 737,342 keys: 0.81 s
-        against 1.3 s in two passes); made when a run first looks for a name."""
-        if "_search" not in self.__dict__:
-            words: dict[str, int] = {}
-            han: dict[str, set[int]] = defaultdict(set)
-            word_automaton, han_automaton = ahocorasick.Automaton(), ahocorasick.Automaton()
-            for key in self.by_key:
-                if key and HAN_FIRST <= key[0] <= HAN_LAST:
-                    han[key[0]].add(len(key))
+        """``_name_shapes`` and, ``with_automata``, the ``_automata``, made in one pass over
+        the keys, each key's first character compared once (the million-unit corpus's
+        737,342 keys: 0.81 s against 1.3 s in two passes; the shapes alone 0.37 s)."""
+        words: dict[str, int] = {}
+        han: dict[str, set[int]] = defaultdict(set)
+        word_automaton, han_automaton = ahocorasick.Automaton(), ahocorasick.Automaton()
+        for key in self.by_key:
+            if key and HAN_FIRST <= key[0] <= HAN_LAST:
+                han[key[0]].add(len(key))
+                if with_automata:
                     han_automaton.add_word(key.encode().decode("latin-1"), key)
-                    continue
-                parts = key.split(" ")
-                words[parts[0]] = max(words.get(parts[0], 0), len(parts))
-                if key:
-                    word_automaton.add_word(key, len(key) - 1)
-            for automaton in (word_automaton, han_automaton):
-                if len(automaton):
-                    automaton.make_automaton()
-            self.__dict__["_search"] = (
-                (words, dict(han)),
-                (word_automaton, han_automaton),
-            )
-        return self.__dict__["_search"]
+                continue
+            parts = key.split(" ")
+            words[parts[0]] = max(words.get(parts[0], 0), len(parts))
+            if key and with_automata:
+                word_automaton.add_word(key, len(key) - 1)
+        for automaton in (word_automaton, han_automaton):
+            if len(automaton):
+                automaton.make_automaton()
+        return (words, dict(han)), (word_automaton, han_automaton)
 
-    def _word_spans(self, text: str) -> Iterable[tuple[int, int, str]]:
+    def _word_spans(self, text: str, looked_up: bool = False) -> Iterable[tuple[int, int, str]]:
         """(start, end, key) of word n-grams that start with a capital, as long as names
         with that first word go. Found with the automaton where the text folds character by
         character as ``name_key`` folds it (no Chinese script to convert, no character that
-        folds to none or several); else by looking every such n-gram up."""
-        if HAN_CONVERTED.search(text) is None:
+        folds to none or several); else, or ``looked_up``, by looking every such n-gram up."""
+        if not looked_up and HAN_CONVERTED.search(text) is None:
             keyed = _fold_names(text)
             if keyed is not None:
                 return self._word_spans_found(text, keyed)
@@ -574,21 +596,24 @@ class CardIndex:
             for j in range(i, min(i + longest, len(words))):
                 yield start, words[j][1], name_key(text[start : words[j][1]])
 
-    def _han_spans(self, text: str) -> Iterable[tuple[int, int, str]]:
+    def _han_spans(self, text: str, looked_up: bool = False) -> Iterable[tuple[int, int, str]]:
         """(start, end, key) of Han substrings starting with a character names start with,
         of their lengths. In a run of Han that ``name_key`` leaves as it is, and that holds
         nothing the Chinese script conversion changes, each piece is its own key: those are
-        found with the automaton; other runs look every candidate piece up."""
+        found with the automaton; other runs, or every run ``looked_up``, look every
+        candidate piece up."""
         if HAN_RUN.search(text) is None:
             return
         plain: list[tuple[int, int]] = []
         for run in HAN_RUN.finditer(text):
-            if _is_own_key(run.group()):
+            if not looked_up and _is_own_key(run.group()):
                 plain.append(run.span())
             else:
                 yield from self._han_spans_looked_up(text, *run.span())
+        if not plain:
+            return
         automaton = self._automata()[1]
-        if not plain or not len(automaton):
+        if not len(automaton):
             return
         data = text.encode()
         decoded = characters = 0  # bytes decoded so far, and the characters they make

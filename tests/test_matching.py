@@ -13,12 +13,14 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import cache
 
 import pytest
 import zhconv
 from conftest import examples
 
+from pipelines import cards
 from pipelines.cards import HAN_RUN, WORD, CardIndex, Mention, _fold_names, name_key
 from pipelines.model import CardName
 from pipelines.termbase import Termbase, TermHit
@@ -173,12 +175,38 @@ EXTRA_NAMES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def card_index() -> CardIndex:
+@pytest.fixture(scope="module", params=["automata", "looked up"])
+def card_index(request) -> Iterator[CardIndex]:
+    """The shipped names and some awkward ones, searched with the index's automata or by
+    looking every candidate n-gram up (how an index searches its first texts:
+    ``cards.LOOKED_UP_TEXTS``): the tests find the same mentions either way."""
     extra = [
         CardName(name, lang, f"Card {i}", "test") for i, (name, lang) in enumerate(EXTRA_NAMES)
     ]
-    return CardIndex.build(extra)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cards, "LOOKED_UP_TEXTS", 0 if request.param == "automata" else 10**9)
+        index = CardIndex.build(extra)
+        yield index
+        assert ("_search" in index.__dict__) == (request.param == "automata")
+
+
+def test_an_index_builds_its_automata_once_it_has_searched_many_texts(monkeypatch) -> None:
+    """The first texts are searched by looking their n-grams up (the checks of an edited
+    document read a few): the automata are built for the text after the last of them, and
+    find the same mentions."""
+    monkeypatch.setattr(cards, "LOOKED_UP_TEXTS", 2)
+    index = CardIndex.build([CardName("Mago entrometido", "es", "Meddling Mage", "test")])
+    texts = ["Si el Mago entrometido deja el campo de batalla", "干预法师", "Mago entrometido."]
+    found = [index.mentions(text) for text in texts[:2]]
+    assert "_search" not in index.__dict__
+    found.append(index.mentions(texts[2]))
+    assert "_search" in index.__dict__
+    assert [[m.name for m in mentions] for mentions in found] == [
+        ["Mago entrometido"],
+        [],
+        ["Mago entrometido"],
+    ]
+    assert index.mentions(texts[0]) == found[0]
 
 
 def reference_mentions(index: CardIndex, text: str) -> tuple[Mention, ...]:
