@@ -72,22 +72,18 @@ class Severity(StrEnum):
     WARNING = "warning"
     INFO = "info"
 
-    @property
-    def rank(self) -> int:
-        """0 for errors, 1 for warnings, 2 for infos: sort by it, most severe first."""
-        return SEVERITY_ORDER.index(self)
-
 
 SEVERITY_ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
 
 SEVERITY_RANKS = {severity.value: rank for rank, severity in enumerate(SEVERITY_ORDER)}
-"""Each severity's ``rank`` by its name."""
+"""Each severity's rank by its name: 0 for errors, 1 for warnings, 2 for infos (sort by it,
+most severe first)."""
 
 
 def severity_rank(severity: str) -> int:
-    """``Severity(severity).rank`` in one lookup, not an enum call (the reports rank every
-    finding); ValueError for no severity."""
+    """A severity's rank (``SEVERITY_RANKS``) in one lookup, not an enum call (the reports
+    rank every finding); ValueError for no severity."""
     rank = SEVERITY_RANKS.get(severity)
     if rank is None:
         raise ValueError(f"{severity!r} is not a valid Severity")

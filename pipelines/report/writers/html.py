@@ -655,14 +655,7 @@ def _word_diff(text: str, other: str) -> tuple[tuple[int, int], ...]:
     """Ranges of ``text``'s words (and signs) that ``other`` does not have in that place
     (kept for the next findings: every finding about an inconsistent translation shows
     the same versions)."""
-    mine = [m for m in TOKEN.finditer(text) if m.group() not in QUOTES]
-    theirs = [m.group() for m in TOKEN.finditer(other) if m.group() not in QUOTES]
-    matcher = difflib.SequenceMatcher(None, [m.group() for m in mine], theirs, autojunk=False)
-    return tuple(
-        (mine[i1].start(), mine[i2 - 1].end())
-        for tag, i1, i2, _, _ in matcher.get_opcodes()
-        if tag in ("replace", "delete") and i2 > i1
-    )
+    return _ranges(_tokens(text), _differing_words(text, other))
 
 
 def _own_word_diff(text: str, other: str, standing_for: str) -> tuple[tuple[int, int], ...]:
@@ -670,7 +663,7 @@ def _own_word_diff(text: str, other: str, standing_for: str) -> tuple[tuple[int,
     same words but for the card each names): the words of ``text`` in the place of those
     ``_word_diff`` marks in ``standing_for``. The card's name is marked where the version's
     is (a card named instead of "este hechizo"), not merely for being another card's."""
-    mine = [m for m in TOKEN.finditer(text) if m.group() not in QUOTES]
+    mine = _tokens(text)
     differing = _differing_words(standing_for, other)
     marked: set[int] = set()
     matcher = difflib.SequenceMatcher(
@@ -683,13 +676,7 @@ def _own_word_diff(text: str, other: str, standing_for: str) -> tuple[tuple[int,
             marked.update(range(i1, i2))
         elif j2 == j1:
             marked.update(_differing_words(text, other).intersection(range(i1, i2)))
-    runs: list[list[int]] = []
-    for index in sorted(marked):
-        if runs and runs[-1][1] == index - 1:
-            runs[-1][1] = index
-        else:
-            runs.append([index, index])
-    return tuple((mine[first].start(), mine[last].end()) for first, last in runs)
+    return _ranges(mine, marked)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -705,8 +692,24 @@ def _differing_words(text: str, other: str) -> frozenset[int]:
     )
 
 
+def _ranges(tokens: list[re.Match[str]], places: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    """The text ranges of the runs of consecutive words at ``places`` among ``tokens``."""
+    runs: list[list[int]] = []
+    for index in sorted(places):
+        if runs and runs[-1][1] == index - 1:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    return tuple((tokens[first].start(), tokens[last].end()) for first, last in runs)
+
+
+def _tokens(text: str) -> list[re.Match[str]]:
+    """The words and signs of ``text`` the differences are counted in (quotes aside)."""
+    return [m for m in TOKEN.finditer(text) if m.group() not in QUOTES]
+
+
 def _words(text: str) -> list[str]:
-    return [m.group() for m in TOKEN.finditer(text) if m.group() not in QUOTES]
+    return [m.group() for m in _tokens(text)]
 
 
 # --- evidence as text -------------------------------------------------------------------------
