@@ -125,3 +125,15 @@ def test_prefetch_does_not_change_answers():
     warm = build("lingua")
     warm.prefetch(texts)
     assert [warm.identify(t) for t in texts] == [cold.identify(t) for t in texts]
+
+
+def test_lingua_builds_its_detector_on_the_first_text_it_must_detect():
+    """The detector (and lingua's models, read at once when it is built) comes with the
+    first text that needs it: Chinese-only text is told by its script, and an identifier
+    that only meets such text reads no model."""
+    identifier = build("lingua", ("en", "es", "zh"))
+    assert "_detector" not in vars(identifier)
+    assert identifier.identify(CHINESE).lang == "zh"
+    assert "_detector" not in vars(identifier)
+    assert identifier.identify(SPANISH).lang == "es"
+    assert "_detector" in vars(identifier)
