@@ -507,6 +507,42 @@ def test_many_shards_are_merged_on_store(tmp_path):
     assert hits.all() and found[:, 0].tolist() == list(range(7))
 
 
+def test_compaction_leaves_a_shard_larger_than_all_newer_ones_as_it_is(tmp_path):
+    """A run that adds a few vectors to a large cache merges the small shards, not the
+    large one: its files stay as they were, and the oldest shard of a text still wins."""
+    cache = EmbeddingCache(tmp_path, max_shards=3)
+    base = [f"ruling {n}" for n in range(20)]
+    cache.put("m", base, np.zeros((20, 2), dtype=np.float32))
+    folder = cache.model_dir("m")
+    (large,) = sorted(folder.glob("*.vecs.npy"))
+    before = (large.name, large.stat().st_ino, large.read_bytes())
+    for value in range(1, 6):
+        # "ruling 0" again: a second process computed it at the same time as the first
+        cache.put("m", ["ruling 0", f"new {value}"], np.full((2, 2), value, dtype=np.float32))
+    shards = sorted(folder.glob("*.vecs.npy"))
+    assert len(shards) <= 3
+    assert (shards[0].name, shards[0].stat().st_ino, shards[0].read_bytes()) == before
+    hits, found = EmbeddingCache(tmp_path).get("m", ["ruling 0", "ruling 19", "new 1", "new 5"])
+    assert hits.all() and found[:, 0].tolist() == [0.0, 0.0, 1.0, 5.0]
+
+
+@pytest.mark.parametrize(
+    ("sizes", "merged_count"),
+    [
+        ([1000, 1, 1, 1, 1], 4),  # the large shard stays
+        ([1000, 17, 16, 15], 3),  # 17 is not larger than the 31 after it
+        ([1000, 40, 16, 15], 2),  # 40 is
+        ([2, 2, 2, 2], 4),  # no shard larger than those after it: all
+        ([8, 4, 2, 1], 2),  # each larger than all after it: the two newest
+    ],
+)
+def test_a_compaction_merges_the_shards_after_the_last_larger_than_all_newer_ones(
+    sizes, merged_count
+):
+    stems = [f"shard {n}" for n in range(len(sizes))]
+    assert cache_module.merged(stems, sizes) == tuple(stems[len(sizes) - merged_count :])
+
+
 def test_damaged_or_half_written_shards_cost_a_recomputation_only(cache):
     texts = ["a", "b", "c"]
     embed_texts(texts[:1], HashEmbedder(), cache)
