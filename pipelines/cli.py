@@ -57,7 +57,7 @@ from .catalogue import CHECK, TABLE, explanation, quality
 from .check.baseline import BaselineError
 from .engine import ENGINES, EngineError, build_engine
 from .files import DIGESTS_FILE, read_checked
-from .ingest import InputError, kept_cuts
+from .ingest import InputError, identified, kept_cuts
 from .ingest.langid import IDENTIFIERS, supported_languages
 from .ingest.source import input_exists
 from .model import Finding
@@ -896,6 +896,8 @@ def cache_prune(cache_dir: Path | None, limit: str | None) -> int:
     dropped = drop_indexes(cache_root(cache_dir), keep=INDEXES_KEPT)
     if dropped:
         click.echo(f"Removed {dropped:,} card-name indexes of older layouts or least used")
+    if identified.drop_old_files(cache_root(cache_dir)):
+        click.echo("Removed the language identifications kept as files by older versions")
     return EXIT_OK
 
 
@@ -925,6 +927,7 @@ def cache_clear(cache_dir: Path | None, kinds: tuple[str, ...]) -> int:
         kept_cuts.clear(cache_root(cache_dir))
         usem3_kept.clear(cache_root(cache_dir))
         drop_indexes(cache_root(cache_dir))
+        identified.drop_old_files(cache_root(cache_dir))
     return EXIT_OK
 
 

@@ -1,5 +1,6 @@
 """Cache files that are cut short or have a flipped byte are detected and recomputed, never
-trusted: the embedding shards and the language-identification store."""
+trusted: the embedding shards, the language identifications kept in the work store and the
+input files' digests."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import numpy as np
 import pytest
 
 from pipelines.align.embed import EmbeddingCache
+from pipelines.ingest.identified import LANGUAGES_IDENTIFIED, IdentificationStore
 from pipelines.ingest.langid import Identification
-from pipelines.ingest.languages import IdentificationStore
+from pipelines.model import CardName
+from pipelines.store import Store
+from pipelines.work import Cache, Reuse, kind
 
 TEXTS = [f"Si un duelista lanza el hechizo número {n}, roba una carta." for n in range(40)]
 
@@ -100,7 +104,7 @@ def test_a_shard_damaged_after_this_process_checked_it_is_checked_again(tmp_path
     assert not hits.any()
 
 
-# --- language identification store ----------------------------------------------------------
+# --- language identifications kept in the work store ---------------------------------------
 
 IDENTIFIED = {
     "k1": Identification("es", ()),
@@ -109,30 +113,40 @@ IDENTIFIED = {
 }
 
 
-def test_identifications_round_trip_as_checked_json(tmp_path):
-    store = IdentificationStore(tmp_path, "lingua", ("en", "es", "zh"))
-    store.add(IDENTIFIED)
-    assert IdentificationStore(tmp_path, "lingua", ("en", "es", "zh")).load() == IDENTIFIED
-    data = store.path.read_bytes()
-    assert data.startswith(b"rulings-checked-v1 ") and b"\x80" not in data[:2]  # no pickle
-    store.add({"k4": Identification("en", ())})
-    assert store.load() == {**IDENTIFIED, "k4": Identification("en", ())}
+def identifications(folder: Path, languages=("en", "es", "zh"), source_lang="en"):
+    return IdentificationStore(Cache(Store(folder)), "lingua", languages, source_lang)
 
 
-@pytest.mark.parametrize("damage", ["cut", "flip", "garbage"])
-def test_a_damaged_identification_store_is_ignored(tmp_path, damage):
-    store = IdentificationStore(tmp_path, "lingua", ("en", "es", "zh"))
+def test_identifications_are_kept_by_text_in_the_work_store(tmp_path):
+    """A run reads the identifications of the texts it asks about, not every one kept; an
+    identifier with other candidate or source languages finds none of them."""
+    identifications(tmp_path).add(IDENTIFIED)
+    again = identifications(tmp_path)
+    assert again.load(IDENTIFIED) == IDENTIFIED
+    assert again.load(["k2", "not kept"]) == {"k2": IDENTIFIED["k2"]}
+    assert identifications(tmp_path, ("en", "es")).load(IDENTIFIED) == {}
+    assert identifications(tmp_path, source_lang="es").load(IDENTIFIED) == {}
+    assert not (tmp_path / "langid").exists()  # no file of its own beside the store
+
+
+def test_a_damaged_or_foreign_identification_is_identified_again(tmp_path):
+    """An entry that is not today's record (written by another version, or damaged) is left
+    out, so its text is identified again; the others are read."""
+    store = identifications(tmp_path)
     store.add(IDENTIFIED)
-    data = store.path.read_bytes()
-    if damage == "cut":
-        store.path.write_bytes(data[: len(data) // 2])
-    elif damage == "flip":
-        flip(store.path, 10)
-    else:
-        store.path.write_bytes(b"\x80\x04K\x01.")
-    assert store.load() == {}
+    store.work.put_many(LANGUAGES_IDENTIFIED, [(store._key("k2"), b"\xc1 not a record")])
+    database = tmp_path / "work.db"
+    assert database.exists()
+    assert identifications(tmp_path).load(IDENTIFIED) == {
+        "k1": IDENTIFIED["k1"],
+        "k3": IDENTIFIED["k3"],
+    }
+
+
+def test_a_cache_that_keeps_nothing_finds_and_keeps_no_identification():
+    store = IdentificationStore(Cache(None), "lingua", ("en", "es"))
     store.add(IDENTIFIED)
-    assert store.load() == IDENTIFIED
+    assert store.load(IDENTIFIED) == {}
 
 
 def test_a_file_digest_is_remembered_only_while_the_file_is_unchanged(tmp_path, monkeypatch):
@@ -251,9 +265,6 @@ def test_a_file_is_written_whole_into_a_new_folder_and_leaves_no_temporary_file(
 
 
 # --- work-cache entries carry their key (issue 35) ----------------------------------------------
-
-from pipelines.model import CardName  # noqa: E402
-from pipelines.work import Cache, Reuse, kind  # noqa: E402
 
 NAMES = kind("test-names", "names", list[CardName], version="1")
 

@@ -11,6 +11,8 @@ from pipelines.cli import main
 from pipelines.ingest import foreign
 from pipelines.ingest.foreign import ForeignLanguages, foreign_language
 from pipelines.model import Ruling
+from pipelines.store import Store
+from pipelines.work import Cache
 
 FRENCH = "\n".join(
     [
@@ -95,17 +97,18 @@ def test_a_french_file_is_reported_and_not_used_as_a_source(tmp_path):
 
 def test_answers_are_kept_between_runs(tmp_path, monkeypatch):
     french, spanish = _units(*FRENCH.splitlines()[2:]), _units(*SPANISH_SHORT.splitlines())
-    first = ForeignLanguages(tmp_path, ("en", "es", "zh"))
-    assert (first.of(french), first.of(spanish)) == ("fr", None)
+    first = ForeignLanguages(Cache(Store(tmp_path)), ("en", "es", "zh"))
+    assert first.answers([french, spanish]) == ["fr", None]
     first.save()
 
     def no_lingua(text, languages):
         raise AssertionError("asked again")
 
     monkeypatch.setattr(foreign, "_identify", no_lingua)
-    again = ForeignLanguages(tmp_path, ("en", "es", "zh"))
+    again = ForeignLanguages(Cache(Store(tmp_path)), ("en", "es", "zh"))
     assert (again.of(french), again.of(spanish)) == ("fr", None)
-    other_candidates = ForeignLanguages(tmp_path, ("en", "fr"))
+    assert not (tmp_path / "langid").exists()  # kept in the work store, not a file of its own
+    other_candidates = ForeignLanguages(Cache(Store(tmp_path)), ("en", "fr"))
     with pytest.raises(AssertionError, match="asked again"):
         other_candidates.of(french)
 

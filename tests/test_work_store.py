@@ -219,14 +219,19 @@ def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -
     assert done.exit_code in (0, 1), done.output
     info = runner.invoke(main, ["cache", "info", "--cache-dir", str(cache)])
     assert info.exit_code == 0, info.output
-    for kind in ("ingest", "align", "check", "check-group"):
+    for kind in ("ingest", "align", "check", "check-group", "langid"):
         assert f"{kind} " in info.output and "current" in info.output
+    old_files = cache / "langid"  # where identifications were kept as files before
+    assert not old_files.exists()
+    old_files.mkdir()
+    (old_files / "lingua-en-es-zh.json").write_text("{}", encoding="utf-8")
     models = cache / "models"
     assert "Embedding model kept ready to read: " in info.output and any(models.rglob("*.npz"))
     assert "Card-name indexes kept: 1 " in info.output
     assert (cache / "report-seconds.json").is_file()
     pruned = runner.invoke(main, ["cache", "prune", "--cache-dir", str(cache), "--limit", "1KB"])
     assert pruned.exit_code == 0 and "Removed" in pruned.output
+    assert "language identifications kept as files" in pruned.output and not old_files.exists()
     assert Store(cache).size() <= 1024
     bad = runner.invoke(main, ["cache", "prune", "--cache-dir", str(cache), "--limit", "lots"])
     assert bad.exit_code == 2

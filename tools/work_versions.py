@@ -36,6 +36,8 @@ CODE["ingest-names-joined"] = CODE["ingest"]
 CODE["align-scan"] = CODE["align-versions"] = CODE["align"]
 CODE["report-rows"] = CODE["workbook-segments"] = ["report", "tables.py", *COMMON]
 CODE["report-diffs"] = ["report/updates.py", "text/diff.py"]
+CODE["langid"] = ["ingest/langid.py", "ingest/languages.py", "ingest/identified.py", "text"]
+CODE["foreign-language"] = ["ingest/foreign.py", "ingest/langid.py"]
 """The modules (files, or folders with everything in them) under ``pipelines/`` whose code
 computes each kind of unit."""
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
-from pathlib import Path
 
-from ..files import read_checked, write_checked
+import msgspec
+
 from ..memo import digest
 from ..model import Ruling
 from ..resources import read_tsv, resource_path
+from ..work import Cache, kind, no_cache
 
 SAMPLE_CHARS = 3000
 """Enough of the document's text to tell its language, little enough to stay fast."""
@@ -44,37 +45,80 @@ def foreign_language(members: list[Ruling], languages: tuple[str, ...]) -> str |
     return _identify(_sample_of(_head(members)), languages)
 
 
-class ForeignLanguages:
-    """``foreign_language`` with the answers of earlier runs: one checked JSON file per
-    candidate languages and code version in the cache folder (a catalogue of 17,000
-    documents costs lingua about 10 s; a nightly run asks again only for new samples)."""
+FOREIGN_ANSWERS = kind(
+    "foreign-language",
+    "documents' foreign languages told",
+    str,
+    version="1",
+    share=False,
+)
+"""Whether a document is in a language outside the candidates, and which ("" if not): keyed
+by the answers' version (``_answers_digest``), the candidate languages and the digest of the
+document's head, the text its sample is made from."""
 
-    def __init__(self, cache_dir: Path | None, languages: tuple[str, ...]) -> None:
+
+class ForeignLanguages:
+    """``foreign_language`` with the answers of earlier runs, kept in the work cache
+    ``work`` (a catalogue of 17,000 documents costs lingua about 10 s; a nightly run asks
+    again only for new samples). ``answers`` reads the answers kept for the documents a run
+    asks about, in one go: a run reads those of the files it passes again, not every answer
+    kept (a million-unit corpus's were a 6.4 MB file read whole on every run and
+    written again whole when one was new)."""
+
+    def __init__(self, work: Cache | None, languages: tuple[str, ...]) -> None:
         self.languages = languages
-        name = f"foreign-{'-'.join(sorted(languages))}-{_answers_digest()[:12]}.json"
-        self.path = cache_dir / "langid" / name if cache_dir is not None else None
-        stored = read_checked(self.path) if self.path else None
-        self.known: dict[str, str] = stored if isinstance(stored, dict) else {}
+        self.work = work or no_cache()
+        self.setting = digest([_answers_digest(), *sorted(languages)])
+        self.known: dict[str, str] = {}
         self.new: dict[str, str] = {}
 
+    def answers(self, documents: list[list[Ruling]]) -> list[str | None]:
+        """Each document's foreign language, or None: the answers kept for them read in
+        one go, the others worked out. Keyed by the document's head, the text its sample is
+        made from, so that a known document costs a digest and not a sample."""
+        keys = [_head_key(members) for members in documents]
+        self._read([key for key in keys if key not in self.known and key not in self.new])
+        found = []
+        for members, key in zip(documents, keys, strict=True):
+            answer = self.known.get(key, self.new.get(key))
+            if answer is None:
+                answer = _identify(_sample_of(_head(members)), self.languages) or ""
+                self.new[key] = answer
+            found.append(answer or None)
+        return found
+
     def of(self, members: list[Ruling]) -> str | None:
-        """Keyed by the document's head, the text its sample is made from, so that a known
-        document costs a digest and not a sample."""
-        head = _head(members)
-        key = hashlib.blake2b(head.encode("utf-8"), digest_size=16).hexdigest()
-        found = self.known.get(key, self.new.get(key))
-        if found is None:
-            found = self.new[key] = _identify(_sample_of(head), self.languages) or ""
-        return found or None
+        """One document's foreign language, or None (``answers``)."""
+        return self.answers([members])[0]
+
+    def _read(self, keys: list[str]) -> None:
+        """The answers kept for these head keys into ``known``."""
+        if not keys or not self.work.keeps:
+            return
+        of_key = {self._key(key): key for key in keys}
+        for key, data in self.work.each(FOREIGN_ANSWERS, list(of_key)):
+            try:
+                self.known[of_key[key]] = FOREIGN_ANSWERS.decode(data)
+            except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
+                continue
 
     def save(self) -> None:
         """Keep the new answers (a failure to write costs recomputing them next time)."""
-        if not self.new or self.path is None:
-            return
-        try:
-            write_checked(self.path, dict(sorted({**self.known, **self.new}.items())))
-        except OSError:
-            return
+        if self.new and self.work.keeps:
+            self.work.put_many(
+                FOREIGN_ANSWERS,
+                [
+                    (self._key(key), FOREIGN_ANSWERS.encode(answer))
+                    for key, answer in sorted(self.new.items())
+                ],
+            )
+
+    def _key(self, head_key: str) -> str:
+        return self.work.key(FOREIGN_ANSWERS, [self.setting, head_key])
+
+
+def _head_key(members: list[Ruling]) -> str:
+    return hashlib.blake2b(_head(members).encode("utf-8"), digest_size=16).hexdigest()
 
 
 ANSWERS_VERSION = "2"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from pathlib import Path
 
 from ..catalogue import make_finding
 from ..model import Finding, Ruling
@@ -36,25 +35,26 @@ def assign_documents(
     rulings: list[Ruling],
     source_lang: str,
     languages: tuple[str, ...],
-    cache_dir: Path | None = None,
     foreign: ForeignLanguages | None = None,
 ) -> list[Finding]:
     """Set ``doc_kind`` and ``doc_version`` on every ruling; report glossaries and documents
     that are not checked, once each. ``foreign``: the answers of earlier runs to ask (and
-    keep new ones in, with ``save``), when a caller asks several times in a run."""
+    keep new ones in, with ``save``; else none are kept)."""
     by_doc: dict[str, list[Ruling]] = defaultdict(list)
     for item in rulings:
         by_doc[item.doc].append(item)
     findings = []
-    foreign_languages = foreign or ForeignLanguages(cache_dir, languages)
-    for members in by_doc.values():
-        kind = document_kind(members, source_lang, languages)
-        if kind != DocKind.GLOSSARY:
-            found = foreign_languages.of(members)
-            if found:
-                kind = DocKind.OTHER
-                for item in members:
-                    item.doc_lang = item.lang = found
+    foreign_languages = foreign or ForeignLanguages(None, languages)
+    documents = list(by_doc.values())
+    kinds = [document_kind(members, source_lang, languages) for members in documents]
+    asked = [m for m, kind in zip(documents, kinds, strict=True) if kind != DocKind.GLOSSARY]
+    foreign_of = dict(zip(map(id, asked), foreign_languages.answers(asked), strict=True))
+    for members, kind in zip(documents, kinds, strict=True):
+        found = foreign_of.get(id(members))
+        if found:
+            kind = DocKind.OTHER
+            for item in members:
+                item.doc_lang = item.lang = found
         version = document_version(members)
         kind_text = KIND_TEXT[kind]
         for item in members:
@@ -64,8 +64,6 @@ def assign_documents(
             findings.append(_glossary_finding(members))
         elif kind == DocKind.OTHER:
             findings.append(_other_finding(members, languages))
-    if foreign is None:
-        foreign_languages.save()
     return findings
 
 

@@ -7,14 +7,14 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 from ..engine import Engine, partitions, process_cache
 from ..engine.local import LocalEngine
-from ..files import read_checked, write_checked
 from ..model import Ruling
 from ..text.scripts import script_profile, weighted_letters
 from ..vocabulary import DEFAULT_SOURCE_LANG
+from ..work import Cache, no_cache
+from .identified import IdentificationStore
 from .langid import Identification, LanguageIdentifier, build
 
 SHORT_TEXT_LETTERS = 30
@@ -31,15 +31,16 @@ def assign_languages(
     identifier: str,
     languages: tuple[str, ...],
     engine: Engine | None = None,
-    cache_dir: Path | None = None,
+    work: Cache | None = None,
     *,
     source_lang: str = DEFAULT_SOURCE_LANG,
     title_langs: dict[str, str] | None = None,
     follow: bool = True,
 ) -> list[Ruling]:
     """The rulings with ``lang``, ``spans`` and ``doc_lang`` filled, in the same order;
-    documents are identified in groups, one task each. With a ``cache_dir`` the
-    identifications of earlier runs are reused (texts are identified once, ever).
+    documents are identified in groups, one task each. With a ``work`` cache that keeps, the
+    identifications of earlier runs are reused (texts are identified once, ever:
+    ``identified.py``).
     ``title_langs`` gives the language of titles that are card names in one language.
     ``follow``: documents that cannot tell their language take their folder's
     (``follow_folders``); without it, the caller decides that over all the run's folders."""
@@ -50,10 +51,8 @@ def assign_languages(
         [item for doc in docs for item in by_doc[doc]]
         for docs in partitions(list(by_doc), max(1, -(-len(by_doc) // DOCUMENTS_PER_TASK)))
     ]
-    store = (
-        IdentificationStore(cache_dir, identifier, languages, source_lang) if cache_dir else None
-    )
-    known = store.load() if store else {}
+    store = IdentificationStore(work or no_cache(), identifier, languages, source_lang)
+    known = store.load(_asked(rulings, by_doc))
     engine = engine or LocalEngine()
     shared = {
         "identifier": identifier,
@@ -64,8 +63,7 @@ def assign_languages(
     }
     done = engine.map(identify_documents, groups, shared=shared)
     by_id = {item.id: item for group, _ in done for item in group}
-    if store:
-        store.add({key: value for _, new in done for key, value in new.items()})
+    store.add({key: value for _, new in done for key, value in new.items()})
     shared_identifier.cache_clear()
     identified = [by_id[item.id] for item in rulings]
     if follow:
@@ -182,6 +180,14 @@ def identify_documents(
     return rulings, remembering.new
 
 
+def _asked(rulings: list[Ruling], by_doc: dict[str, list[Ruling]]) -> set[str]:
+    """The keys of every text identifying these rulings may ask about: those of the rulings
+    the reader gave no language, and the documents' titles (``_document_language``)."""
+    texts = {item.text for item in rulings if item.lang is None}
+    texts.update(members[0].doc_title for members in by_doc.values() if members[0].doc_title)
+    return {text_key(text) for text in texts}
+
+
 def text_key(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
@@ -203,55 +209,6 @@ class RememberingIdentifier:
         if found is None:
             found = self.new[key] = self.identifier.identify(text)
         return found
-
-
-class IdentificationStore:
-    """Identifications kept between runs, one file per identifier, candidate languages and
-    source language (other than English: the spans looked for depend on it).
-
-    A checked JSON file (``files.write_checked``): one cut short or damaged is detected on
-    reading and its texts are identified again; never a pickle, which would run code from a
-    shared cache folder."""
-
-    def __init__(
-        self,
-        cache_dir: Path,
-        identifier: str,
-        languages: tuple[str, ...],
-        source_lang: str = DEFAULT_SOURCE_LANG,
-    ) -> None:
-        source = "" if source_lang == DEFAULT_SOURCE_LANG else f"-from-{source_lang}"
-        self.path = cache_dir / "langid" / f"{identifier}-{'-'.join(languages)}{source}.json"
-
-    def load(self) -> dict[str, Identification]:
-        stored = read_checked(self.path)
-        if not isinstance(stored, dict):
-            return {}
-        found = {}
-        for key, value in stored.items():
-            try:
-                lang, spans = value
-                found[key] = Identification(
-                    lang, tuple((str(s), int(a), int(b)) for s, a, b in spans)
-                )
-            except (TypeError, ValueError):
-                return {}  # not what this version writes: identify again
-        return found
-
-    def add(self, new: dict[str, Identification]) -> None:
-        """Merge new identifications into the file (atomically; concurrent runs may
-        recompute, never corrupt). A failure to write costs a recomputation next time."""
-        if not new:
-            return
-        merged = {**self.load(), **new}
-        value = {
-            key: [found.lang, [list(span) for span in found.spans]]
-            for key, found in sorted(merged.items())
-        }
-        try:
-            write_checked(self.path, value)
-        except OSError:
-            return
 
 
 @cache

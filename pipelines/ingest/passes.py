@@ -210,7 +210,7 @@ def pass_files(
     for i in stale:
         found[i] = None
     work.reuse.taken_back(PASSED.name, len(stale))
-    languages = _Languages(readings, index, options)
+    languages = _Languages(readings, index, options, work)
     languages.identify(sorted(readings))
     votes = [
         v
@@ -229,7 +229,15 @@ def pass_files(
         found[i] = None
     work.reuse.taken_back(PASSED.name, len(moved))
     computed, loose = _pass_rest(
-        readings, languages, taken, index, order, options, base, alone or [False] * len(keys)
+        readings,
+        languages,
+        taken,
+        index,
+        order,
+        options,
+        base,
+        alone or [False] * len(keys),
+        work,
     )
     for i, record in computed.items():
         record.names = names.get(i) or entries_digest(record.reading.card_names)
@@ -267,8 +275,14 @@ class _Languages:
     """The first pass over the files passed again: every document's language (its folder's
     aside), and each file's votes on its folder's language."""
 
-    def __init__(self, readings: dict[int, FileResult], index: CardIndex, options: PassOptions):
-        self.readings, self.index, self.options = readings, index, options
+    def __init__(
+        self,
+        readings: dict[int, FileResult],
+        index: CardIndex,
+        options: PassOptions,
+        work: Cache,
+    ):
+        self.readings, self.index, self.options, self.work = readings, index, options, work
         self.votes: dict[int, list[FolderVote]] = {}
 
     def identify(self, indices: list[int]) -> None:
@@ -285,7 +299,7 @@ class _Languages:
                 options.identifier,
                 tuple(options.languages),
                 engine=options.engine,
-                cache_dir=options.cache_dir,
+                work=self.work,
                 source_lang=options.source_lang,
                 title_langs=title_langs,
                 follow=False,
@@ -312,11 +326,13 @@ def _pass_rest(
     options: PassOptions,
     base: str | None,
     alone: list[bool],
+    work: Cache,
 ) -> tuple[dict[int, PassedFile], list[Finding]]:
     """The other passes over the units passed again, their documents given the folder
     languages they take: each unit's record, and the findings of no unit's rulings (none:
     each pass reports on a ruling's file; one that did not would have the records not
-    kept). The files read whole are passed together, each unit ``alone`` on its own."""
+    kept). The files read whole are passed together, each unit ``alone`` on its own; the
+    documents' foreign languages asked of earlier runs in ``work`` first."""
     indices = sorted(readings)
     if not indices:
         return {}, []
@@ -326,7 +342,7 @@ def _pass_rest(
     unresolved_of: dict[int, list[str]] = {i: [] for i in indices}
     loose: list[Finding] = []
     candidates = tuple(dict.fromkeys(options.languages))
-    foreign = ForeignLanguages(options.cache_dir, candidates)
+    foreign = ForeignLanguages(work, candidates)
     batches = [[i for i in indices if not alone[i]], *([i] for i in indices if alone[i])]
     for batch in filter(None, batches):
         rulings = [r for i in batch for r in readings[i].rulings]
