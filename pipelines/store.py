@@ -234,9 +234,11 @@ class Store:
             db.execute("COMMIT")
             self.wrote = True
 
-    def stored_bytes(self, keys: Sequence[str]) -> int:
+    def stored_bytes(self, keys: Sequence[str], enough: int | None = None) -> int:
         """The bytes of the entries stored under the keys (0 when the store cannot be read):
-        about what reading them back reads, summed without reading them."""
+        about what reading them back reads, summed without reading them. With ``enough``,
+        the sum stops once it comes to that many (a policy that only asks whether it does
+        need not go through a million-unit run's 112,505 keys: 0.4 s)."""
         total = 0
         with self._database() as db:
             if db is None:
@@ -246,6 +248,8 @@ class Store:
                 marks = ",".join("?" * len(part))
                 query = f"SELECT coalesce(sum(size), 0) FROM entries WHERE key IN ({marks})"
                 total += db.execute(query, part).fetchone()[0]
+                if enough is not None and total >= enough:
+                    break
         return total
 
     # --- size, eviction and the ``rulings cache`` commands --------------------------------------

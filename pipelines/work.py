@@ -360,7 +360,7 @@ def _copies(jobs: Sequence[Job], cache: Cache) -> dict[Any, Any] | None:
     if start == 0:
         return {}
     keys = {key: None for job in jobs if job.kind and job.kind.share for key in job.keys if key}
-    return {} if cache.store.stored_bytes(list(keys)) >= start else None
+    return {} if cache.store.stored_bytes(list(keys), enough=start) >= start else None
 
 
 def _stored(job: Job, cache: Cache, copies: dict[Any, Any] | None) -> list[Any]:

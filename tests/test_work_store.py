@@ -54,6 +54,23 @@ def test_entries_are_read_a_query_at_a_time_as_they_are_taken(tmp_path: Path) ->
     assert len(foreign) == 1
 
 
+def test_stored_bytes_stop_once_they_come_to_what_is_enough(tmp_path: Path) -> None:
+    """A policy that asks whether a run's entries come to a size sums a query's worth of
+    keys at a time and stops there, instead of going through every key."""
+    kept = Store(tmp_path)
+    items = payloads("a", 3 * store.KEYS_PER_QUERY, size=10)
+    kept.put_many(KIND, VERSION, items)
+    keys = [key for key, _ in items]
+    reader, reads = Store(tmp_path), []
+    with reader._database() as db:
+        db.set_trace_callback(lambda sql: reads.append(sql) if sql.startswith("SELECT") else None)
+    whole = reader.stored_bytes(keys)
+    assert whole >= 10 * len(items) and len(reads) == 3
+    reads.clear()
+    assert whole > reader.stored_bytes(keys, enough=1) >= 1 and len(reads) == 1
+    assert reader.stored_bytes(keys, enough=whole + 1) == whole
+
+
 def _writer(root: str, prefix: str, count: int) -> None:
     kept = Store(Path(root))
     for start in range(0, count, 50):  # a run writes a batch per kind: many transactions
