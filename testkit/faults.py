@@ -459,10 +459,15 @@ ONE_ENTRY_KINDS = {"check-pair-keys", "align-versions"}
 """Kinds of unit the seeds give one entry of (the pair keys of the one document with aligned
 pairs, the rules excerpt's; the newer versions of the one set of English documents): no
 other key of the kind to copy it over."""
-READ_BEHIND = {"ingest": "ingest-passes"}
+READ_BEHIND = {
+    "ingest": "ingest-passes",
+    "langid": "ingest-passes",
+    "foreign-language": "ingest-passes",
+}
 """Kinds a run reads only for the units the kind in front of them misses (a file's reading,
-read back to pass the file again: ``ingest/passes.py``): their case drops the entries in
-front first, so that the run reads every one of its own."""
+read back to pass the file again: ``ingest/passes.py``; the identifications of its texts
+and its documents' foreign languages, read as it is passed again): their case drops the
+entries in front first, so that the run reads every one of its own."""
 UNFORCED_KINDS = {"report-rows", "workbook-segments"}
 """Kinds a forced run (``--force``, what the case runs) does not read: the report files'
 row and segment indexes are read only by a run into the folder of an earlier one, and a
