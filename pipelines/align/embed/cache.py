@@ -17,10 +17,11 @@ it a new stamp. Readers map the vector files read-only. When a
 text is in several shards (two processes computed it at once) the oldest shard wins, so a
 lookup does not depend on timing.
 
-Growth: entries are never evicted on their own. Shards are merged when there are more than
-``max_shards`` of an embedder, which removes duplicates, and a warning is logged once when
-the whole cache grows past ``LARGE_CACHE_BYTES``. ``info``, ``prune`` and ``clear`` show and
-reclaim the space (roughly 2 KB per text for a 512-dimension model).
+Growth: entries are never evicted on their own. When an embedder has more than
+``max_shards`` shards, the newer ones are merged (``merged``: a shard larger than all the
+newer ones together stays as it is), which removes duplicates, and a warning is logged
+once when the whole cache grows past ``LARGE_CACHE_BYTES``. ``info``, ``prune`` and
+``clear`` show and reclaim the space (roughly 2 KB per text for a 512-dimension model).
 """
 
 from __future__ import annotations
