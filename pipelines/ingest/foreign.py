@@ -19,6 +19,7 @@ from ..memo import digest
 from ..model import Ruling
 from ..resources import read_tsv, resource_path
 from ..work import Cache, kind, no_cache
+from .identified import identifier_versions
 
 SAMPLE_CHARS = 3000
 """Enough of the document's text to tell its language, little enough to stay fast."""
@@ -130,20 +131,11 @@ for every document (ingest three to four times slower on 100k units)."""
 
 @lru_cache(maxsize=1)
 def _answers_digest() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    def installed(name: str) -> str:
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            return "-"
-
     return digest(
         [
             ANSWERS_VERSION,
             resource_path("mtgjson_languages.tsv").read_bytes(),
-            installed("lingua-language-detector"),
-            installed("langdetect"),
+            *identifier_versions(),
         ]
     )
 

@@ -48,7 +48,7 @@ class IdentificationStore:
         source_lang: str = DEFAULT_SOURCE_LANG,
     ) -> None:
         self.work = work
-        self.setting = digest([identifier, *languages, source_lang, *_installed_versions()])
+        self.setting = digest([identifier, *languages, source_lang, *identifier_versions()])
 
     def load(self, text_keys: Iterable[str]) -> dict[str, Identification]:
         """The identifications kept for these texts' keys (an entry that is not today's
@@ -80,8 +80,9 @@ class IdentificationStore:
 
 
 @cache
-def _installed_versions() -> tuple[str, ...]:
-    """The identifier packages' versions: another version may answer otherwise."""
+def identifier_versions() -> tuple[str, ...]:
+    """The identifier packages' versions (lingua, langdetect; "-" for one not installed):
+    another version may answer otherwise."""
     from importlib.metadata import PackageNotFoundError, version
 
     def installed(name: str) -> str:
