@@ -847,16 +847,18 @@ def cache_info(cache_dir: Path | None) -> int:
     current = work.current_versions()
     click.echo(f"Work cache: {kept.path} ({kept.file_size() / 2**20:,.1f} MB on disk)")
     total = count = 0
-    for row in kept.info():
+    rows = kept.info()
+    width = max([len("all"), *(len(row.kind) for row in rows)])
+    for row in rows:
         state = "current" if current.get(row.kind) == row.version else "outdated"
         label = work.KINDS[row.kind].label if row.kind in work.KINDS else row.kind
         click.echo(
-            f"  {row.kind:<12} {row.entries:>10,} entries {row.size / 2**20:>10,.1f} MB  "
+            f"  {row.kind:<{width}} {row.entries:>10,} entries {row.size / 2**20:>10,.1f} MB  "
             f"version {row.version[:12]} ({state}; {label})"
         )
         total, count = total + row.size, count + row.entries
     click.echo(
-        f"  {'all':<12} {count:>10,} entries {total / 2**20:>10,.1f} MB  "
+        f"  {'all':<{width}} {count:>10,} entries {total / 2**20:>10,.1f} MB  "
         f"limit {kept.limit / 2**30:,.1f} GB"
     )
     digests = read_checked(cache_root(cache_dir) / DIGESTS_FILE)

@@ -238,6 +238,8 @@ def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -
     assert info.exit_code == 0, info.output
     for kind in ("ingest", "align", "check", "check-group", "langid"):
         assert f"{kind} " in info.output and "current" in info.output
+    kinds = [line for line in info.output.splitlines() if " entries " in line]
+    assert len({line.index(" entries ") for line in kinds}) == 1  # one column, long names too
     old_files = cache / "langid"  # where identifications were kept as files before
     assert not old_files.exists()
     old_files.mkdir()
