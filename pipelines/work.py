@@ -218,6 +218,20 @@ class Cache:
         if items:
             self.store.put_many(kind.name, kind.version_digest, items)
 
+    def records(self, kind: Kind, keys: Sequence[str]) -> dict[str, Any]:
+        """The records kept under the keys, decoded, for a caller that looks small records
+        up by its own keys (an entry that is not one of today's records is left out);
+        nothing when the cache keeps nothing."""
+        if not self.keeps or not keys:
+            return {}
+        decoded = ((key, _decoded(kind, data, None)) for key, data in self.each(kind, keys))
+        return {key: record for key, record in decoded if record is not _MISSING}
+
+    def put_records(self, kind: Kind, records: dict[str, Any]) -> None:
+        """Keep records under their keys, in the keys' order (``records``'s counterpart)."""
+        if self.keeps and records:
+            self.put_many(kind, [(key, kind.encode(records[key])) for key in sorted(records)])
+
 
 def no_cache() -> Cache:
     return Cache(None)

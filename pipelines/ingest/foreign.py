@@ -13,8 +13,6 @@ import hashlib
 import re
 from functools import lru_cache
 
-import msgspec
-
 from ..memo import digest
 from ..model import Ruling
 from ..resources import read_tsv, resource_path
@@ -77,14 +75,18 @@ class ForeignLanguages:
         """Each document's foreign language, or None: the answers kept for them read in
         one go, the others worked out. Keyed by the document's head, the text its sample is
         made from, so that a known document costs a digest and not a sample."""
-        keys = [_head_key(members) for members in documents]
-        self._read([key for key in keys if key not in self.known and key not in self.new])
+        heads = [_head(members) for members in documents]
+        keys = [_digest(head) for head in heads]
+        unknown = {key: None for key in keys if key not in self.known and key not in self.new}
+        if unknown and self.work.keeps:
+            of_key = {self._key(key): key for key in unknown}
+            kept = self.work.records(FOREIGN_ANSWERS, list(of_key))
+            self.known.update({of_key[key]: answer for key, answer in kept.items()})
         found = []
-        for members, key in zip(documents, keys, strict=True):
+        for head, key in zip(heads, keys, strict=True):
             answer = self.known.get(key, self.new.get(key))
             if answer is None:
-                answer = _identify(_sample_of(_head(members)), self.languages) or ""
-                self.new[key] = answer
+                answer = self.new[key] = _identify(_sample_of(head), self.languages) or ""
             found.append(answer or None)
         return found
 
@@ -92,34 +94,18 @@ class ForeignLanguages:
         """One document's foreign language, or None (``answers``)."""
         return self.answers([members])[0]
 
-    def _read(self, keys: list[str]) -> None:
-        """The answers kept for these head keys into ``known``."""
-        if not keys or not self.work.keeps:
-            return
-        of_key = {self._key(key): key for key in keys}
-        for key, data in self.work.each(FOREIGN_ANSWERS, list(of_key)):
-            try:
-                self.known[of_key[key]] = FOREIGN_ANSWERS.decode(data)
-            except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
-                continue
-
     def save(self) -> None:
         """Keep the new answers (a failure to write costs recomputing them next time)."""
-        if self.new and self.work.keeps:
-            self.work.put_many(
-                FOREIGN_ANSWERS,
-                [
-                    (self._key(key), FOREIGN_ANSWERS.encode(answer))
-                    for key, answer in sorted(self.new.items())
-                ],
-            )
+        self.work.put_records(
+            FOREIGN_ANSWERS, {self._key(key): answer for key, answer in self.new.items()}
+        )
 
     def _key(self, head_key: str) -> str:
         return self.work.key(FOREIGN_ANSWERS, [self.setting, head_key])
 
 
-def _head_key(members: list[Ruling]) -> str:
-    return hashlib.blake2b(_head(members).encode("utf-8"), digest_size=16).hexdigest()
+def _digest(head: str) -> str:
+    return hashlib.blake2b(head.encode("utf-8"), digest_size=16).hexdigest()
 
 
 ANSWERS_VERSION = "2"

@@ -17,8 +17,6 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-import msgspec
-
 from ..memo import digest
 from ..vocabulary import DEFAULT_SOURCE_LANG
 from ..work import Cache, kind
@@ -53,27 +51,15 @@ class IdentificationStore:
     def load(self, text_keys: Iterable[str]) -> dict[str, Identification]:
         """The identifications kept for these texts' keys (an entry that is not today's
         record is left out: its text is identified again)."""
-        if not self.work.keeps:
-            return {}
         of_key = {self._key(text_key): text_key for text_key in text_keys}
-        found = {}
-        for key, data in self.work.each(LANGUAGES_IDENTIFIED, list(of_key)):
-            try:
-                found[of_key[key]] = LANGUAGES_IDENTIFIED.decode(data)
-            except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
-                continue
-        return found
+        found = self.work.records(LANGUAGES_IDENTIFIED, list(of_key))
+        return {of_key[key]: identification for key, identification in found.items()}
 
     def add(self, new: dict[str, Identification]) -> None:
         """Keep new identifications, by their texts' keys."""
-        if new and self.work.keeps:
-            self.work.put_many(
-                LANGUAGES_IDENTIFIED,
-                [
-                    (self._key(text_key), LANGUAGES_IDENTIFIED.encode(found))
-                    for text_key, found in sorted(new.items())
-                ],
-            )
+        self.work.put_records(
+            LANGUAGES_IDENTIFIED, {self._key(text_key): found for text_key, found in new.items()}
+        )
 
     def _key(self, text_key: str) -> str:
         return self.work.key(LANGUAGES_IDENTIFIED, [self.setting, text_key])

@@ -48,9 +48,9 @@ def assign_documents(
     documents = list(by_doc.values())
     kinds = [document_kind(members, source_lang, languages) for members in documents]
     asked = [m for m, kind in zip(documents, kinds, strict=True) if kind != DocKind.GLOSSARY]
-    foreign_of = dict(zip(map(id, asked), foreign_languages.answers(asked), strict=True))
+    answers = iter(foreign_languages.answers(asked))  # in the order of the documents asked
     for members, kind in zip(documents, kinds, strict=True):
-        found = foreign_of.get(id(members))
+        found = next(answers) if kind != DocKind.GLOSSARY else None
         if found:
             kind = DocKind.OTHER
             for item in members:
