@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 
 import numpy as np
 
@@ -124,11 +126,11 @@ def english_card_texts(rulings: list[Ruling], source_lang: str) -> list[list[Rul
     return documents
 
 
-def joined_lines(rulings: list[Ruling], source_lang: str) -> list[list[Ruling]]:
+def joined_lines(card_texts: list[list[Ruling]]) -> list[list[Ruling]]:
     """Every run of 2 to MAX_JOINED_LINES consecutive lines of each English card-text
-    document."""
+    document (``english_card_texts``)."""
     runs = []
-    for lines in english_card_texts(rulings, source_lang):
+    for lines in card_texts:
         for size in range(2, min(MAX_JOINED_LINES, len(lines)) + 1):
             runs.extend(lines[start : start + size] for start in range(len(lines) - size + 1))
     return runs
@@ -198,6 +200,10 @@ def joined_text(lines: list[Ruling]) -> str:
     return " ".join(line.text for line in lines)
 
 
+_ID = attrgetter("id")
+_TEXT = attrgetter("text")
+
+
 @dataclass
 class AlignContext:
     rulings: list[Ruling]
@@ -231,19 +237,23 @@ class AlignContext:
     (``printed_keywords``: "Destello, alcance."), which Oracle text may give a line each."""
 
     def __post_init__(self) -> None:
-        self.row = {r.id: i for i, r in enumerate(self.rulings)}
-        row_of_text: dict[str, int] = {}
-        self.vector_row = {
-            r.id: row_of_text.setdefault(r.text, len(row_of_text)) for r in self.rulings
-        }
+        # the rulings' ids and texts got, numbered and looked up in C loops (``map``): a
+        # million units' rows and texts' rows took 0.9 s one ruling at a time
+        ids = list(map(_ID, self.rulings))
+        texts = list(map(_TEXT, self.rulings))
+        self.row = dict(zip(ids, range(len(ids)), strict=True))
+        row_of_text = dict(zip(dict.fromkeys(texts), itertools.count()))  # first seen, first
+        self.vector_row = dict(zip(ids, map(row_of_text.__getitem__, texts), strict=True))
+        del ids, texts
+        card_texts = english_card_texts(self.rulings, self.source_lang)
         self.joined_row = {
             tuple(line.id for line in run): row_of_text.setdefault(
                 joined_text(run), len(row_of_text)
             )
-            for run in joined_lines(self.rulings, self.source_lang)
+            for run in joined_lines(card_texts)
         }
         self.head_row, self.item_rows = {}, {}
-        for lines in english_card_texts(self.rulings, self.source_lang):
+        for lines in card_texts:
             for line in lines:
                 head = REMINDER_TEXT.sub("", line.text).strip()
                 if head and head != line.text:
