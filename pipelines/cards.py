@@ -276,9 +276,8 @@ class CardIndex:
     from: the names a run adds to those its inputs give (``ingest.cards.identified_names``),
     told without going through the inputs' entries again."""
     kept_in: Path | None = field(default=None, compare=False)
-    """The cache file the index was read from or written to (``cached``), which ``read``
-    reads again: a run that lets the index go while it aligns reads it back for its checks
-    without the names it was built from."""
+    """The cache file the index was read from or written to (``cached``): its name stands
+    for the index in the key of the files' passed readings (``ingest.passes``)."""
 
     @classmethod
     def cached(

@@ -106,11 +106,11 @@ def test_answers_are_kept_between_runs(tmp_path, monkeypatch):
 
     monkeypatch.setattr(foreign, "_identify", no_lingua)
     again = ForeignLanguages(Cache(Store(tmp_path)), ("en", "es", "zh"))
-    assert (again.of(french), again.of(spanish)) == ("fr", None)
+    assert again.answers([french, spanish]) == ["fr", None]
     assert not (tmp_path / "langid").exists()  # kept in the work store, not a file of its own
     other_candidates = ForeignLanguages(Cache(Store(tmp_path)), ("en", "fr"))
     with pytest.raises(AssertionError, match="asked again"):
-        other_candidates.of(french)
+        other_candidates.answers([french])
 
 
 @pytest.mark.model

@@ -90,10 +90,6 @@ class ForeignLanguages:
             found.append(answer or None)
         return found
 
-    def of(self, members: list[Ruling]) -> str | None:
-        """One document's foreign language, or None (``answers``)."""
-        return self.answers([members])[0]
-
     def save(self) -> None:
         """Keep the new answers (a failure to write costs recomputing them next time)."""
         self.work.put_records(
