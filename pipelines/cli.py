@@ -48,7 +48,18 @@ if _started_as_command():
 
 import click
 
-from . import __version__, console, masters, outputs, pipeline, stages, store, tables, work
+from . import (
+    __version__,
+    console,
+    last_run,
+    masters,
+    outputs,
+    pipeline,
+    stages,
+    store,
+    tables,
+    work,
+)
 from . import project as project_file
 from .align.embed import EmbedderError, build_embedder, known_specs
 from .cachedir import cache_root
@@ -839,19 +850,30 @@ def _store(cache_dir: Path | None) -> store.Store:
     return store.Store(cache_root(cache_dir))
 
 
+def _current_versions(kept: store.Store) -> dict[str, str]:
+    """Each kind's version digest today, and the last-run entries' (``last_run``)."""
+    current = work.current_versions()
+    return current | last_run.current_versions({row.kind for row in kept.info()}, current)
+
+
+def _label(kind: str) -> str:
+    kinds = last_run.named(kind)
+    return f"the last run's {' and '.join(kinds)} results kept together" if kinds else kind
+
+
 @cache_group.command("info")
 @CACHE_DIR
 def cache_info(cache_dir: Path | None) -> int:
     """Entries per kind of unit and version (current or not), their size, and the limit."""
     kept = _store(cache_dir)
-    current = work.current_versions()
     click.echo(f"Work cache: {kept.path} ({kept.file_size() / 2**20:,.1f} MB on disk)")
     total = count = 0
     rows = kept.info()
+    current = _current_versions(kept)
     width = max([len("all"), *(len(row.kind) for row in rows)])
     for row in rows:
         state = "current" if current.get(row.kind) == row.version else "outdated"
-        label = work.KINDS[row.kind].label if row.kind in work.KINDS else row.kind
+        label = work.KINDS[row.kind].label if row.kind in work.KINDS else _label(row.kind)
         click.echo(
             f"  {row.kind:<{width}} {row.entries:>10,} entries {row.size / 2**20:>10,.1f} MB  "
             f"version {row.version[:12]} ({state}; {label})"
@@ -893,7 +915,7 @@ def cache_prune(cache_dir: Path | None, limit: str | None) -> int:
     except ValueError as problem:
         raise click.BadParameter(str(problem), param_hint="--limit") from None
     kept = _store(cache_dir)
-    removed = kept.prune(size, current=work.current_versions())
+    removed = kept.prune(size, current=_current_versions(kept))
     click.echo(f"Removed {removed:,} entries; {kept.size() / 2**20:,.1f} MB kept in {kept.path}")
     dropped = drop_indexes(cache_root(cache_dir), keep=INDEXES_KEPT)
     if dropped:
@@ -918,6 +940,8 @@ def cache_clear(cache_dir: Path | None, kinds: tuple[str, ...]) -> int:
     reads every input again), the embedding model kept ready to read (the next run reads it
     from its package), the card-name indexes and the report writers' last times."""
     kept = _store(cache_dir)
+    if kinds:
+        kinds += tuple(last_run.naming({row.kind for row in kept.info()}, kinds))
     removed = kept.clear(kinds)
     click.echo(f"Removed {removed:,} entries from {kept.path}")
     if not kinds:

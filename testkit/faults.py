@@ -468,6 +468,10 @@ READ_BEHIND = {
 read back to pass the file again: ``ingest/passes.py``; the identifications of its texts
 and its documents' foreign languages, read as it is passed again): their case drops the
 entries in front first, so that the run reads every one of its own."""
+LAST_RUN_PREFIX = "last-run:"
+"""The store's kinds that keep a call's last results together (``pipelines/last_run.py``):
+one entry each (no other key to copy it over), in front of the kinds it names: their case
+drops it first, so that the run reads every entry of its own."""
 UNFORCED_KINDS = {"report-rows", "workbook-segments"}
 """Kinds a forced run (``--force``, what the case runs) does not read: the report files'
 row and segment indexes are read only by a run into the folder of an earlier one, and a
@@ -680,9 +684,13 @@ class Battery:
             case = Case("cache-keys", f"every {stage} entry copied over another key's")
             self.expect_run(case, first)
             count = _rotate_entries(database, stage)
-            if stage in READ_BEHIND:
-                _drop_entries(database, READ_BEHIND[stage])
-            if (count == 1 and stage in ONE_ENTRY_KINDS) or stage in UNFORCED_KINDS:
+            for behind in _kinds_in_front(stage, stages):
+                _drop_entries(database, behind)
+            if (
+                (count == 1 and stage in ONE_ENTRY_KINDS)
+                or stage in UNFORCED_KINDS
+                or stage.startswith(LAST_RUN_PREFIX)
+            ):
                 continue
             if count < 2:
                 case.problems.append(f"{count} {stage} entries: nothing to swap")
@@ -957,6 +965,20 @@ def _rotate_entries(database: Path, kind: str) -> int:
         ]
         db.executemany("UPDATE entries SET entry = ? WHERE key = ?", moved)
     return len(rows)
+
+
+def _kinds_in_front(stage: str, kinds: list[str]) -> list[str]:
+    """The kinds a run reads before ``stage``'s entries, reading those only for the units
+    they miss (``READ_BEHIND``, and the last-run entries that keep it or the kind in front
+    of it)."""
+    front = [READ_BEHIND[stage]] if stage in READ_BEHIND else []
+    read_first = {stage, *front}
+    return front + [
+        kind
+        for kind in kinds
+        if kind.startswith(LAST_RUN_PREFIX)
+        and read_first.intersection(kind[len(LAST_RUN_PREFIX) :].split("+"))
+    ]
 
 
 def _drop_entries(database: Path, kind: str) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pipelines import store
+from pipelines import store, tables
 from pipelines.cli import main
 from pipelines.store import Store, parse_size
 
@@ -226,7 +226,8 @@ def test_sizes_are_read_as_people_write_them() -> None:
 
 
 @pytest.mark.model
-def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -> None:
+def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path, monkeypatch) -> None:
+    monkeypatch.setattr(tables, "SHARED_FROM_BYTES", 0)  # a large run: the last run's kept too
     cache = tmp_path / "cache"
     runner = CliRunner()
     done = runner.invoke(
@@ -240,6 +241,18 @@ def test_cache_commands_show_prune_and_clear(tmp_path: Path, corpus_dir: Path) -
         assert f"{kind} " in info.output and "current" in info.output
     kinds = [line for line in info.output.splitlines() if " entries " in line]
     assert len({line.index(" entries ") for line in kinds}) == 1  # one column, long names too
+    together = [line for line in kinds if line.lstrip().startswith("last-run:")]
+    assert {line.split()[0] for line in together} == {
+        "last-run:align",
+        "last-run:check-group+check",
+        "last-run:ingest-passes",
+    }
+    assert all("(current; the last run's " in line for line in together)
+    one_kind = runner.invoke(main, ["cache", "clear", "--cache-dir", str(cache), "--kind", "align"])
+    assert one_kind.exit_code == 0, one_kind.output
+    left = {row.kind for row in Store(cache).info()}
+    assert "align" not in left and "last-run:align" not in left, "its units computed again"
+    assert "check" in left and any(kind.startswith("last-run:") for kind in left)
     old_files = cache / "langid"  # where identifications were kept as files before
     assert not old_files.exists()
     old_files.mkdir()

@@ -109,6 +109,7 @@ ALIGN_DOCUMENT = kind(
         "printed_only_lines.tsv",
         "subtypes.tsv",
     ),
+    remembered=True,
 )
 """A translated document's alignment rows, keyed by its units, the source documents and the
 English document it was paired with. Bump ``version`` when the rows an aligner gives for

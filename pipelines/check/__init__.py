@@ -126,6 +126,7 @@ CHECK_DOCUMENT = kind(
     list[Found],
     version=CHECK_VERSION,
     resources=CHECK_RESOURCES,
+    remembered=True,
 )
 """The findings of every pair, ruling and document check on one translated document (one
 ``Found`` per run of its items, in the order of the runs: a document's items can come in
@@ -139,6 +140,7 @@ CHECK_GROUP = kind(
     version=CHECK_VERSION,
     resources=CHECK_RESOURCES,
     parts_once=True,
+    remembered=True,
 )
 """The findings of a group check on one group, keyed by the check, the corpus facts and every
 unit the group reads."""

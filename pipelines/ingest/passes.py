@@ -157,6 +157,7 @@ PASSED = kind(
     resources=READ_RESOURCES,
     stored=_stored,
     restored=_restored,
+    remembered=True,
 )
 """A unit's reading after the passes, keyed by the reading's key (``units.PassUnit.key``); valid
 while its ``base`` and ``taken`` are the run's. Bump ``version`` when a pass gives something
@@ -244,9 +245,9 @@ def pass_files(
         record.lines = Lines.of(record.reading.rulings)
         record.titles = title_coverage(record.reading.rulings, index)
         record.counts = LanguageCounts.of(record.reading.rulings)
-    if base is not None and not loose:
-        keep(job, work, computed)
     records = [found[i] if found[i] is not None else computed[i] for i in range(len(keys))]
+    if base is not None and not loose:
+        keep(job, work, computed, records)  # before the cards found across the run are set
     files = [record.reading for record in records]
     unresolved = [
         members
