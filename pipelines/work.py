@@ -15,12 +15,14 @@ bump). ``Job`` is the units of one kind in a stage: their keys and how the missi
 cut into tasks. ``execute`` does everything else, once for every stage:
 
 1. the look-up of every keyed unit in the cache (``Cache``; a hit decoded into its record
-   type, the strings its records repeat made one object: ``tables.share``),
+   type, the strings its records repeat made one object: ``tables.share``; in a large run,
+   first in the last run's results kept together, ``last_run``),
 2. the plan of the missing units into tasks (the job's ``plan``, else ``batched``),
 3. the map of the tasks over the engine (``engine.map``: local or Dask; one map call for all
    the jobs of a stage, so a Dask worker builds the stage's context once),
 4. the re-assembly of each unit's result (a unit computed in parts by several tasks is
-   merged by the job's ``merge``), kept in the cache, and returned in the units' order,
+   merged by the job's ``merge``), kept in the cache (and with the others together, where
+   the last run's have gone stale), and returned in the units' order,
 
 with the cyclic garbage collector paused throughout and inside every task (the records make
 no cycles, and each collection of the oldest generation walked every record alive).
@@ -81,9 +83,9 @@ class Kind(Generic[R]):
     """Whether the lists and dicts of the records' parts are stored once per entry, and read
     back single (``parts_once.py``: findings, whose evidence repeats them)."""
     remembered: bool = False
-    """Whether the last run's results are also kept together in one entry, read back in one
-    piece by the next run (``last_run.py``: the kinds whose every unit an edited run reads
-    back)."""
+    """Whether a large run also keeps its results together in a few entries, read back in
+    a few pieces by the next run (``last_run.py``: the kinds whose every unit an edited run
+    reads back)."""
 
     @functools.cached_property
     def version_digest(self) -> str:
@@ -355,11 +357,6 @@ def keep(
     if results is not None and job.remembered is not None:
         remembered, copies = job.remembered
         _remember([job], cache, [list(results)], remembered, copies, [computed])
-
-
-def _looked_up(jobs: Sequence[Job], cache: Cache) -> list[list[Any]]:
-    copies = _copies(jobs, cache)  # one object for each value the stored records repeat
-    return [_stored(job, cache, copies) for job in jobs]
 
 
 @dataclass
