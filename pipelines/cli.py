@@ -850,10 +850,11 @@ def _store(cache_dir: Path | None) -> store.Store:
     return store.Store(cache_root(cache_dir))
 
 
-def _current_versions(kept: store.Store) -> dict[str, str]:
-    """Each kind's version digest today, and the last-run entries' (``last_run``)."""
+def _current_versions(rows: list[store.KindInfo]) -> dict[str, str]:
+    """Each kind's version digest today, and that of the last-run entries among the store's
+    ``rows`` (``last_run``)."""
     current = work.current_versions()
-    return current | last_run.current_versions({row.kind for row in kept.info()}, current)
+    return current | last_run.current_versions({row.kind for row in rows}, current)
 
 
 def _label(kind: str) -> str:
@@ -869,7 +870,7 @@ def cache_info(cache_dir: Path | None) -> int:
     click.echo(f"Work cache: {kept.path} ({kept.file_size() / 2**20:,.1f} MB on disk)")
     total = count = 0
     rows = kept.info()
-    current = _current_versions(kept)
+    current = _current_versions(rows)
     width = max([len("all"), *(len(row.kind) for row in rows)])
     for row in rows:
         state = "current" if current.get(row.kind) == row.version else "outdated"
@@ -915,7 +916,7 @@ def cache_prune(cache_dir: Path | None, limit: str | None) -> int:
     except ValueError as problem:
         raise click.BadParameter(str(problem), param_hint="--limit") from None
     kept = _store(cache_dir)
-    removed = kept.prune(size, current=_current_versions(kept))
+    removed = kept.prune(size, current=_current_versions(kept.info()))
     click.echo(f"Removed {removed:,} entries; {kept.size() / 2**20:,.1f} MB kept in {kept.path}")
     dropped = drop_indexes(cache_root(cache_dir), keep=INDEXES_KEPT)
     if dropped:

@@ -188,7 +188,7 @@ def current_versions(stored: Iterable[str], current: Mapping[str, str]) -> dict[
     for name in stored:
         kinds = named(name)
         if kinds and all(kind in current for kind in kinds):
-            versions[name] = digest([current[kind] for kind in kinds])
+            versions[name] = _joined_version([current[kind] for kind in kinds])
     return versions
 
 
@@ -215,7 +215,12 @@ def _names(kinds: Sequence[Kept]) -> list[str]:
 
 
 def _version(kinds: Sequence[Kept]) -> str:
-    return digest([kept.version for kept in kinds])
+    return _joined_version([kept.version for kept in kinds])
+
+
+def _joined_version(versions: list[str]) -> str:
+    """The version of the entries that keep kinds of these version digests, in order."""
+    return digest(versions)
 
 
 def _slot(bucket: int, keys: Sequence[Sequence[set[str]]]) -> str:
