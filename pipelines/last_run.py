@@ -59,6 +59,10 @@ STALE_SHARE = 0.02
 entry was written), or of its entry's results that the run no longer asks for, before the
 entry is written again."""
 PROTOCOL = 5
+FORMAT = "2"
+"""How the entries are pickled (2: records that only set their fields as calls of their
+class, ``_FieldsReducers``). Entries of another format are not read: a run writes them
+again in this one, once, and reads them quicker from then on."""
 PREFIX = "last-run:"
 
 
@@ -276,8 +280,9 @@ def _version(kinds: Sequence[Kept]) -> str:
 
 
 def _joined_version(versions: list[str]) -> str:
-    """The version of the entries that keep kinds of these version digests, in order."""
-    return digest(versions)
+    """The version of the entries that keep kinds of these version digests, in order, in
+    today's ``FORMAT``."""
+    return digest([FORMAT, *versions])
 
 
 def _slot(bucket: int, keys: Sequence[Sequence[set[str]]]) -> str:
