@@ -10,9 +10,10 @@ import pickletools
 from pathlib import Path
 
 import pytest
+from check_helpers import ruling
 
 from pipelines import last_run, work
-from pipelines.model import Alignment, Finding, Ruling
+from pipelines.model import Alignment, Finding
 from pipelines.store import Store
 from pipelines.work import Cache, Job, Kind, Reuse, execute
 
@@ -72,32 +73,14 @@ def test_results_come_back_for_the_keys_asked_with_their_shared_values(tmp_path:
     assert all(len(ids) == 1 for ids in by_bucket.values()), "shared within an entry"
 
 
-def ruling(number: int, carried: list) -> Ruling:
-    return Ruling(
-        id=f"es/a.txt#{number}",
-        file="es/a.txt",
-        line=number,
-        format="text",
-        doc_title="Vampiro de Sengir",
-        card="Sengir Vampire",
-        section=None,
-        doc_lang="es",
-        lang="es",
-        spans=[],
-        date="2007-02-01",
-        date_raw="1/2/2007",
-        text=f"Habilidad disparada {number}.",
-        carried=carried,
-        position=number,
-    )
-
-
 def test_records_that_only_set_fields_are_pickled_as_a_call_of_their_class(tmp_path: Path):
     """Rulings and alignments come back by one call of their class each (quicker to read
     than pickle's way); a finding, whose construction also works out its fingerprint, comes
     back as it was, its fingerprint not worked out again."""
     carried = [{"line": 1, "text": "Vampiro de Sengir"}]  # one list, as a document's rulings
-    rulings = [ruling(n, carried) for n in range(3)]
+    rulings = [ruling(f"es/a.txt:{n}", f"Habilidad disparada {n}.", "es") for n in range(1, 4)]
+    for each in rulings:
+        each.carried = carried
     pair = Alignment("en/a.txt#1", "es/a.txt#1", "es", 0.93, "embedding", similarity=0.93)
     blank = finding(1)
     blank.fingerprint = ""  # set after construction: a call of the class would fill it in
