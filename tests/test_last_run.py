@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pickle
 import pickletools
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,27 @@ def test_a_damaged_entry_is_a_miss(tmp_path: Path):
     last_run.write(store, kept({key: [finding(1)]}), ALL)
     store._connect().execute("UPDATE entries SET entry = substr(entry, 1, 40)")
     assert last_run.read(store, kept([key])).taken == [{}]
+
+
+def test_a_bucket_the_store_fails_to_give_is_a_miss_and_the_others_are_read(
+    tmp_path: Path, monkeypatch
+):
+    store = Store(tmp_path)
+    first, second = keys_in(0, 1), keys_in(1, 1)
+    results = {first[0]: [finding(1)], second[0]: [finding(2)]}
+    last_run.write(store, kept(results), ALL)
+    failing = last_run._slot(0, [last_run._bucketed(first)])
+    each = store.each
+
+    def each_but_one(kind, version, keys, *rest):
+        if failing in keys:
+            raise sqlite3.OperationalError("disk I/O error")
+        return each(kind, version, keys, *rest)
+
+    monkeypatch.setattr(store, "each", each_but_one)
+    remembered = last_run.read(store, kept(list(results)))
+    assert remembered.taken == [{second[0]: results[second[0]]}]
+    assert set(remembered.held) == {1}
 
 
 def computed(tasks: list) -> list:
