@@ -41,6 +41,7 @@ from __future__ import annotations
 import copyreg
 import dataclasses
 import enum
+import inspect
 import io
 import pickle
 import zlib
@@ -241,8 +242,8 @@ class _FieldsReducers(dict):
 def _set_by_init(kind: type) -> bool:
     """Whether calling ``kind`` with its fields' values, in order, makes a record equal to
     the one they are taken from and does nothing else: a dataclass of this package with
-    slots (no other state), its generated ``__init__`` taking every field by position, and
-    no ``__post_init__``."""
+    slots (no other state), its generated ``__init__`` taking its fields by position and
+    nothing else (no init-only variable), and no ``__post_init__``."""
     if not (
         isinstance(kind, type)
         and dataclasses.is_dataclass(kind)
@@ -252,7 +253,11 @@ def _set_by_init(kind: type) -> bool:
         and not hasattr(kind, "__post_init__")
     ):
         return False
-    return all(f.init and not f.kw_only for f in dataclasses.fields(kind))
+    names = [f.name for f in dataclasses.fields(kind) if f.init and not f.kw_only]
+    parameters = list(inspect.signature(kind.__init__).parameters.values())[1:]
+    return [p.name for p in parameters] == names and all(
+        p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters
+    )
 
 
 _BY_FIELDS = _FieldsReducers()

@@ -4,6 +4,7 @@ written again only when they have gone stale."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import pickletools
@@ -14,7 +15,7 @@ import pytest
 from check_helpers import ruling
 
 from pipelines import last_run, work
-from pipelines.model import Alignment, Finding
+from pipelines.model import Alignment, Finding, Ruling
 from pipelines.store import Store
 from pipelines.work import Cache, Job, Kind, Reuse, execute
 
@@ -167,6 +168,27 @@ def test_a_damaged_entry_is_a_miss(tmp_path: Path):
     last_run.write(store, kept({key: [finding(1)]}), ALL)
     store._connect().execute("UPDATE entries SET entry = substr(entry, 1, 40)")
     assert last_run.read(store, kept([key])).taken == [{}]
+
+
+def test_only_records_whose_class_takes_exactly_their_fields_are_pickled_as_calls():
+    """An init-only variable, a field not taken by ``__init__`` or a ``__post_init__``
+    means a call of the class with the fields' values would not give the record back."""
+
+    def record(*annotations, post_init=False):
+        namespace = {"__module__": "pipelines.example", "__annotations__": dict(annotations)}
+        if post_init:
+            namespace["__post_init__"] = lambda self: None
+        return dataclasses.dataclass(slots=True)(type("Example", (), namespace))
+
+    assert last_run._set_by_init(Ruling) and last_run._set_by_init(Alignment)
+    assert not last_run._set_by_init(Finding), "its __post_init__ works out a fingerprint"
+    assert last_run._set_by_init(record(("a", int), ("b", str)))
+    assert not last_run._set_by_init(record(("a", int), ("b", dataclasses.InitVar[int])))
+    assert not last_run._set_by_init(record(("a", int), post_init=True))
+    plain = dataclasses.dataclass(slots=True)(
+        type("Example", (), {"__module__": "tests.example", "__annotations__": {"a": int}})
+    )
+    assert not last_run._set_by_init(plain), "not a record type of the package"
 
 
 def test_a_bucket_the_store_fails_to_give_is_a_miss_and_the_others_are_read(
