@@ -253,7 +253,7 @@ def _set_by_init(kind: type) -> bool:
         and not hasattr(kind, "__post_init__")
     ):
         return False
-    names = [f.name for f in dataclasses.fields(kind) if f.init and not f.kw_only]
+    names = [f.name for f in dataclasses.fields(kind)]
     parameters = list(inspect.signature(kind.__init__).parameters.values())[1:]
     return [p.name for p in parameters] == names and all(
         p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters

@@ -185,6 +185,9 @@ def test_only_records_whose_class_takes_exactly_their_fields_are_pickled_as_call
     assert last_run._set_by_init(record(("a", int), ("b", str)))
     assert not last_run._set_by_init(record(("a", int), ("b", dataclasses.InitVar[int])))
     assert not last_run._set_by_init(record(("a", int), post_init=True))
+    not_taken = {"__module__": "pipelines.example", "__annotations__": {"a": int, "b": int}}
+    not_taken["b"] = dataclasses.field(default=0, init=False)
+    assert not last_run._set_by_init(dataclasses.dataclass(slots=True)(type("E", (), not_taken)))
     plain = dataclasses.dataclass(slots=True)(
         type("Example", (), {"__module__": "tests.example", "__annotations__": {"a": int}})
     )
