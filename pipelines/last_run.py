@@ -47,12 +47,13 @@ import pickle
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from operator import attrgetter, methodcaller
+from operator import methodcaller
 from typing import Any, NamedTuple
 
 import msgspec
 
 from .memo import digest
+from .model import column_names, field_getter
 
 BUCKETS = 16
 """Entries per ``work.execute``: the units' keys cut by their CRC-32."""
@@ -223,12 +224,8 @@ class _FieldsReducers(dict):
 
     def __missing__(self, kind: type) -> Callable[[Any], Any]:
         if _set_by_init(kind):
-            names = [f.name for f in dataclasses.fields(kind)]
-            values = attrgetter(*names)
-            if len(names) == 1:
-                reduce = lambda record: (kind, (values(record),))  # noqa: E731
-            else:
-                reduce = lambda record: (kind, values(record))  # noqa: E731
+            values = field_getter(kind)
+            reduce = lambda record: (kind, values(record))  # noqa: E731
         elif kind in copyreg.dispatch_table:
             reduce = copyreg.dispatch_table[kind]
         elif issubclass(kind, type):
@@ -253,9 +250,8 @@ def _set_by_init(kind: type) -> bool:
         and not hasattr(kind, "__post_init__")
     ):
         return False
-    names = [f.name for f in dataclasses.fields(kind)]
     parameters = list(inspect.signature(kind.__init__).parameters.values())[1:]
-    return [p.name for p in parameters] == names and all(
+    return tuple(p.name for p in parameters) == column_names(kind) and all(
         p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters
     )
 
