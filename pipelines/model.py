@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from functools import cache
 from operator import attrgetter
@@ -278,6 +278,27 @@ def id_order(ruling_id: str | None) -> tuple:
     if len(head) == len(ruling_id) or (head and head[-1].isdecimal()):
         return _parts_order(ruling_id)  # no last number, or one with other decimal digits
     return (*_parts_order(head), (0, int(ruling_id[len(head) :])), (1, ""))
+
+
+def shared_head_numbers(ruling_ids: Iterable[str | None]) -> list[int] | None:
+    """Ids that differ only in their last number, as those numbers (-1 for None): in the
+    order ``id_order`` puts them in, at a fraction of its cost; None when any two differ
+    elsewhere, or one has no last number ``id_order`` reads as such."""
+    numbers: list[int] = []
+    head = None
+    for ruling_id in ruling_ids:
+        if ruling_id is None:
+            numbers.append(-1)  # None's key, ((1,),), comes before every id's
+            continue
+        this = ruling_id.rstrip("0123456789")
+        if len(this) == len(ruling_id) or (this and this[-1].isdecimal()):
+            return None
+        if head is None:
+            head = this
+        elif this != head:
+            return None
+        numbers.append(int(ruling_id[len(this) :]))
+    return numbers
 
 
 @functools.lru_cache(maxsize=4096)

@@ -273,3 +273,24 @@ def test_rows_sorted_a_group_at_a_time_are_in_alignment_order():
         key=lambda r: (r.lang or "", r.group or "", id_order(r.source_id), id_order(r.target_id)),
     )
     assert in_alignment_order(list(rows)) == expected
+
+
+def test_rows_of_one_file_each_side_are_in_alignment_order():
+    """A group whose sources differ only in their last number, and its targets too, is put
+    in order by those numbers (``shared_head_numbers``): the order of the ids' keys."""
+    rng = np.random.default_rng(7)
+    sources = [None, "en.txt:2", "en.txt:10", "en.txt:010", "en.txt:1"]
+    targets = [None, "es.txt:3", "es.txt:30", "es.txt:4"]
+    rows = [
+        Alignment(
+            sources[int(rng.integers(0, len(sources)))],
+            targets[int(rng.integers(0, len(targets)))],
+            "es",
+            round(float(rng.random()), 3),
+            "order",
+            group="Card",
+        )
+        for _ in range(200)
+    ]
+    expected = sorted(rows, key=lambda r: (id_order(r.source_id), id_order(r.target_id)))
+    assert in_alignment_order(list(rows)) == expected

@@ -9,7 +9,7 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.model import id_order
+from pipelines.model import id_order, shared_head_numbers
 
 
 def whole_key(ruling_id: str) -> tuple:
@@ -49,3 +49,28 @@ def test_ids_sort_in_natural_order():
         "f.txt:12#2",
         "f.txt:100",
     ]
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(st.lists(st.one_of(st.none(), IDS), max_size=8), st.sampled_from(["", "f.txt:", "a12b"]))
+def test_shared_head_numbers_order_ids_as_their_keys_do(tails: list[str | None], head: str):
+    """Ids that differ only in their last number sort by those numbers as by their keys
+    (ties kept in place); the others give None."""
+    ids = [None if tail is None else head + tail for tail in tails]
+    try:
+        keys = [id_order(ruling_id) for ruling_id in ids]
+    except ValueError:
+        return
+    numbers = shared_head_numbers(ids)
+    if numbers is None:
+        return
+    by_numbers = sorted(range(len(ids)), key=numbers.__getitem__)
+    assert by_numbers == sorted(range(len(ids)), key=keys.__getitem__)
+
+
+def test_shared_head_numbers_of_one_file_and_of_two():
+    assert shared_head_numbers(["f.txt:12", None, "f.txt:3", "f.txt:012"]) == [12, -1, 3, 12]
+    assert shared_head_numbers(["f.txt:12", "g.txt:3"]) is None
+    assert shared_head_numbers(["f.txt:12", "f.txt"]) is None  # no last number
+    assert shared_head_numbers(["f\u0663:12"]) == [12]
+    assert shared_head_numbers(["f:\u06632"]) is None  # a decimal digit before the last number

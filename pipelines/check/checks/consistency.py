@@ -409,9 +409,10 @@ def translation_families(ctx: CheckContext) -> list[Group]:
                 families[row.family, lang].append(target)
     groups = []
     pairs_by_target = ctx.pairs_by_target
-    for (family, lang), rulings in sorted(families.items()):
-        if len(set(map(_DOC, rulings))) < 2:
-            continue
+    # most families are one document's: sorting only the others took a fifth of the time
+    shared = [key for key, rulings in families.items() if len(set(map(_DOC, rulings))) > 1]
+    for family, lang in sorted(shared):
+        rulings = families[family, lang]
         sources = [pair.source for r in rulings if (pair := pairs_by_target.get(r.id))]
         family_source = by_id.get(family)
         reads = [*rulings, *sources, *([family_source] if family_source else [])]

@@ -106,9 +106,13 @@ def dates_disagree_across_translations(ctx: CheckContext) -> Iterator[Problem]:
             target = by_id[row.target_id]
             if target.date:
                 members[row.family].append(target)
-    for family, rulings in sorted(members.items()):
-        if len({r.doc for r in rulings}) < 2 or len({r.date for r in rulings}) < 2:
-            continue
+    disagreeing = [
+        family
+        for family, rulings in members.items()
+        if len({r.doc for r in rulings}) > 1 and len({r.date for r in rulings}) > 1
+    ]  # put in order alone: most families are one document's, or agree
+    for family in sorted(disagreeing):
+        rulings = members[family]
         family_source = ctx.by_id.get(family)
         if family_source and family_source.lang == ctx.source_lang and family_source.date:
             continue
