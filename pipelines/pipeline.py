@@ -153,6 +153,7 @@ def run(
                 inputs=ingested.inputs,
                 digests=ingested.digests,
                 finding_lines=checked.lines,
+                document_keys=checked.document_keys,
             )
             # a fork beside a cluster client's threads could copy a lock one of them holds:
             # with a cluster the writers stay in this process

@@ -79,6 +79,8 @@ class CheckResult:
     lines: dict[int, bytes] = field(default_factory=dict)
     """The digest of each finding's line in findings.jsonl or suppressed.jsonl, by the
     finding's ``id`` (``tables.RunTables.finding_lines``)."""
+    document_keys: dict[str, str] = field(default_factory=dict)
+    """``CheckContext.document_keys`` (``tables.RunTables.document_keys``)."""
 
 
 def _closing_store(stage: Callable) -> Callable:
@@ -280,7 +282,7 @@ def check_stage(
     lines: dict[int, bytes] = {}
     tables.write_jsonl(out / tables.FINDINGS, findings, tables.line_digests_into(lines))
     tables.write_jsonl(out / tables.SUPPRESSED, suppressed, tables.line_digests_into(lines))
-    return CheckResult(findings, suppressed, lines)
+    return CheckResult(findings, suppressed, lines, context.document_keys)
 
 
 def _card_index(ingested: IngestResult, out: Path, settings: Settings) -> CardIndex:

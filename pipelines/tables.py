@@ -684,6 +684,11 @@ class RunTables:
     """The digest of each finding's and suppressed finding's line in its table, by the
     finding's ``id`` (taken as the check stage wrote them or as the table was read): what a
     finding's report rows are made of. A finding without one is digested from its record."""
+    document_keys: dict[str, str] = field(default_factory=dict)
+    """What the checks of each translated document read, in one digest, in the run that
+    checked them (``check.CheckContext.document_keys``): its units, its alignment rows and
+    every ruling of the documents they point into. Empty when the tables were read from
+    their files."""
 
     @property
     def by_id(self) -> dict[str, Ruling]:

@@ -4,11 +4,13 @@ is the one a cold run writes, and only the rows whose content changed are render
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import time
 from pathlib import Path
 
 import pytest
+from conftest import shared_path
 from test_incremental import SPANISH, edit, run, same_outputs
 
 from pipelines import files, hashing, manifest, stages
@@ -22,10 +24,12 @@ from pipelines.report.kept_rows import (
     rows_file,
 )
 from pipelines.report.kept_segments import SegmentedSheet
+from pipelines.report.writers import xliff
 from pipelines.report.writers.csv import _csv_lines
 from pipelines.store import open_store
 from pipelines.tables import RunTables
 from pipelines.work import Cache
+from testkit import corpus as generator
 from testkit.faults import _rotate_entries
 
 
@@ -212,6 +216,60 @@ def test_an_edited_run_renders_only_the_changed_findings_rows(
 
     run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert same_outputs(out, tmp_path / "cold") == []
+
+
+@pytest.mark.model
+@pytest.mark.shared
+def test_a_documents_xliff_row_stands_on_the_key_of_its_checks(tmp_path: Path, monkeypatch):
+    """In ``rulings run``, a plain translated document's ``<file>`` row in findings.xlf is
+    digested from the key of its checks (its units, its alignment rows and every ruling of
+    the documents they point into) with its notes and the English it lacks, not from each
+    unit's rulings: after an English ruling is edited (in a card data file), the documents
+    aligned with that card are written again, the others copied, and every output is a
+    cold run's."""
+    shared = shared_path("data")
+    if not generator.available(shared.parent):
+        pytest.skip(f"the parallel material under {shared} is incomplete")
+    corpus = tmp_path / "corpus"
+    generator.generate(corpus, rulings=300, seed=11, shared=shared.parent)
+    monkeypatch.setattr(stages, "REPORT_PROCESSES", 1)  # the writers in this process
+    keyed = []
+    checked_digest = xliff._checked_digest
+    monkeypatch.setattr(
+        xliff, "_checked_digest", lambda *a: keyed.append(a[0]) or checked_digest(*a)
+    )
+    written: dict[str, tuple[int, int]] = {}
+    index = RowsWriter.index
+
+    def counting_index(self: RowsWriter):
+        made = index(self)
+        written[Path(self.handle.name).name] = (
+            len(made.digests) // kept_rows.DIGEST_SIZE,
+            self.copied,
+        )
+        return made
+
+    monkeypatch.setattr(RowsWriter, "index", counting_index)
+    run(corpus, tmp_path / "out", tmp_path / "cache")
+    assert len(keyed) > 10
+
+    (card_data,) = (corpus / "en").iterdir()
+    translated = next(
+        row
+        for row in map(json.loads, (tmp_path / "out" / "alignment.jsonl").open(encoding="utf-8"))
+        if row["method"] == "date+embedding" and "/rulings/" in row["source_id"]
+    )  # an English ruling a translation is aligned with: shown in the translation's <file>
+    card, _, ruling = translated["source_id"].partition("#/data/cards/")[2].split("/")
+    sets = json.loads(card_data.read_text(encoding="utf-8"))
+    sets["data"]["cards"][int(card)]["rulings"][int(ruling)]["text"] += " Edited."
+    card_data.write_text(json.dumps(sets, ensure_ascii=False), encoding="utf-8")
+    run(corpus, tmp_path / "out", tmp_path / "cache")
+    rows, copied = written["findings.xlf"]
+    assert 0 < copied < rows
+    assert " Edited." in (tmp_path / "out" / "findings.xlf").read_text(encoding="utf-8")
+
+    run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
+    assert same_outputs(tmp_path / "out", tmp_path / "cold") == []
 
 
 @pytest.mark.model

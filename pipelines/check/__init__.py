@@ -267,6 +267,8 @@ def run_checks(
             )
         )
     keys = piece_keys(runs, kept_codes, facts, reads, work)
+    if reads is not None:
+        ctx.document_keys.update(reads.document_digests)
     del reads
     fresh_pieces = list(dict.fromkeys(piece for _, _, piece, _, _ in fresh_runs))
     jobs.append(
@@ -549,9 +551,9 @@ def piece_keys(
         if number:
             parts = ["stretch", *reads.of_stretch(scope, start, end)]
         elif doc in stretched:
-            parts = ["document checks", *reads.of_document(doc)]
+            parts = ["document checks", reads.document_digest(doc)]
         else:
-            parts = reads.of_document(doc)
+            parts = [reads.document_digest(doc)]
         keys[piece] = work.key(CHECK_DOCUMENT, [*salt, *parts])
     return keys
 
@@ -569,10 +571,21 @@ class Reads:
         self.rows_of = ctx.rows_by_document
         self.facts: dict[str, str] = {}
         self.by_unit: dict[str, dict[str, list[tuple[int, Alignment]]]] = {}
+        self.document_digests: dict[str, str] = {}
+        """``document_digest`` of each document it was asked for."""
 
     def of_document(self, doc: str) -> list[str | bytes]:
         rows = self.rows_of.get(doc, [])
         return [self.doc_digest[doc], values_json(rows), *self._pointed(rows)]
+
+    def document_digest(self, doc: str) -> str:
+        """``of_document`` in one digest: what a whole document's checks read, and what its
+        report rows can stand on (``CheckContext.document_keys``), whatever checks ran with
+        whatever corpus facts."""
+        found = self.document_digests.get(doc)
+        if found is None:
+            found = self.document_digests[doc] = digest(self.of_document(doc))
+        return found
 
     def of_stretch(self, scope: Scope, start: int, end: int) -> list[str | bytes]:
         items = scope_items(self.ctx, scope)[start:end]

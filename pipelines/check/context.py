@@ -163,6 +163,11 @@ class CheckContext:
     pair_keys: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)
     """The pair keys (``registry.PairKey``) the run worked out, by name, then by the pair's
     source and target ids."""
+    document_keys: dict[str, str] = field(default_factory=dict)
+    """What the checks of each translated document read, in one digest, when the run keeps
+    their findings (``Reads.document_digest``: its units, its alignment rows and every
+    ruling of the documents they point into): what a report row made of one document stands
+    on instead of digesting those again (``report/writers/xliff.py``)."""
 
     def __post_init__(self) -> None:
         self.by_id = {r.id: r for r in self.rulings}

@@ -17,6 +17,7 @@ import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -61,7 +62,7 @@ def write_xliff(run: RunTables, out: Path) -> Path:
         # a run of documents at a time: a large run's whole document would not fit in memory
         for begin in range(0, len(docs), DOCUMENTS_AT_ONCE):
             files = [
-                _file(doc, tables, run.source_lang, digests, line)
+                _file(doc, tables, run.source_lang, digests, line, run.document_keys.get(doc))
                 for doc in docs[begin : begin + DOCUMENTS_AT_ONCE]
             ]
             rows.rows(
@@ -86,7 +87,9 @@ class _File(NamedTuple):
 
     doc: str
     members: list[Ruling]
-    noted: list[tuple[_Unit, list[tuple[Finding, str]]]]
+    noted: list[tuple[_Unit, list[tuple[Finding, str]]]] | None
+    """Its units with their notes, when its digest was made of them (else they are made when
+    the element is written)."""
     digest: bytes | None
 
 
@@ -96,17 +99,21 @@ def _file(
     source_lang: str,
     digests: dict,
     line: Callable[[Ruling | None], bytes | None],
+    checked: str | None = None,
 ) -> _File:
     """A document's element: its units with their notes, and the digest of everything it is
     made of: each unit's rulings' lines (``rows.line_digest_of``), its notes' findings
     (``rows.finding_digests``), its id and what each note annotates, the header's findings
     and the element's attributes (None when one of those digests is: the element is then
-    always written, ``kept_rows.row_digest_from``)."""
+    always written, ``kept_rows.row_digest_from``). ``checked``: the key of the document's
+    checks in this run (``RunTables.document_keys``), which stands for its units' rulings
+    (``_checked_digest``)."""
     members = tables.translated[doc]
-    bilingual = any(m.counterpart for m in members)
-    units = tables.bilingual_units(members) if bilingual else tables.plain_units(members)
     lang = members[0].doc_lang
-    noted = [(unit, _unit_notes(unit, tables, lang)) for unit in units]
+    if checked is not None and doc not in tables.bilingual:
+        digest = _checked_digest(doc, checked, tables, source_lang, digests, line)
+        return _File(doc, members, None, digest)
+    noted = [(unit, _unit_notes(unit, tables, lang)) for unit in tables.units(doc)]
     made_of = [digests[id(finding)] for finding in _ordered(tables.by_document.get(doc, []))]
     header = len(made_of)
     for unit, notes in noted:
@@ -118,15 +125,50 @@ def _file(
     return _File(doc, members, noted, digest)
 
 
+def _checked_digest(
+    doc: str,
+    checked: str,
+    tables: _Tables,
+    source_lang: str,
+    digests: dict,
+    line: Callable[[Ruling | None], bytes | None],
+) -> bytes | None:
+    """The digest of a plain document's element made of the key of its checks, which holds
+    the lines of its rulings and of every ruling of the documents its alignment rows point
+    into, and those rows (``check.Reads.of_document``): so each unit's rulings need not be
+    looked at, only those with notes (the findings, what each annotates) and the English
+    rulings of its groups it lacks (their lines and notes). At a million units, digesting
+    every unit's rulings took 3.4 s of the writer's 8."""
+    members = tables.translated[doc]
+    lang = members[0].doc_lang
+    made_of = [digests[id(finding)] for finding in _ordered(tables.by_document.get(doc, []))]
+    header = len(made_of)
+    shape: list[tuple[str, list[str]]] = []
+    noted = tables.noted.get(doc)
+    units = [tables.unit_of(m) for m in members if m.id in noted] if noted else []
+    missing = tables.missing_units(doc, lang)
+    for unit in units + missing:
+        notes = _unit_notes(unit, tables, lang)
+        made_of += [digests[id(finding)] for finding, _ in notes]
+        shape.append((unit.ident, [annotates for _, annotates in notes]))
+    made_of += [line(unit.source) for unit in missing]
+    return row_digest_from(made_of, "checked", checked, header, shape, doc, source_lang, lang)
+
+
 def _file_text(file: _File, tables: _Tables, source_lang: str) -> str:
     """A document's ``<file>`` element, indented as the root's child."""
-    head, tail = _file_element(file.doc, file.members, bool(file.noted), tables, source_lang)
     lang = file.members[0].doc_lang
-    units = INDENTS[UNIT_LEVEL].join(_unit_element(*item, lang) for item in file.noted)
+    noted = file.noted
+    if noted is None:
+        noted = [(unit, _unit_notes(unit, tables, lang)) for unit in tables.units(file.doc)]
+    head, tail = _file_element(file.doc, file.members, bool(noted), tables, source_lang)
+    units = INDENTS[UNIT_LEVEL].join(_unit_element(*item, lang) for item in noted)
     return INDENTS[1] + head + units + tail
 
 
 class _Unit:
+    __slots__ = ("ident", "source", "target")
+
     def __init__(self, ident: str, source: Ruling | None, target: Ruling | None) -> None:
         self.ident, self.source, self.target = ident, source, target
 
@@ -138,10 +180,14 @@ class _Tables:
         self.by_id = rulings_by_id(run)
         doc_order = functools.cache(id_order)
         self.documents: dict[str, list[Ruling]] = defaultdict(list)
+        self.bilingual: set[str] = set()
+        """The documents with a ruling that has a counterpart (a bilingual file's)."""
         for item in run.rulings:
             self.documents[item.doc].append(item)
+            if item.counterpart:
+                self.bilingual.add(item.doc)
         for members in self.documents.values():
-            members.sort(key=lambda r: r.position)
+            members.sort(key=_POSITION)
         self.translated = {
             doc: members
             for doc, members in self.documents.items()
@@ -175,7 +221,10 @@ class _Tables:
                 owners[key] = target.doc
         self.owners = owners
         self.by_target: dict[str, list[Finding]] = defaultdict(list)
-        self.by_source: dict[tuple[str, str | None], list[Finding]] = defaultdict(list)
+        self.by_source: dict[str | None, dict[str, list[Finding]]] = defaultdict(
+            lambda: defaultdict(list)
+        )
+        """The findings about English rulings, by the language they are about, then by id."""
         self.by_document: dict[str, list[Finding]] = defaultdict(list)
         first_lines = {(r.file, r.line): r.doc for r in run.rulings if r.doc in self.translated}
         for finding in run.findings:
@@ -183,9 +232,29 @@ class _Tables:
             if ruling is not None and ruling.doc in self.translated:
                 self.by_target[ruling.id].append(finding)
             elif ruling is not None:
-                self.by_source[(ruling.id, finding.lang)].append(finding)
+                self.by_source[finding.lang][ruling.id].append(finding)
             elif (finding.file, finding.line) in first_lines:
                 self.by_document[first_lines[(finding.file, finding.line)]].append(finding)
+        self.noted: dict[str, set[str]] = defaultdict(set)
+        """The ids of each translated document's rulings whose units have notes."""
+        for ruling_id in self.by_target:
+            self.noted[self.by_id[ruling_id].doc].add(ruling_id)
+        about_sources = {ruling_id for found in self.by_source.values() for ruling_id in found}
+        for target_id, source in self.source_of.items() if about_sources else ():
+            if source.id in about_sources:
+                doc = self.by_id[target_id].doc
+                members = self.translated.get(doc)
+                if members and source.id in self.by_source.get(members[0].doc_lang, {}):
+                    self.noted[doc].add(target_id)
+
+    def units(self, doc: str) -> list[_Unit]:
+        """A translated document's units, in order."""
+        members = self.translated[doc]
+        return self.bilingual_units(members) if doc in self.bilingual else self.plain_units(members)
+
+    def unit_of(self, member: Ruling) -> _Unit:
+        """A plain document's unit of one of its rulings."""
+        return _Unit(member.id, self.source_of.get(member.id), member)
 
     def bilingual_units(self, members: list[Ruling]) -> list[_Unit]:
         """The file's units in order: each target with its source, and the sources no
@@ -205,14 +274,25 @@ class _Tables:
         rulings of its group it lacks (in the first document of the language aligned in
         that group)."""
         doc, lang = members[0].doc, members[0].doc_lang
-        units = [_Unit(m.id, self.source_of.get(m.id), m) for m in members]
-        for group in sorted(self.groups[doc], key=lambda g: g or ""):
+        source_of = self.source_of
+        return [_Unit(m.id, source_of.get(m.id), m) for m in members] + self.missing_units(
+            doc, lang
+        )
+
+    def missing_units(self, doc: str, lang: str | None) -> list[_Unit]:
+        """The units of the English rulings a plain document's groups lack, where it is
+        the first document of its language aligned in the group."""
+        units = []
+        for group in sorted(self.groups.get(doc, ()), key=lambda g: g or ""):
             if self.owners.get((lang, group)) == doc:
                 units += [
                     _Unit(f"{source_id} ({lang})", self.by_id[source_id], None)
                     for source_id in self.missing.get((lang, group), [])
                 ]
         return units
+
+
+_POSITION = attrgetter("position")
 
 
 def _unit_id(source: Ruling) -> str:
@@ -251,7 +331,7 @@ def _original(doc: str, members: list[Ruling], tables: _Tables) -> str:
     """What a document's ``<file>`` names as its original: its input file when it is the
     file's one translated document of a bilingual file, else the document."""
     first = members[0]
-    bilingual = any(m.counterpart for m in members)
+    bilingual = doc in tables.bilingual
     return first.file if bilingual and tables.targets_per_file[first.file] == 1 else doc
 
 
@@ -259,7 +339,7 @@ def _unit_notes(unit: _Unit, tables: _Tables, lang: str | None) -> list[tuple[Fi
     """The findings noted on a unit, each with what it annotates, in order."""
     notes: list[tuple[Finding, str]] = []
     if unit.source is not None:
-        notes += [(f, "general") for f in tables.by_source.get((unit.source.id, lang), ())]
+        notes += [(f, "general") for f in tables.by_source.get(lang, {}).get(unit.source.id, ())]
     if unit.target is not None:
         notes += [(f, "target") for f in tables.by_target.get(unit.target.id, ())]
     if len(notes) > 1:
