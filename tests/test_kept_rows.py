@@ -220,13 +220,14 @@ def test_an_edited_run_renders_only_the_changed_findings_rows(
 
 @pytest.mark.model
 @pytest.mark.shared
-def test_a_documents_xliff_row_stands_on_the_key_of_its_checks(tmp_path: Path, monkeypatch):
-    """In ``rulings run``, a plain translated document's ``<file>`` row in findings.xlf is
-    digested from the key of its checks (its units, its alignment rows and every ruling of
-    the documents they point into) with its notes and the English it lacks, not from each
-    unit's rulings: after an English ruling is edited (in a card data file), the documents
-    aligned with that card are written again, the others copied, and every output is a
-    cold run's."""
+def test_a_documents_report_rows_stand_on_what_its_checks_read(tmp_path: Path, monkeypatch):
+    """In ``rulings run``, a plain translated document's ``<file>`` row in findings.xlf, and
+    each run of its pairs in aligned.tmx, is digested from what its checks read
+    (``RunTables.document_keys``: its units, its alignment rows and every ruling of the
+    documents they point into) with its notes (its pairs' warnings) and the English it
+    lacks, not from each unit's rulings: after an English ruling is edited (in a card data
+    file), the documents aligned with it are written again, the others copied, and every
+    output is a cold run's."""
     shared = shared_path("data")
     if not generator.available(shared.parent):
         pytest.skip(f"the parallel material under {shared} is incomplete")
@@ -264,9 +265,10 @@ def test_a_documents_xliff_row_stands_on_the_key_of_its_checks(tmp_path: Path, m
     sets["data"]["cards"][int(card)]["rulings"][int(ruling)]["text"] += " Edited."
     card_data.write_text(json.dumps(sets, ensure_ascii=False), encoding="utf-8")
     run(corpus, tmp_path / "out", tmp_path / "cache")
-    rows, copied = written["findings.xlf"]
-    assert 0 < copied < rows
-    assert " Edited." in (tmp_path / "out" / "findings.xlf").read_text(encoding="utf-8")
+    for name in ("findings.xlf", "aligned.tmx"):
+        rows, copied = written[name]
+        assert 0 < copied < rows, name
+        assert " Edited." in (tmp_path / "out" / name).read_text(encoding="utf-8"), name
 
     run(corpus, tmp_path / "cold", tmp_path / "fresh-cache")
     assert same_outputs(tmp_path / "out", tmp_path / "cold") == []

@@ -9,9 +9,10 @@ review.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -39,7 +40,10 @@ def write_tmx(run: RunTables, out: Path) -> Path:
     pairs = _pairs(run)
     path = out / "aligned.tmx"
     if _plain(pairs, run.source_lang):
-        _write_as_text(pairs, run.source_lang, path, run.previous, line_digest_of(run))
+        digest = functools.partial(
+            _block_digest, line=line_digest_of(run), checked=run.document_keys
+        )
+        _write_as_text(pairs, run.source_lang, path, run.previous, digest)
     else:
         path.write_bytes(_with_translate_toolkit(map(_unit, pairs), run.source_lang))
     return path
@@ -150,7 +154,7 @@ def _write_as_text(
     source_lang: str,
     path: Path,
     previous: PreviousReports | None,
-    line: Callable[[Ruling | None], bytes | None],
+    digest: Callable[[list[_Pair], str], bytes | None],
 ) -> None:
     """The memory translate-toolkit would write. Its rows are the runs of consecutive units
     of one translated document, each copied from the previous run's file when its pairs are
@@ -168,7 +172,7 @@ def _write_as_text(
         blocks = _blocks(pairs)
         rows.rows(
             blocks,
-            [_block_digest(block, source_lang, line) for block in blocks],
+            [digest(block, source_lang) for block in blocks],
             lambda these: [_block_text(block, source_lang) for block in these],
         )
         rows.piece(b"  </body>" + tail)
@@ -187,11 +191,22 @@ def _blocks(pairs: list[_Pair]) -> list[list[_Pair]]:
 
 
 def _block_digest(
-    block: list[_Pair], source_lang: str, line: Callable[[Ruling | None], bytes | None]
+    block: list[_Pair],
+    source_lang: str,
+    line: Callable[[Ruling | None], bytes | None],
+    checked: Mapping[str, str],
 ) -> bytes | None:
     """The digest of everything a block's units are made of: their rulings' lines
     (``rows.line_digest_of``) and what their alignment rows and warnings add (None when a
-    ruling has no line: the block is then always written, ``kept_rows.row_digest_from``)."""
+    ruling has no line: the block is then always written, ``kept_rows.row_digest_from``).
+    When the run digested what its document's checks read (``RunTables.document_keys``: its
+    units' lines, its alignment rows and the lines of the documents they point into), that
+    stands for the lines and rows, with the block's units' ids and warnings."""
+    key = checked.get(block[0].target.doc)
+    if key is not None:
+        return row_digest_from(
+            [], "checked", key, source_lang, [(pair.target.id, pair.warnings) for pair in block]
+        )
     return row_digest_from(
         [digest for pair in block for digest in (line(pair.target), line(pair.source))],
         source_lang,
