@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -71,24 +70,33 @@ class _Unit(NamedTuple):
 
 def _pairs(run: RunTables) -> list[_Pair]:
     by_id = rulings_by_id(run)
-    severities: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    in_error: set[str] = set()
+    warned: dict[str, set[str]] = {}
+    error, warning = Severity.ERROR, Severity.WARNING
     for finding in run.findings:
         if finding.ruling_id:
-            severities[finding.ruling_id][finding.severity].add(finding.code)
+            if finding.severity == error:
+                in_error.add(finding.ruling_id)
+            elif finding.severity == warning:
+                warned.setdefault(finding.ruling_id, set()).add(finding.code)
     pairs = []
-    error, warning, none = Severity.ERROR, Severity.WARNING, {}
     for row in run.alignment:
-        if row.method not in TRANSLATION_METHODS or not row.source_id or not row.target_id:
+        target_id = row.target_id
+        if (
+            row.method not in TRANSLATION_METHODS
+            or not row.source_id
+            or not target_id
+            or target_id in in_error
+            or row.superseded_by
+            or row.release
+        ):
             continue
-        found = severities.get(row.target_id, none)
-        if found.get(error) or row.superseded_by or row.release:
-            continue
-        warnings = found.get(warning)
+        warnings = warned.get(target_id)
         pairs.append(
             _Pair(
                 row,
                 by_id[row.source_id],
-                by_id[row.target_id],
+                by_id[target_id],
                 " ".join(sorted(warnings)) if warnings else "",
             )
         )
