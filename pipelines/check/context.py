@@ -33,9 +33,11 @@ from .references import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AlignedPair:
-    """An English source ruling and the translation aligned with it."""
+    """An English source ruling and the translation aligned with it (to read, not to change:
+    not frozen only because a frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``, 0.27 s of the half a million pairs of a million units)."""
 
     source: Ruling
     target: Ruling
@@ -64,7 +66,7 @@ class AlignedPair:
                 else _head(line)
                 for line in lines
             )
-            object.__setattr__(self, "_source_text", text)
+            self._source_text = text
         return text
 
     @property
