@@ -580,8 +580,10 @@ class Reads:
 
     def document_digest(self, doc: str) -> str:
         """``of_document`` in one digest: what a whole document's checks read, and what its
-        report rows can stand on (``CheckContext.document_keys``), whatever checks ran with
-        whatever corpus facts."""
+        report rows stand on (``CheckContext.document_keys``: findings.xlf's and
+        aligned.tmx's rows show nothing of the document's units and the English they are
+        aligned with that it does not hold), whatever checks ran with whatever corpus
+        facts. Whatever ``of_document`` stops reading, those rows must then digest."""
         found = self.document_digests.get(doc)
         if found is None:
             found = self.document_digests[doc] = digest(self.of_document(doc))

@@ -105,9 +105,9 @@ def _file(
     made of: each unit's rulings' lines (``rows.line_digest_of``), its notes' findings
     (``rows.finding_digests``), its id and what each note annotates, the header's findings
     and the element's attributes (None when one of those digests is: the element is then
-    always written, ``kept_rows.row_digest_from``). ``checked``: the key of the document's
-    checks in this run (``RunTables.document_keys``), which stands for its units' rulings
-    (``_checked_digest``)."""
+    always written, ``kept_rows.row_digest_from``). ``checked``: the digest of what the
+    document's checks read in this run (``RunTables.document_keys``), which stands for its
+    units' rulings (``_checked_digest``)."""
     members = tables.translated[doc]
     lang = members[0].doc_lang
     if checked is not None and doc not in tables.bilingual:
@@ -133,9 +133,9 @@ def _checked_digest(
     digests: dict,
     line: Callable[[Ruling | None], bytes | None],
 ) -> bytes | None:
-    """The digest of a plain document's element made of the key of its checks, which holds
+    """The digest of a plain document's element made of what its checks read, which holds
     the lines of its rulings and of every ruling of the documents its alignment rows point
-    into, and those rows (``check.Reads.of_document``): so each unit's rulings need not be
+    into, and those rows (``check.Reads.document_digest``): so each unit's rulings need not be
     looked at, only those with notes (the findings, what each annotates) and the English
     rulings of its groups it lacks (their lines and notes). At a million units, digesting
     every unit's rulings took 3.4 s of the writer's 8."""
