@@ -186,9 +186,16 @@ def _entry(data: memoryview, wanted: list[set[str]], asked: int) -> tuple[int, l
         return None
 
 
-def write(store: Any, kinds: Sequence[Kept], buckets: Iterable[int]) -> None:
+def write(
+    store: Any,
+    kinds: Sequence[Kept],
+    buckets: Iterable[int],
+    prepare: Callable[[list[list[Any]], list[list[str]]], list[list[Any]]] | None = None,
+) -> None:
     """Keep each kind's results (``Kept.units``: a dict by key) of the ``buckets`` as their
-    last-run entries, one entry (and one pickle's memory) at a time."""
+    last-run entries, one entry (and one pickle's memory) at a time. ``prepare`` is given
+    each bucket's results (a list per kind) with their keys before they are pickled, and
+    gives those to keep."""
     if store is None:
         return
     keys = [_bucketed(kept.units) for kept in kinds]
@@ -200,6 +207,8 @@ def write(store: Any, kinds: Sequence[Kept], buckets: Iterable[int]) -> None:
         results = [
             [kept.units[key] for key in part] for kept, part in zip(kinds, these, strict=True)
         ]
+        if prepare is not None:
+            results = prepare(results, these)
         data = _pickled(these) + _pickled(results)
         del results
         store.put_many(kind, version, [(_slot(bucket, keys), data)])

@@ -235,7 +235,9 @@ def test_an_edited_run_takes_the_others_from_the_entries_and_writes_only_stale_b
     reads, writes = [], []
     read, write = last_run.read, last_run.write
     monkeypatch.setattr(last_run, "read", lambda *a: reads.append(r := read(*a)) or r)
-    monkeypatch.setattr(last_run, "write", lambda s, k, b: writes.append(set(b)) or write(s, k, b))
+    monkeypatch.setattr(
+        last_run, "write", lambda s, k, b, *p: writes.append(set(b)) or write(s, k, b, *p)
+    )
 
     first, _ = runs(tmp_path, list(range(400)))
     assert computed.count == 400 and writes == [set(ALL)], "the first run writes every bucket"
