@@ -414,7 +414,7 @@ def _sort_by_ids(rows: list[Alignment]) -> None:
     numbers when the sources differ only there and so do the targets (most groups: the
     natural-order keys took 2.1 s of a million-unit run's ordering, 0.9 s this way)."""
     sources = shared_head_numbers(row.source_id for row in rows)
-    targets = shared_head_numbers(row.target_id for row in rows) if sources else None
+    targets = shared_head_numbers(row.target_id for row in rows) if sources is not None else None
     if sources is None or targets is None:
         rows.sort(key=lambda row: (id_order(row.source_id), id_order(row.target_id)))
         return

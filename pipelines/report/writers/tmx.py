@@ -22,7 +22,7 @@ from ...model import Alignment, Ruling
 from ...tables import RunTables
 from ...vocabulary import TRANSLATION_METHODS, Severity
 from .. import rulings_by_id, writer
-from ..kept_rows import PreviousReports, row_digest_from, rows_file
+from ..kept_rows import PreviousReports, row_digest, row_digest_from, rows_file
 from ..markup import attribute, text, xml_safe
 from ..rows import line_digest_of
 
@@ -212,8 +212,8 @@ def _block_digest(
     stands for the lines and rows, with the block's units' ids and warnings."""
     key = checked.get(block[0].target.doc)
     if key is not None:
-        return row_digest_from(
-            [], "checked", key, source_lang, [(pair.target.id, pair.warnings) for pair in block]
+        return row_digest(
+            "checked", key, source_lang, [(pair.target.id, pair.warnings) for pair in block]
         )
     return row_digest_from(
         [digest for pair in block for digest in (line(pair.target), line(pair.source))],

@@ -114,7 +114,7 @@ def _file(
         digest = _checked_digest(doc, checked, tables, source_lang, digests, line)
         return _File(doc, members, None, digest)
     noted = [(unit, _unit_notes(unit, tables, lang)) for unit in tables.units(doc)]
-    made_of = [digests[id(finding)] for finding in _ordered(tables.by_document.get(doc, []))]
+    made_of = _header_digests(doc, tables, digests)
     header = len(made_of)
     for unit, notes in noted:
         made_of += [line(unit.source), line(unit.target)]
@@ -141,7 +141,7 @@ def _checked_digest(
     every unit's rulings took 3.4 s of the writer's 8."""
     members = tables.translated[doc]
     lang = members[0].doc_lang
-    made_of = [digests[id(finding)] for finding in _ordered(tables.by_document.get(doc, []))]
+    made_of = _header_digests(doc, tables, digests)
     header = len(made_of)
     shape: list[tuple[str, list[str]]] = []
     noted = tables.noted.get(doc)
@@ -153,6 +153,11 @@ def _checked_digest(
         shape.append((unit.ident, [annotates for _, annotates in notes]))
     made_of += [line(unit.source) for unit in missing]
     return row_digest_from(made_of, "checked", checked, header, shape, doc, source_lang, lang)
+
+
+def _header_digests(doc: str, tables: _Tables, digests: dict) -> list[bytes | None]:
+    """The digests of the findings noted in a document's header, in order."""
+    return [digests[id(finding)] for finding in _ordered(tables.by_document.get(doc, []))]
 
 
 def _file_text(file: _File, tables: _Tables, source_lang: str) -> str:
