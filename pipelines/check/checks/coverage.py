@@ -157,12 +157,12 @@ def _documents_with_sources(ctx: CheckContext) -> set[str]:
     document), as opposed to ones only matched ruling by ruling with other cards' rulings,
     and documents of a card whose own English is in the input (even if nothing in them
     matched it)."""
-    source, by_id, elsewhere = DocKind.SOURCE, ctx.by_id, _MATCHED_ELSEWHERE
+    source, elsewhere = DocKind.SOURCE, _MATCHED_ELSEWHERE
     english_cards = {r.card for r in ctx.rulings if r.card and r.doc_kind == source}
-    return {
-        by_id[row.target_id].doc
-        for row in ctx.alignment
-        if row.source_id and row.target_id and row.method not in elsewhere
+    return {  # a row with a translation is under its document: a document's first row will do
+        doc
+        for doc, rows in ctx.rows_by_document.items()
+        if any(row.source_id and row.target_id and row.method not in elsewhere for row in rows)
     } | {r.doc for r in ctx.translations if r.card in english_cards}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from operator import attrgetter
 
 from ...model import Alignment, Ruling
 from ...text.diff import diff_text, word_diff
@@ -175,6 +176,8 @@ def _current_release(ctx: CheckContext, group: str | None) -> str | None:
 @corpus_fact
 def _newest_releases(ctx: CheckContext) -> dict[str, str]:
     newest: dict[str, str] = {}
+    if not any(map(_DOC_VERSION, ctx.rulings)):
+        return newest  # no release in the run (looked at in one C loop: no row to walk)
     by_id = ctx.by_id
     for row in ctx.alignment:
         group = row.group
@@ -184,6 +187,9 @@ def _newest_releases(ctx: CheckContext) -> dict[str, str]:
                 if group and version:
                     newest[group] = max(newest.get(group, version), version)
     return newest
+
+
+_DOC_VERSION = attrgetter("doc_version")
 
 
 def _state(row: Alignment) -> str:
