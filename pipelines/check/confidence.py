@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..model import Alignment, Finding, column_names, field_getter
+from ..model import Alignment, Finding
 from ..resources import read_tsv
 
 ANY_CODE = "*"
@@ -30,7 +30,9 @@ def priors() -> dict[str, float]:
 
 
 def with_confidence(findings: list[Finding], alignment: list[Alignment]) -> list[Finding]:
-    """The findings with ``confidence`` set (the same order)."""
+    """The findings with ``confidence`` set (the same list, the same order). Each finding's
+    confidence is set in place: a stage's findings are its own records (made again with
+    their confidence, 216,355 findings of a million units took 0.34-0.65 s)."""
     known = priors()
     default = known.get(ANY_CODE, 0.5)
     scores = {
@@ -38,8 +40,6 @@ def with_confidence(findings: list[Finding], alignment: list[Alignment]) -> list
         for row in alignment
         if row.source_id and row.target_id and row.score is not None
     }
-    placed = []
-    values_of = field_getter(Finding)
     for finding in findings:
         value = known.get(finding.code, default)
         kind = (finding.evidence or {}).get(CLASS_KEY)
@@ -47,15 +47,8 @@ def with_confidence(findings: list[Finding], alignment: list[Alignment]) -> list
             value = known.get(f"{finding.code}/{kind}", value)
         if finding.source_id and finding.ruling_id and finding.source_id != finding.ruling_id:
             value *= min(1.0, max(0.0, scores.get((finding.source_id, finding.ruling_id), 1.0)))
-        values = values_of(finding)
-        placed.append(Finding(*values[:_AT], round(value, DECIMALS), *values[_AT + 1 :]))
-    return placed
-
-
-_AT = column_names(Finding).index("confidence")
-"""Where ``confidence`` is among a finding's fields: each finding is made again from its
-values in order, with its confidence in its place, instead of by ``dataclasses.replace``
-(216,355 findings of a million units: 0.34-0.65 s against 1.12-1.15 s)."""
+        finding.confidence = round(value, DECIMALS)
+    return findings
 
 
 def split_by_confidence(
