@@ -224,7 +224,7 @@ def run_checks(
         elif scope == Scope.GROUP:
             group_codes.extend(scoped)
         elif scoped:
-            keys = [document_of(item) for item in scope_items(ctx, scope)]
+            keys = documents_of(scope, scope_items(ctx, scope))
             for every_run in (False, True):
                 chosen = tuple(c for c in scoped if _every_run(checks[c]) == every_run)
                 if chosen:
@@ -667,11 +667,14 @@ def scope_items(ctx: CheckContext, scope: Scope) -> list:
     raise ValueError(f"{scope} checks take the whole context")
 
 
-def document_of(item: Any) -> str:
-    """The card or rules-section document an item of any scope belongs to."""
-    if isinstance(item, list):
-        return item[0].doc
-    return getattr(item, "target", item).doc
+def documents_of(scope: Scope, items: list) -> list[str]:
+    """The card or rules-section document each item of a scope belongs to (a comprehension
+    per scope: a call per item was 0.2 s of the half a million pairs of a million units)."""
+    if scope == Scope.PAIR:
+        return [pair.target.doc for pair in items]
+    if scope == Scope.DOCUMENT:
+        return [units[0].doc for units in items]
+    return [unit.doc for unit in items]
 
 
 def doc_runs(keys: list[str]) -> list[tuple[int, int]]:
