@@ -173,6 +173,9 @@ def _current_release(ctx: CheckContext, group: str | None) -> str | None:
     return _newest_releases(ctx).get(group)
 
 
+_DOC_VERSION = attrgetter("doc_version")
+
+
 @corpus_fact
 def _newest_releases(ctx: CheckContext) -> dict[str, str]:
     newest: dict[str, str] = {}
@@ -187,9 +190,6 @@ def _newest_releases(ctx: CheckContext) -> dict[str, str]:
                 if group and version:
                     newest[group] = max(newest.get(group, version), version)
     return newest
-
-
-_DOC_VERSION = attrgetter("doc_version")
 
 
 def _state(row: Alignment) -> str:
